@@ -60,5 +60,14 @@ class NameIndex:
                 return hit, n
         return None
 
+    def prefixes(self, text: str) -> list[tuple[str, int]]:
+        """Every known name the text starts with, longest first: [(id, length), …]."""
+        out = []
+        for n in range(len(text), 0, -1):
+            hit = self._by_key.get(key(text[:n]))
+            if hit is not None:
+                out.append((hit, n))
+        return out
+
     def ids(self) -> list[str]:
         return sorted(set(self._by_key.values()))

@@ -95,13 +95,20 @@ def parse_place(text: str, names: NameIndex, lengths: dict[str, Length] | None =
     if not s:
         raise PlaceError("empty place")
     lengths = lengths or {}
-    base, i = None, 0
-    hit = names.longest_prefix(s)
-    # A name that is only a direction word (e.g. a landmark called 西) would swallow offsets.
-    if hit is not None:
-        base, i = hit
-        if s[i:i + 1] in ("之", "の"):
-            i += 1
+    # Try the longest name first; a shorter one (or none) when the rest does not read:
+    # 乏南五尺 is 乏 + 南五尺 even where a landmark is called 乏南.
+    first_error: PlaceError | None = None
+    for base, i in [*names.prefixes(s), (None, 0)]:
+        try:
+            return _parse_rest(s, base, i, lengths)
+        except PlaceError as e:
+            first_error = first_error or e
+    raise first_error  # type: ignore[misc]
+
+
+def _parse_rest(s: str, base: str | None, i: int, lengths: dict[str, Length]) -> Place:
+    if base is not None and s[i:i + 1] == "之":
+        i += 1
     offsets: list[tuple[str, Length | None]] = []
     modifier = None
     while i < len(s):

@@ -1,0 +1,674 @@
+"""A reading: one scholar's layout of the ritual ground, resolved to coordinates.
+
+A reading is a TOML file in ``layouts/`` (see ``docs/readings.md``).  It declares
+the length of the 尺, the building, the range and every courtyard fixture and
+standing place, each placed the way the text places it (``at = "左个之西北三步"``,
+``x = "西序"``, ``y = "楅"``) and each citing its source.  :func:`load_reading`
+validates the file, works out the order in which places depend on one another,
+and resolves them into a :class:`Reading`: landmarks in metres (x east, y north,
+z up, origin at the middle of the hall's front edge, headings in compass degrees).
+
+>>> r = load_reading("layouts/zheng_xuan.toml")
+>>> round(r.landmarks["乏"].position[1] - r.landmarks["侯"].position[1], 2)
+23.1
+"""
+from __future__ import annotations
+
+import math
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import networkx as nx
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from .errors import InputError
+from .names import NameIndex, simplified, traditional
+from .placement import DIRECTIONS, HEADINGS, Place, PlaceError, heading_of, parse_place, unit_vector
+from .units import DEFAULT_CHI_PER_UNIT, Length, UnitError, Units, parse_length
+
+ROOT = Path(__file__).resolve().parent.parent
+LAYOUTS = ROOT / "layouts"
+DEFAULT_LAYOUT = LAYOUTS / "zheng_xuan.toml"
+
+LengthText = str | float | int
+
+
+# ---------------------------------------------------------------------------
+# The file's schema (pydantic): field names are the TOML keys.
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ReadingInfo(_Strict):
+    name: str
+    name_en: str = ""
+    summary: str = ""
+    sources: list[str] = Field(min_length=1)
+
+
+class UnitsSpec(_Strict):
+    chi_m: float = Field(0.231, gt=0.1, lt=0.4)
+    diagonal: Literal["bearing", "both_axes"] = "bearing"
+    chi_per: dict[str, float] = {}
+    cite: str = ""
+
+    @field_validator("chi_per")
+    @classmethod
+    def _known_units(cls, v: dict[str, float]) -> dict[str, float]:
+        for u, n in v.items():
+            if u not in DEFAULT_CHI_PER_UNIT:
+                raise ValueError(f"unknown unit {u!r}; known: {' '.join(DEFAULT_CHI_PER_UNIT)}")
+            if n <= 0:
+                raise ValueError(f"unit {u} must hold a positive number of 尺")
+        return v
+
+
+class BuildingSpec(_Strict):
+    type: Literal["xu_no_shi", "xu_with_shi"]
+    width: LengthText            # between the 東序 and the 西序
+    side_hall: LengthText        # 東堂 / 西堂: the platform beyond each 序
+    bays: list[LengthText] = Field(min_length=4, max_length=4)  # 庪→楣, 楣→棟, 棟→後楣, 後楣→北墉
+    height: LengthText           # of the platform (士: 3 尺)
+    steps: int = Field(ge=1, le=12)
+    stair_width: LengthText
+    stair_x: LengthText          # distance of each stair's centre line from the axis
+    column_x: LengthText         # distance of each 楹 from the axis
+    column_diameter: LengthText = "一尺"
+    eave: LengthText = "四尺"     # roof overhang beyond the platform (the 荣 project this far)
+    roof_rise: LengthText = "一丈"  # ridge above the eaves
+    eave_height: LengthText = "一丈"  # eaves above the hall floor
+    wall_thickness: LengthText = "一尺"
+    xu_front: LengthText = "二尺"   # 序端: the 序 walls stop this far north of the 堂廉
+    shi_depth: LengthText | None = None  # with 室: depth of the 室/房 block north of the 後楣
+    cite: dict[str, str] = {}
+
+
+class CourtSpec(_Strict):
+    south: LengthText            # the courtyard's south wall, south of the 堂廉
+    half_width: LengthText
+    gate_width: LengthText = "一丈二尺"
+    wall_height: LengthText = "一丈"
+    cite: str = ""
+
+
+class RangeSpec(_Strict):
+    hou_dao: LengthText                       # 侯道 五十弓
+    measured_from: Literal["物", "堂廉"]
+    wu_under: Literal["栋", "楣"]             # 序則物當棟，堂則物當楣
+    wu_gap: LengthText = "六尺"               # 間容弓
+    wu_length: LengthText = "三尺"            # 物長如笴
+    wu_cross: LengthText = "一尺二寸"         # 距隨長武
+    frame: Literal["target", "archer"] = "target"  # 侯以鄉堂為面: 左个 = west
+    gang_ground: LengthText = "一尺二寸"      # 下綱不及地武
+    gang_beyond: LengthText = "八尺"          # 出舌尋: ropes run this far beyond the 舌
+    cite: dict[str, str] = {}
+
+
+class LandmarkSpec(_Strict):
+    label_en: str = ""
+    kind: str = "mark"
+    at: str | None = None
+    x: LengthText | None = None
+    y: LengthText | None = None
+    level: Literal["庭", "堂"] = "庭"
+    heading: str | float | None = None
+    size: list[LengthText] | None = None      # [east-west, north-south, height] before turning
+    aliases: list[str] = []
+    cite: str
+    note: str = ""
+
+    @field_validator("size")
+    @classmethod
+    def _three(cls, v):
+        if v is not None and len(v) != 3:
+            raise ValueError("size takes three lengths: [east-west, north-south, height]")
+        return v
+
+
+class FormationSpec(_Strict):
+    label_en: str = ""
+    at: str                     # the senior (first) slot
+    facing: str                 # 东面 …
+    senior: str                 # 北上: the senior end is north, the file runs south
+    spacing: LengthText = "四尺"
+    level: Literal["庭", "堂"] = "庭"
+    cite: str
+
+
+class ViewSpec(_Strict):
+    eye: list[float] = Field(min_length=3, max_length=3)
+    look: list[float] = Field(min_length=3, max_length=3)
+    label_en: str = ""
+
+
+class ReadingFile(_Strict):
+    reading: ReadingInfo
+    units: UnitsSpec = UnitsSpec()
+    lengths: dict[str, LengthText] = {}
+    building: BuildingSpec
+    court: CourtSpec
+    range: RangeSpec
+    landmarks: dict[str, LandmarkSpec] = {}
+    formations: dict[str, FormationSpec] = {}
+    views: dict[str, ViewSpec] = {}
+
+
+# ---------------------------------------------------------------------------
+# The resolved reading.
+
+@dataclass(frozen=True)
+class Landmark:
+    """A named place of the ground, in metres."""
+
+    id: str
+    position: tuple[float, float, float]
+    heading: float | None = None
+    footprint: tuple[tuple[float, float], ...] | None = None
+    kind: str = "mark"
+    size: tuple[float, float, float] | None = None
+    label_en: str = ""
+    aliases: tuple[str, ...] = ()
+    cite: str = ""
+    placed_by: str = ""        # the placement as written, or how it was derived
+
+    def as_plan(self) -> dict[str, Any]:
+        return {
+            "position": [round(v, 4) for v in self.position],
+            "heading": self.heading,
+            "footprint": [[round(x, 4), round(y, 4)] for x, y in self.footprint] if self.footprint else None,
+            "aliases": list(self.aliases),
+            "kind": self.kind,
+            "label_en": self.label_en,
+            "placed_by": self.placed_by,
+            "cite": self.cite,
+        }
+
+
+@dataclass(frozen=True)
+class Formation:
+    """A file of standing places, senior first (e.g. 射位: 东面北上)."""
+
+    id: str
+    origin: tuple[float, float, float]
+    heading: float
+    step: tuple[float, float]        # from one slot to the next (junior) one
+    label_en: str = ""
+    cite: str = ""
+
+    def slot(self, rank: int) -> tuple[float, float, float]:
+        """Position of the rank-th place (1 = senior)."""
+        x, y, z = self.origin
+        return (x + (rank - 1) * self.step[0], y + (rank - 1) * self.step[1], z)
+
+
+@dataclass(frozen=True)
+class Stair:
+    id: str
+    x: float              # centre line
+    width: float
+    steps: int
+    rise: float
+    tread: float
+
+    @property
+    def run(self) -> float:
+        return self.steps * self.tread
+
+    def step_y(self, k: int) -> float:
+        """y of the centre of the k-th step from the bottom (1..steps); the hall is step steps+1."""
+        return -self.run + (k - 0.5) * self.tread
+
+
+@dataclass(frozen=True)
+class Reading:
+    """A resolved reading: the ground in metres, ready for the planner and the renderers."""
+
+    name: str
+    name_en: str
+    file: str
+    summary: str
+    sources: tuple[str, ...]
+    units: Units
+    diagonal: str
+    building_type: str
+    hall_height: float
+    hall_footprint: tuple[tuple[float, float], ...]
+    court_footprint: tuple[tuple[float, float], ...]
+    gate: tuple[float, float, float]
+    gate_width: float
+    wall_height: float
+    wall_thickness: float
+    stairs: dict[str, Stair]
+    landmarks: dict[str, Landmark]
+    formations: dict[str, Formation]
+    views: dict[str, tuple[tuple[float, float, float], tuple[float, float, float]]]
+    params: dict[str, float] = field(default_factory=dict)   # derived dimensions in metres (for meshes)
+    names: NameIndex = field(default_factory=NameIndex, repr=False, compare=False)
+
+    def find(self, name: str) -> Landmark | None:
+        ident = self.names.get(name)
+        return self.landmarks.get(ident) if ident else None
+
+    def landmarks_json(self) -> dict[str, Any]:
+        return {k: v.as_plan() for k, v in self.landmarks.items()}
+
+
+# ---------------------------------------------------------------------------
+# Loading.
+
+def _key_path(loc: tuple) -> str:
+    return ".".join(str(p) for p in loc)
+
+
+def _toml_line(raw: str, path: list[str]) -> int | None:
+    """Best effort: the line of a table ``[a.b]`` or a key ``b =`` named by the path."""
+    lines = raw.splitlines()
+    table = None
+    for n in range(len(path), 0, -1):
+        headers = {"[" + ".".join(path[:n]) + "]",
+                   "[" + ".".join(p if p.isascii() else f'"{p}"' for p in path[:n]) + "]"}
+        for i, line in enumerate(lines):
+            if line.strip() in headers:
+                table = i
+                break
+        if table is not None:
+            if n < len(path):
+                for j in range(table + 1, len(lines)):
+                    if lines[j].startswith("["):
+                        break
+                    if re.match(rf'\s*"?{re.escape(str(path[n]))}"?\s*=', lines[j]):
+                        return j + 1
+            return table + 1
+    return None
+
+
+def load_reading(path: str | Path = DEFAULT_LAYOUT) -> Reading:
+    """Read, validate and resolve a reading; bad input raises :class:`InputError`."""
+    path = Path(path)
+    shown = str(path)
+    try:
+        raw = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError(shown, "", "no such reading file") from None
+    except UnicodeDecodeError as e:
+        raise InputError(shown, "", f"not UTF-8 text ({e.reason} at byte {e.start})") from None
+    try:
+        data = tomllib.loads(raw)
+    except tomllib.TOMLDecodeError as e:
+        msg = str(e)
+        m = re.search(r"\(at line (\d+), column (\d+)\)", msg)
+        where = f"{m.group(1)}:{m.group(2)}" if m else ""
+        raise InputError(shown, where, "TOML syntax: " + re.sub(r"\s*\(at line.*\)", "", msg)) from None
+    try:
+        spec = ReadingFile.model_validate(data)
+    except ValidationError as e:
+        err = e.errors()[0]
+        loc = [str(p) for p in err["loc"]]
+        line = _toml_line(raw, loc)
+        where = (f"{line}: " if line else "") + _key_path(err["loc"])
+        what = err["msg"]
+        if err["type"] == "missing":
+            what = "missing field"
+        elif err["type"] == "extra_forbidden":
+            what = "unknown field (mistyped?)"
+        raise InputError(shown, where, what) from None
+    return _Resolver(spec, raw, shown).resolve()
+
+
+class _Resolver:
+    def __init__(self, spec: ReadingFile, raw: str, file: str) -> None:
+        self.spec, self.raw, self.file = spec, raw, file
+        self.units = Units(chi_m=spec.units.chi_m,
+                           chi_per_unit={**DEFAULT_CHI_PER_UNIT, **spec.units.chi_per})
+        self.landmarks: dict[str, Landmark] = {}
+        self.names = NameIndex()
+        self.lengths: dict[str, Length] = {}
+
+    # -- helpers ---------------------------------------------------------
+    def fail(self, keypath: list[str], what: str) -> None:
+        line = _toml_line(self.raw, keypath)
+        where = (f"{line}: " if line else "") + ".".join(keypath)
+        raise InputError(self.file, where, what)
+
+    def m(self, value: LengthText | None, keypath: list[str], *, positive: bool = True) -> float:
+        if value is None:
+            self.fail(keypath, "missing length")
+        try:
+            text = value
+            if isinstance(value, str) and value.strip() in self.lengths:
+                metres = self.units.metres(self.lengths[value.strip()])
+            else:
+                metres = self.units.metres(parse_length(text))
+        except UnitError as e:
+            self.fail(keypath, str(e))
+        if positive and metres <= 0:
+            self.fail(keypath, f"must be a positive length, got {value!r}")
+        return metres
+
+    def add(self, lm: Landmark) -> None:
+        self.landmarks[lm.id] = lm
+        self.names.add(lm.id, [traditional(lm.id), *lm.aliases])
+
+    # -- the parts -------------------------------------------------------
+    def resolve(self) -> Reading:
+        s = self.spec
+        for k, v in s.lengths.items():
+            try:
+                self.lengths[k] = parse_length(v)
+            except UnitError as e:
+                self.fail(["lengths", k], str(e))
+        p = self.building()
+        self.range(p)
+        self.fixtures(p)
+        formations = self.formations()
+        views = {k: (tuple(v.eye), tuple(v.look)) for k, v in s.views.items()}
+        return Reading(
+            name=s.reading.name, name_en=s.reading.name_en, file=self.file, summary=s.reading.summary,
+            sources=tuple(s.reading.sources), units=self.units, diagonal=s.units.diagonal,
+            building_type=s.building.type, hall_height=p["hall_height"],
+            hall_footprint=p["hall_footprint"], court_footprint=p["court_footprint"],
+            gate=self.landmarks["门"].position, gate_width=p["gate_width"], wall_height=p["wall_height"],
+            wall_thickness=p["wall_thickness"], stairs=p["stairs"], landmarks=dict(self.landmarks),
+            formations=formations, views=views, params={k: v for k, v in p.items() if isinstance(v, float)},
+            names=self.names)
+
+    def building(self) -> dict[str, Any]:
+        b, kp = self.spec.building, ["building"]
+        cite = lambda k: b.cite.get(k, b.cite.get("*", ""))  # noqa: E731
+        w_xu = self.m(b.width, kp + ["width"]) / 2
+        side = self.m(b.side_hall, kp + ["side_hall"], positive=False)
+        bays = [self.m(v, kp + ["bays"]) for v in b.bays]
+        H = self.m(b.height, kp + ["height"])
+        sw = self.m(b.stair_width, kp + ["stair_width"])
+        sx = self.m(b.stair_x, kp + ["stair_x"])
+        cx = self.m(b.column_x, kp + ["column_x"])
+        cd = self.m(b.column_diameter, kp + ["column_diameter"])
+        eave = self.m(b.eave, kp + ["eave"], positive=False)
+        wt = self.m(b.wall_thickness, kp + ["wall_thickness"])
+        xu_front = self.m(b.xu_front, kp + ["xu_front"], positive=False)
+        half = w_xu + side
+        if not cx < sx < w_xu:
+            self.fail(kp + ["stair_x"], f"the stairs stand between the 楹 and the 序 (兩階各在楹之外而近序): "
+                      f"need column_x {cx:.2f} m < stair_x {sx:.2f} m < width/2 {w_xu:.2f} m")
+        if sx + sw / 2 > half:
+            self.fail(kp + ["stair_width"], "a stair is wider than the platform allows")
+        y_mei, y_dong, y_houmei = bays[0], bays[0] + bays[1], bays[0] + bays[1] + bays[2]
+        depth = sum(bays)
+        steps = b.steps
+        rise = H / steps
+        tread = max(0.25, min(0.45, rise * 1.4))
+        footprint = ((-half, 0.0), (half, 0.0), (half, depth), (-half, depth))
+        self.add(Landmark("堂", (0.0, depth / 2, H), None, footprint, "hall", (2 * half, depth, H),
+                          "hall platform", ("堂上",), cite("height"), f"{b.width} between the 序, 堂深 {depth:.2f} m"))
+        self.add(Landmark("堂廉", (0.0, 0.0, H), None, None, "edge", None, "front edge of the hall (origin)",
+                          ("堂前",), cite("*"), "origin"))
+        for name, y, label in (("楣", y_mei, "front purlin (楣)"), ("栋", y_dong, "ridge purlin (棟)"),
+                               ("后楣", y_houmei, "rear purlin"), ("北墉", depth, "back wall")):
+            self.add(Landmark(name, (0.0, y, H), None, None, "purlin" if name != "北墉" else "wall", None, label,
+                              (), cite("bays"), "bays " + " + ".join(str(v) for v in b.bays)))
+        xu_len = depth - xu_front
+        for side_name, sgn in (("东", 1), ("西", -1)):
+            x = sgn * w_xu
+            fp = ((x - wt / 2, xu_front), (x + wt / 2, xu_front), (x + wt / 2, depth), (x - wt / 2, depth))
+            self.add(Landmark(f"{side_name}序", (x, xu_front + xu_len / 2, H), None, fp, "wall",
+                              (wt, xu_len, self.m(b.eave_height, kp + ["eave_height"])),
+                              f"{'east' if sgn > 0 else 'west'} wall of the hall (序)", (), cite("width"), f"width {b.width}"))
+            self.add(Landmark(f"{side_name}序端", (x, xu_front, H), None, None, "mark", None,
+                              f"south end of the {'east' if sgn > 0 else 'west'} 序", (), cite("xu_front"), "序端"))
+            self.add(Landmark(f"{side_name}楹", (sgn * cx, y_mei, H), None, None, "column", (cd, cd, 0.0),
+                              f"{'east' if sgn > 0 else 'west'} column", (), cite("column_x"),
+                              "under the front 楣 (江永)"))
+            self.add(Landmark(f"{side_name}荣", (sgn * (half + eave), y_dong, H), None, None, "eave", None,
+                              f"{'east' if sgn > 0 else 'west'} gable eave end (榮)", (), cite("eave"),
+                              "the platform's edge plus the eave"))
+            self.add(Landmark(f"{side_name}堂", (sgn * (w_xu + side / 2), depth / 2, H), None, None, "mark", None,
+                              f"{'east' if sgn > 0 else 'west'} side hall beyond the 序", (), cite("side_hall"), ""))
+        stairs = {}
+        for name, sgn, alias in (("阼阶", 1, ("东阶", "阼")), ("西阶", -1, ("宾阶",))):
+            st = Stair(name, sgn * sx, sw, steps, rise, tread)
+            stairs[name] = st
+            fp = ((st.x - sw / 2, -st.run), (st.x + sw / 2, -st.run), (st.x + sw / 2, 0.0), (st.x - sw / 2, 0.0))
+            self.add(Landmark(name, (st.x, 0.0, H), 180.0, fp, "stair", (sw, st.run, H),
+                              ("east" if sgn > 0 else "west") + f" stair, {steps} steps", alias, cite("steps"),
+                              f"{steps} 等, {sw:.2f} m wide"))
+        if b.type == "xu_with_shi":
+            sd = self.m(b.shi_depth, kp + ["shi_depth"]) if b.shi_depth is not None else depth - y_houmei
+            y0 = y_houmei
+            self.add(Landmark("室", (-w_xu / 3, y0 + sd / 2, H), None,
+                              ((-w_xu, y0), (w_xu / 3, y0), (w_xu / 3, y0 + sd), (-w_xu, y0 + sd)), "room",
+                              (w_xu * 4 / 3, sd, self.m(b.eave_height, kp + ["eave_height"])), "chamber (室)", (),
+                              cite("shi_depth"), "north of the 後楣"))
+            self.add(Landmark("东房", (w_xu * 2 / 3, y0 + sd / 2, H), None,
+                              ((w_xu / 3, y0), (w_xu, y0), (w_xu, y0 + sd), (w_xu / 3, y0 + sd)), "room",
+                              (w_xu * 2 / 3, sd, self.m(b.eave_height, kp + ["eave_height"])), "east room (東房)", (),
+                              cite("shi_depth"), "east of the 室"))
+            self.add(Landmark("户牖间", (0.0, y0 - 0.6, H), None, None, "mark", None, "between door and window",
+                              ("戶牖之間",), cite("shi_depth"), "in front of the 室 wall"))
+        c, ckp = self.spec.court, ["court"]
+        south = -self.m(c.south, ckp + ["south"])
+        cw = self.m(c.half_width, ckp + ["half_width"])
+        if cw <= half + eave:
+            self.fail(ckp + ["half_width"], "the courtyard must be wider than the hall")
+        gw = self.m(c.gate_width, ckp + ["gate_width"])
+        court = ((-cw, south), (cw, south), (cw, depth + 2.0), (-cw, depth + 2.0))
+        self.add(Landmark("门", (0.0, south, 0.0), 0.0, None, "gate", (gw, wt * 2, self.m(c.wall_height, ckp + ["wall_height"])),
+                          "gate", ("門", "大门"), c.cite, "one gate on the axis (朱子 釋宮)"))
+        self.add(Landmark("门外", (0.0, south - 2.0, 0.0), 0.0, None, "mark", None, "outside the gate", ("門外",),
+                          c.cite, "two metres south of the gate"))
+        self.add(Landmark("庭", (0.0, south / 2, 0.0), None, court, "court", None, "courtyard", ("中庭",), c.cite,
+                          "the walled courtyard"))
+        return {"hall_height": H, "hall_footprint": footprint, "court_footprint": court, "stairs": stairs,
+                "gate_width": gw, "wall_height": self.m(c.wall_height, ckp + ["wall_height"]),
+                "wall_thickness": wt, "w_xu": w_xu, "half_width": half, "depth": depth, "y_mei": y_mei,
+                "y_dong": y_dong, "y_houmei": y_houmei, "eave": eave, "column_x": cx, "column_d": cd,
+                "eave_height": self.m(b.eave_height, kp + ["eave_height"]),
+                "roof_rise": self.m(b.roof_rise, kp + ["roof_rise"]), "court_south": south, "court_half": cw}
+
+    def range(self, p: dict[str, Any]) -> None:
+        r, kp = self.spec.range, ["range"]
+        cite = lambda k: r.cite.get(k, r.cite.get("*", ""))  # noqa: E731
+        chi = self.units.chi_m
+        H = p["hall_height"]
+        y_wu = p["y_dong"] if r.wu_under == "栋" else p["y_mei"]
+        gap = self.m(r.wu_gap, kp + ["wu_gap"])
+        wl, wc = self.m(r.wu_length, kp + ["wu_length"]), self.m(r.wu_cross, kp + ["wu_cross"])
+        for name, sgn, label in (("上物", -1, "upper archer's mark (右物, west)"), ("下物", 1, "lower archer's mark (左物, east)")):
+            self.add(Landmark(name, (sgn * gap / 2, y_wu, H), 180.0, None, "wu", (wc, wl, 0.0), label,
+                              ("右物",) if sgn < 0 else ("左物",), cite("wu_under"),
+                              f"物當{r.wu_under}; 間容弓 {r.wu_gap}"))
+        dao = self.m(r.hou_dao, kp + ["hou_dao"])
+        y_hou = (y_wu if r.measured_from == "物" else 0.0) - dao
+        # 弓二寸以為侯中: 2 寸 of 侯中 per 弓 of the 侯道, so 50 弓 → 100 寸 = 10 尺.
+        hou_dao_gong = dao / self.units.metres("一弓")
+        zhong = hou_dao_gong * 0.2 * chi           # side of the 侯中
+        cloth = 2.0 * chi                           # one cloth width (幅 2 尺)
+        gong = 2 * zhong                            # 倍中以為躬
+        upper = 2 * gong                            # 倍躬以為左右舌
+        lower = gong + (upper - gong) / 2           # 下舌半上舌: half the projection
+        ground = self.m(r.gang_ground, kp + ["gang_ground"])
+        z_bottom = ground
+        heights = {"下舌": (z_bottom, z_bottom + cloth), "下躬": (z_bottom + cloth, z_bottom + 2 * cloth),
+                   "中": (z_bottom + 2 * cloth, z_bottom + 2 * cloth + zhong)}
+        z = heights["中"][1]
+        heights["上躬"] = (z, z + cloth)
+        heights["上舌"] = (z + cloth, z + 2 * cloth)
+        beyond = self.m(r.gang_beyond, kp + ["gang_beyond"])
+        self.params = {}
+        p.update({"hou_y": y_hou, "hou_zhong": zhong, "hou_gong": gong, "hou_upper": upper, "hou_lower": lower,
+                  "hou_cloth": cloth, "hou_bottom": z_bottom, "hou_top": heights["上舌"][1],
+                  "hou_post_top": upper / 2 + beyond, "hou_post_bottom": lower / 2 + beyond, "y_wu": y_wu,
+                  "hou_dao": dao})
+        p["hou_heights"] = heights
+        hou_fp = ((-upper / 2, y_hou - 0.1), (upper / 2, y_hou - 0.1), (upper / 2, y_hou + 0.1), (-upper / 2, y_hou + 0.1))
+        self.add(Landmark("侯", (0.0, y_hou, 0.0), 0.0, hou_fp, "target", (upper, 0.05, heights["上舌"][1]),
+                          "target (侯)", (), cite("hou_dao"),
+                          f"侯道 {r.hou_dao} from the {r.measured_from}: {dao:.2f} m"))
+        zc = sum(heights["中"]) / 2
+        self.add(Landmark("侯中", (0.0, y_hou, zc), 0.0, None, "mark", (zhong, 0.0, zhong), "centre of the target",
+                          ("侯之中",), cite("hou_dao"), "弓二寸以為侯中"))
+        west_is_left = r.frame == "target"
+        for name, sgn in (("左个", -1 if west_is_left else 1), ("右个", 1 if west_is_left else -1)):
+            self.add(Landmark(name, (sgn * upper / 2, y_hou, 0.0), 0.0, None, "mark", None,
+                              f"{'west' if sgn < 0 else 'east'} side of the target ({name})",
+                              (traditional(name),), cite("frame"),
+                              "侯以鄉堂為面: 左个 = west" if west_is_left else "archer's frame: 左个 = east"))
+        for name, sgn in (("西植", -1), ("东植", 1)):
+            self.add(Landmark(name, (sgn * (lower / 2 + beyond), y_hou, 0.0), None, None, "post", None,
+                              f"{'west' if sgn < 0 else 'east'} target post", (), cite("gang_beyond"),
+                              "上綱與下綱出舌尋"))
+
+    def _place(self, text: str, keypath: list[str]) -> Place:
+        try:
+            return parse_place(text, self.names, self.lengths)
+        except PlaceError as e:
+            self.fail(keypath, str(e))
+        raise AssertionError
+
+    def _point(self, place: Place, keypath: list[str]) -> tuple[float, float]:
+        if place.base is None:
+            x, y = 0.0, 0.0
+        else:
+            lm = self.landmarks[place.base]
+            x, y = lm.position[0], lm.position[1]
+        for direction, length in place.offsets:
+            if length is None:
+                self.fail(keypath, f"{place.text!r}: a landmark needs a distance after {direction}")
+            d = self.units.metres(length) if length.terms or length.metres else 0.0
+            ux, uy = unit_vector(direction, self.spec.units.diagonal)
+            x, y = x + ux * d, y + uy * d
+        if place.modifier:
+            self.fail(keypath, f"{place.text!r}: 上/下/前/间 are for the rite's places, not for a reading's landmarks")
+        return x, y
+
+    def _refs(self, spec: LandmarkSpec | FormationSpec) -> list[tuple[str, str]]:
+        """(field, text) of the placements a spec uses."""
+        out = []
+        for f in ("at", "x", "y"):
+            v = getattr(spec, f, None)
+            if isinstance(v, str):
+                out.append((f, v))
+        return out
+
+    def fixtures(self, p: dict[str, Any]) -> None:
+        specs = self.spec.landmarks
+        for ident in specs:
+            if simplified(ident) != ident:
+                self.fail(["landmarks", ident], f"landmark ids are written in simplified characters: {simplified(ident)}")
+            if ident in self.landmarks:
+                self.fail(["landmarks", ident], f"{ident} is derived from [building]/[range]; give it another id")
+        # Names the placements refer to; a reference is a landmark of the file or a derived one.
+        both = NameIndex()
+        for n, lm in self.landmarks.items():
+            both.add(n, [traditional(n), *lm.aliases])
+        for n, spec in specs.items():
+            both.add(n, [traditional(n), *spec.aliases])
+        g = nx.DiGraph()
+        for ident, spec in specs.items():
+            g.add_node(ident)
+            for f, text in self._refs(spec):
+                if _is_length(text, self.lengths):
+                    continue
+                try:
+                    place = parse_place(text, both, self.lengths)
+                except PlaceError as e:
+                    self.fail(["landmarks", ident, f], str(e))
+                if place.base and place.base in specs:
+                    g.add_edge(place.base, ident)
+        try:
+            order = list(nx.topological_sort(g))
+        except nx.NetworkXUnfeasible:
+            cycle = nx.find_cycle(g)
+            chain = " → ".join([cycle[0][0], *[b for _, b in cycle]])
+            self.fail(["landmarks", cycle[0][1]], f"placements refer to each other in a cycle: {chain}")
+        for ident in order:
+            self.fixture(ident, specs[ident], p)
+
+    def fixture(self, ident: str, spec: LandmarkSpec, p: dict[str, Any]) -> None:
+        kp = ["landmarks", ident]
+        if spec.at is None and (spec.x is None or spec.y is None):
+            self.fail(kp, "needs `at`, or both `x` and `y`")
+        x = y = None
+        placed = []
+        if spec.at is not None:
+            x, y = self._point(self._place(spec.at, kp + ["at"]), kp + ["at"])
+            placed.append(spec.at)
+        for axis in ("x", "y"):
+            v = getattr(spec, axis)
+            if v is None:
+                continue
+            if isinstance(v, (int, float)) or _is_length(v, self.lengths):
+                coord = self.m(v, kp + [axis], positive=False)
+                placed.append(f"{axis} = {v}")
+            else:
+                pt = self._point(self._place(v, kp + [axis]), kp + [axis])
+                coord = pt[0] if axis == "x" else pt[1]
+                placed.append(f"{axis} 當 {v}")
+            if axis == "x":
+                x = coord
+            else:
+                y = coord
+        z = p["hall_height"] if spec.level == "堂" else 0.0
+        heading = None
+        if spec.heading is not None:
+            if isinstance(spec.heading, (int, float)):
+                heading = float(spec.heading) % 360
+            else:
+                try:
+                    heading = heading_of(spec.heading)
+                except PlaceError as e:
+                    self.fail(kp + ["heading"], str(e))
+        size = None
+        footprint = None
+        if spec.size is not None:
+            size = tuple(self.m(v, kp + ["size"]) for v in spec.size)
+            footprint = _rect(x, y, size[0], size[1], heading or 0.0)
+        self.add(Landmark(ident, (x, y, z), heading, footprint, spec.kind, size, spec.label_en,
+                          tuple(spec.aliases), spec.cite, "; ".join(placed)))
+
+    def formations(self) -> dict[str, Formation]:
+        out = {}
+        for ident, spec in self.spec.formations.items():
+            kp = ["formations", ident]
+            x, y = self._point(self._place(spec.at, kp + ["at"]), kp + ["at"])
+            try:
+                heading = heading_of(spec.facing)
+                senior = simplified(spec.senior).removesuffix("上")
+                ux, uy = DIRECTIONS[senior]
+            except (PlaceError, KeyError):
+                self.fail(kp, f"facing {spec.facing!r} / senior {spec.senior!r}: write e.g. 东面 and 北上")
+            sp = self.m(spec.spacing, kp + ["spacing"])
+            z = self.spec.building and (0.0 if spec.level == "庭" else self.landmarks["堂"].position[2])
+            out[ident] = Formation(ident, (x, y, z), heading, (-ux * sp, -uy * sp), spec.label_en, spec.cite)
+            self.add(Landmark(ident, (x, y, z), heading, None, "formation", None, spec.label_en or ident, (),
+                              spec.cite, f"{spec.at}; {spec.facing} {spec.senior}"))
+        return out
+
+
+def _is_length(text: str, lengths: dict[str, Length]) -> bool:
+    if text.strip() in lengths:
+        return True
+    s = text.strip().lstrip("-")
+    try:
+        parse_length(s)
+        return True
+    except UnitError:
+        return False
+
+
+def _rect(x: float, y: float, w: float, d: float, heading: float) -> tuple[tuple[float, float], ...]:
+    """Footprint of a w (across) × d (along) rectangle centred at (x, y), turned to a heading."""
+    a = math.radians(heading)
+    fwd = np.array([math.sin(a), math.cos(a)])
+    right = np.array([math.cos(a), -math.sin(a)])
+    c = np.array([x, y])
+    pts = [c + sx * right * w / 2 + sy * fwd * d / 2 for sx, sy in ((-1, -1), (1, -1), (1, 1), (-1, 1))]
+    return tuple((float(px), float(py)) for px, py in pts)
+
+
+def list_readings() -> list[Path]:
+    return sorted(LAYOUTS.glob("*.toml"))
