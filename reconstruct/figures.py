@@ -298,8 +298,6 @@ def _part_meshes_cached(role: str) -> tuple[tuple[str, trimesh.Trimesh], ...]:
         _frustum(0.19, 0.245, (0.06, 0.075), (0.035, 0.06), 6, cap),               # cap crown
         _box((-0.02, -0.085, 0.2), (0.02, 0.085, 0.275), cap),                      # ridge front-to-back
         _box((-0.006, -0.01, 0.205), (0.006, 0.01, 0.205 + 0.001), cap),
-        _tube([(-0.075, 0.05, 0.17), (-0.07, 0.055, 0.06)], 0.006, cap, 3),         # cap strings
-        _tube([(0.075, 0.05, 0.17), (0.07, 0.055, 0.06)], 0.006, cap, 3),
     ])
 
     def arm(side: str, bare: bool) -> tuple[trimesh.Trimesh, trimesh.Trimesh]:
@@ -446,8 +444,8 @@ def pose_params(posture: str, phase: float = 0.0, state: dict | None = None) -> 
         _arms(p, 22, 12, 26, 52)                   # hands resting joined on the lap
     elif posture == "bow":
         e = _envelope(phase)
-        p["torso_pitch"] = 4 + 24 * e
-        p["head_pitch"] = 6 + 10 * e
+        p["torso_pitch"] = 3 + 19 * e
+        p["head_pitch"] = 5 + 10 * e
         p["pelvis_pitch"] = 4 * e
         _arms(p, 38 + 30 * e, 10, 31 + 2 * e, 52 - 34 * e)  # joined hands pushed forward (推手)
     elif posture == "kneel_bow":

@@ -1,0 +1,111 @@
+"""Figures: hierarchy, postures, headings, budgets, roles and props."""
+import numpy as np
+import pytest
+
+from reconstruct import figures as F
+
+
+def _head_top(world):
+    return (world["head"] @ np.array([0, 0, 0.23, 1.0]))[2]
+
+
+def test_hierarchy_is_consistent():
+    assert F.PARENT[F.PARTS[0]] is None
+    seen = set()
+    for p in F.PARTS:                      # parents come first
+        assert F.PARENT[p] is None or F.PARENT[p] in seen
+        seen.add(p)
+    assert set(F.JOINT_OFFSET) == set(F.PARTS)
+    assert set(F.part_meshes("宾")) == set(F.PARTS)
+
+
+def test_standing_height_and_kneel_lowers_head():
+    stand = F.world_transforms(0, 0, 0, 0, "stand")
+    kneel = F.world_transforms(0, 0, 0, 0, "kneel")
+    h_stand, h_kneel = _head_top(stand), _head_top(kneel)
+    assert 1.55 < h_stand < 1.75
+    assert 0.45 < h_stand - h_kneel < 0.75          # sitting back on the heels: about 0.6 m lower
+    assert kneel["pelvis"][2, 3] < 0.35             # hips low
+
+
+def test_bow_tilts_torso_forward_and_kneel_bow_brings_head_down():
+    stand = F.world_transforms(0, 0, 0, 0, "stand")
+    bow = F.world_transforms(0, 0, 0, 0, "bow", 0.5)
+    up_s = stand["torso"][:3, 2]
+    up_b = bow["torso"][:3, 2]
+    assert up_b[1] > 0.2 and up_b[1] > up_s[1] + 0.2   # torso axis leans to +y (forward)
+    kb = F.world_transforms(0, 0, 0, 0, "kneel_bow", 0.5)
+    kn = F.world_transforms(0, 0, 0, 0, "kneel")
+    assert kb["head"][2, 3] < kn["head"][2, 3] - 0.25
+    # the bow goes down and comes back: phase 0 and ~1 are upright
+    assert F.world_transforms(0, 0, 0, 0, "bow", 0.0)["torso"][1, 2] < 0.1
+
+
+def test_heading_90_faces_east():
+    w = F.world_transforms(5, 2, 0, 90, "stand")
+    nose = w["head"] @ np.array([0, 0.11, 0.1, 1.0])
+    assert nose[0] > 5.05 and abs(nose[1] - 2) < 0.02
+    w0 = F.world_transforms(0, 0, 0, 0, "stand")
+    assert (w0["head"] @ np.array([0, 0.11, 0.1, 1.0]))[1] > 0.05
+    # the left hand of someone facing north is to the west
+    lh = F.hand_position(F.world_transforms(0, 0, 0, 0, "walk", 0.0), "l")
+    assert lh[0] < 0
+
+
+def test_walk_swings_legs():
+    a = F.world_transforms(0, 0, 0, 0, "walk", 0.25)
+    b = F.world_transforms(0, 0, 0, 0, "walk", 0.75)
+    foot = np.array([0, 0, -F.SHIN - 0.05, 1.0])
+    ya, yb = (a["l_shin"] @ foot)[1], (b["l_shin"] @ foot)[1]
+    assert ya - yb > 0.3
+
+
+def test_triangle_budget():
+    for role in ("宾", "主人", "上耦上射", "众宾3", "工1", "default"):
+        g = F.figure_geometry(role)
+        assert 300 <= g.n_triangles <= 1500, (role, g.n_triangles)
+    for kind in F.PROP_KINDS:
+        assert F.prop_geometry(kind).n_triangles <= 600
+
+
+def test_bare_arm_and_gear_switch_variants():
+    plain = F.pose("stand", 0, {})
+    bare = F.pose("stand", 0, {"bare_left_arm": True, "gear": True})
+    det = lambda m: abs(np.linalg.det(m[:3, :3]))
+    assert det(plain["l_upper_arm"]) > 0.5 and det(plain["l_upper_arm_bare"]) < 1e-9
+    assert det(bare["l_upper_arm"]) < 1e-9 and det(bare["l_upper_arm_bare"]) > 0.5
+    assert det(plain["r_ring"]) < 1e-9 and det(bare["r_ring"]) > 0.5
+    m = F.part_meshes("宾")
+    skin = np.asarray(m["l_upper_arm_bare"].visual.vertex_colors)[:, :3].mean(0)
+    robe = np.asarray(m["l_upper_arm"].visual.vertex_colors)[:, :3].mean(0)
+    assert np.abs(skin - robe).sum() > 60
+
+
+@pytest.mark.parametrize("actor,role", [("众宾3", "众宾"), ("弟子2", "弟子"), ("工1", "工"), ("司正", "司马"),
+                                         ("上耦下射", "上耦"), ("释获者", "释获者"), ("获者", "获者"), ("宾", "宾"),
+                                         ("举觯者2", "举觯者"), ("无名", "default")])
+def test_role_of(actor, role):
+    assert F.role_of(actor) == role
+    assert role in F.ROLE_STYLE
+
+
+def test_roles_differ_in_colour():
+    roles = ["宾", "主人", "大夫", "司射", "司马", "获者", "释获者", "上耦", "次耦", "弟子", "众宾", "工"]
+    cols = {r: F.ROLE_STYLE[r]["robe"] + F.ROLE_STYLE[r]["sash"] for r in roles}
+    assert len(set(cols.values())) == len(roles)
+
+
+@pytest.mark.parametrize("pid,kind", [("获者荐", "荐"), ("觯2", "觯"), ("上耦上射弓", "弓"), ("旌", "旌"),
+                                       ("释获者俎", "俎"), ("上耦上射矢", "矢"), ("算1", "算"), ("觶", "觯")])
+def test_prop_kind(pid, kind):
+    assert F.prop_kind(pid) == kind
+
+
+def test_props_and_holding():
+    flag = F.prop_mesh("旌")
+    assert 5.0 < flag.bounds[1][2] < 6.0
+    assert F.prop_mesh("弓", strung=False).bounds[1][2] > 0.5
+    w = F.world_transforms(0, 0, 0, 0, "stand", 0, {"holding": ["弓"]})
+    M = F.held_prop_transform("弓", w, 0)
+    assert np.allclose(M[:3, 3], F.hand_position(w, "l"))
+    assert M[2, 2] > 0.99                                       # bow upright
