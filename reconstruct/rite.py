@@ -245,7 +245,8 @@ _SAFE_NODES = (ast.Expression, ast.BoolOp, ast.BinOp, ast.UnaryOp, ast.Compare, 
                ast.Load, ast.Constant, ast.Attribute, ast.Subscript, ast.And, ast.Or, ast.Not, ast.Eq,
                ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.In, ast.NotIn, ast.Is, ast.IsNot,
                ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Mod, ast.USub, ast.Tuple, ast.List,
-               ast.Call, ast.keyword)
+               ast.Call, ast.keyword, ast.ListComp, ast.comprehension, ast.Store, ast.Slice, ast.Dict)
+_METHODS = {"startswith", "endswith", "removeprefix", "removesuffix"}
 _FUNCS = {"len": len, "range": range, "str": str, "int": int, "min": min, "max": max}
 
 
@@ -262,9 +263,11 @@ class _Ctx:
             for n in ast.walk(tree):
                 if not isinstance(n, _SAFE_NODES):
                     raise ValueError(f"{type(n).__name__} not allowed")
-                if isinstance(n, ast.Call) and not (isinstance(n.func, ast.Name) and n.func.id in _FUNCS):
-                    raise ValueError("only len/range/str/int/min/max may be called")
-            return eval(compile(tree, "<rite>", "eval"), {"__builtins__": {}, **_FUNCS}, env)
+                if isinstance(n, ast.Call) and not (
+                        (isinstance(n.func, ast.Name) and n.func.id in _FUNCS)
+                        or (isinstance(n.func, ast.Attribute) and n.func.attr in _METHODS)):
+                    raise ValueError("only len/range/str/int/min/max and str.startswith/endswith may be called")
+            return eval(compile(tree, "<rite>", "eval"), {"__builtins__": {}, **_FUNCS, **env})
         except Exception as e:  # noqa: BLE001 - any template failure is the script's error
             raise self.err(node, f"cannot evaluate {{{expr}}}: {type(e).__name__}: {e}") from None
 
@@ -333,6 +336,10 @@ class _Ctx:
                 else:
                     out.append(self.expand(item, env))
             return out
+        if isinstance(node, dict) and "if" in node and set(node) <= {"if", "then", "else"}:
+            cond = self.eval(str(node["if"]), env, node)
+            body = node.get("then") if cond else node.get("else")
+            return self.expand(body, env) if body is not None else LDict()
         if isinstance(node, dict):
             out = LDict()
             out.line = _line(node)
@@ -346,26 +353,25 @@ class _Ctx:
         return self.sub(node, env)
 
     def _block(self, node: dict, env: dict, kind) -> list:
+        """A ``for``/``if`` block: ``each`` gives one item per iteration, ``items`` a list spliced in."""
+        splice = "items" in node
         if "if" in node:
             cond = self.eval(str(node["if"]), env, node)
-            body = node.get("then", node.get("each")) if cond else node.get("else")
+            body = node.get("then", node.get("each", node.get("items"))) if cond else node.get("else")
             runs = [(body, env)] if body is not None else []
+            splice = splice or isinstance(body, list)
         else:
-            body = node.get("each")
+            body = node.get("items", node.get("each"))
             if body is None:
-                raise self.err(node, "a 'for' block needs 'each'")
+                raise self.err(node, "a 'for' block needs 'each' (one item per iteration) or 'items' (a list)")
             runs = [(body, {**env, **extra}) for _, extra in self.values(node, env)]
         out = []
         for b, e in runs:
             x = self.expand(b, e)
-            if kind is list:
-                out.extend(x if isinstance(x, list) else [x])
+            if splice and isinstance(x, list):
+                out.extend(x)
             else:
-                if isinstance(x, list):
-                    for y in x:
-                        out.append(y)
-                else:
-                    out.append(x)
+                out.append(x)
         return out
 
 
@@ -444,7 +450,7 @@ def _load(path, *, zhongbin: int = 3, dafu: int = 1, options: dict[str, str] | N
     raw = read_yaml(path)
     if not isinstance(raw, dict):
         raise RiteError(file, _line(raw, 1), "the rite script must be a mapping (text, parameters, options, people …)")
-    for key in ("people", "props", "initial", "events"):
+    for key in ("people", "props", "initial"):
         if key not in raw:
             raise RiteError(file, _line(raw, 1), f"missing section {key!r}")
 
@@ -590,8 +596,7 @@ def _load(path, *, zhongbin: int = 3, dafu: int = 1, options: dict[str, str] | N
         raise ctx.err(raw["initial"], f"no initial state for: {', '.join(missing)}")
 
     # -- events: includes, expansion
-    event_nodes: list[tuple[Any, str]] = []      # (expanded node, file)
-    loop_marks: list[int] = []
+    event_nodes: list = []      # (expanded node, file) and loop markers
     for inc in _as_list(raw.get("include")):
         ipath = path.parent / str(inc)
         ifile = _rel(ipath)
@@ -599,20 +604,29 @@ def _load(path, *, zhongbin: int = 3, dafu: int = 1, options: dict[str, str] | N
         if not isinstance(lst, list):
             raise RiteError(ifile, _line(lst, 1), "an event file must be a list of events")
         ictx = _Ctx(ifile)
-        for e in _expand_events(lst, env, ictx):
-            event_nodes.append((e, ifile))
-    for e in _expand_events(raw["events"] or [], env, ctx):
-        event_nodes.append((e, file))
-    del loop_marks
+        event_nodes.extend(_expand_events(lst, env, ictx))
+    event_nodes.extend(_expand_events(raw.get("events") or [], env, ctx))
 
     # -- events: build, locate, validate
     valid_actor = set(person_ids) | set(prop_ids) | set(landmarks) | set(formations)
     events_all: list[tuple[Event, Any, str]] = []
     prev_start = 0
+    loop_stack: list[int] = []
     used_ids: set[str] = set()
-    for n, ((node, efile, restart), _) in enumerate(zip(event_nodes, range(len(event_nodes)))):
+    n = 0
+    for item in event_nodes:
+        if item == _BEGIN:
+            loop_stack.append(prev_start)
+            continue
+        if item == _ITER:
+            prev_start = loop_stack[-1]
+            continue
+        if item == _END:
+            loop_stack.pop()
+            continue
+        node, efile = item
+        n += 1
         ectx = _Ctx(efile)
-        del _
         if not isinstance(node, dict) or "text" not in node:
             raise ectx.err(node, "an event needs 'text' (the exact words of the seed it performs)")
         unknown = set(map(str, node)) - {"id", "text", "gloss", "do", "actors", "after", "option", "rule",
@@ -620,7 +634,7 @@ def _load(path, *, zhongbin: int = 3, dafu: int = 1, options: dict[str, str] | N
         if unknown:
             raise ectx.err(node, f"unknown event key(s): {', '.join(sorted(unknown))}")
         t = str(node["text"])
-        start_from = restart if restart is not None else prev_start
+        start_from = prev_start
         if "at" in node:
             start_from = int(node["at"])
         pos, found = -1, t
@@ -636,7 +650,7 @@ def _load(path, *, zhongbin: int = 3, dafu: int = 1, options: dict[str, str] | N
                 if earlier else ""))
         span = (pos, pos + len(found))
         prev_start = pos
-        eid = str(node.get("id") or f"e{n + 1:04d}")
+        eid = str(node.get("id") or f"e{n:04d}")
         if eid in used_ids:
             raise ectx.err(node, f"duplicate event id {eid!r}")
         used_ids.add(eid)
@@ -680,7 +694,7 @@ def _load(path, *, zhongbin: int = 3, dafu: int = 1, options: dict[str, str] | N
                 raise ectx.err(node, f"option {opt!r} is not NAME=CHOICE of a declared option")
         fn = node.get("footnote")
         ev = Event(id=eid, text=found, span=span,
-                   footnote=int(fn) if fn is not None else seedtext.footnote_after(span[1], seed),
+                   footnote=int(fn) if fn is not None else seedtext.footnote_for(span, seed),
                    gloss=str(node.get("gloss") or ""), actors=actors,
                    after=[str(x) for x in _as_list(node.get("after"))] if "after" in node else ["<prev>"],
                    actions=actions, option=str(opt) if opt is not None else None,
@@ -741,45 +755,46 @@ def _load(path, *, zhongbin: int = 3, dafu: int = 1, options: dict[str, str] | N
     return rite, report
 
 
-def _expand_events(lst: list, env: dict, ctx: _Ctx) -> list[tuple[Any, str, int | None]]:
-    """Expand event loops.  Returns ((event node, file, restart), None) tuples: ``restart`` is set for
-    events inside a loop — each iteration locates its texts again from the loop's start."""
+_BEGIN, _ITER, _END = "BEGIN", "ITER", "END"
+
+
+def _expand_events(lst: list, env: dict, ctx: _Ctx) -> list:
+    """Expand event loops into a flat list of event nodes and loop markers.
+
+    Each iteration of a loop locates its texts again from where the loop began (the
+    locator keeps a stack of loop start offsets), so an iteration may repeat the words
+    of the one before (升飲者如初 for every pair)."""
     out: list = []
-    _walk_events(lst, env, ctx, out, None)
-    return [((n, ctx.file, r), None) for n, r in out]
+    _walk_events(lst, env, ctx, out)
+    return out
 
 
-def _walk_events(lst: Any, env: dict, ctx: _Ctx, out: list, restart: int | None) -> None:
+def _walk_events(lst: Any, env: dict, ctx: _Ctx, out: list) -> None:
     for item in _as_list(lst):
         if isinstance(item, dict) and ("for" in item or "if" in item) and "text" not in item:
             if "if" in item:
                 body = item.get("then", item.get("each")) if ctx.eval(str(item["if"]), env, item) else item.get("else")
                 if body is not None:
-                    _walk_events(body, env, ctx, out, restart)
+                    _walk_events(body, env, ctx, out)
                 continue
             if "each" not in item:
                 raise ctx.err(item, "a 'for' block needs 'each'")
-            loop_at = item.get("at")
+            out.append(_BEGIN)
             for _, extra in ctx.values(item, env):
-                e2 = {**env, **extra}
-                # each iteration searches the text again from where the loop began
-                marker = len(out)
-                _walk_events(item["each"], e2, ctx, out, -1 if loop_at is None else int(loop_at))
-                if marker < len(out) and loop_at is None:
-                    # mark the first event of the iteration so the locator restarts at the loop's start
-                    n, r = out[marker]
-                    out[marker] = (n, "LOOP")
+                out.append(_ITER)
+                _walk_events(item["each"], {**env, **extra}, ctx, out)
+            out.append(_END)
             continue
         if not isinstance(item, dict):
             raise ctx.err(item if hasattr(item, "line") else lst, "an event must be a mapping with 'text'")
         if "when" in item and not ctx.eval(str(item["when"]), env, item):
             # a clause whose condition does not hold under the chosen parameters/options: kept as a rule
-            e = ctx.expand({k: v for k, v in item.items() if k not in ("do", "when", "after")}, env)
+            e = ctx.expand({k: v for k, v in item.items() if k not in ("do", "when")}, env)
             e["rule"] = True
-            out.append((e, restart))
+            out.append((e, ctx.file))
             continue
         e = ctx.expand({k: v for k, v in item.items() if k != "when"}, env)
-        out.append((e, restart))
+        out.append((e, ctx.file))
 
 
 def _short(e: Exception) -> str:

@@ -63,7 +63,7 @@ class Clause:
     index: int
     text: str
     span: tuple[int, int]
-    footnote: int | None      # the first footnote marker at or after the clause's end
+    footnote: int | None      # see footnote_for
     paragraph: int            # 0-based, paragraphs are separated by a blank line
 
     @property
@@ -98,6 +98,21 @@ def footnote_after(pos: int, text: str | None = None) -> int | None:
     return None
 
 
+def footnote_for(span: tuple[int, int], text: str | None = None) -> int | None:
+    """The footnote of a stretch of text: the first marker after it in the same paragraph,
+    else (a paragraph that ends without one) the last marker before it."""
+    text = load() if text is None else text
+    end = text.find("\n\n", span[1])
+    end = len(text) if end < 0 else end
+    before = None
+    for f in footnotes(text):
+        if span[1] <= f.span[0] < end:
+            return f.number
+        if f.span[1] <= span[0]:
+            before = f.number
+    return before
+
+
 @lru_cache(maxsize=4)
 def _clauses(text: str) -> tuple[Clause, ...]:
     mask = content_mask(text)
@@ -110,7 +125,7 @@ def _clauses(text: str) -> tuple[Clause, ...]:
         j = i
         while j < n and mask[j]:
             j += 1
-        out.append(Clause(len(out), text[i:j], (i, j), footnote_after(j, text), text.count("\n\n", 0, i)))
+        out.append(Clause(len(out), text[i:j], (i, j), footnote_for((i, j), text), text.count("\n\n", 0, i)))
         i = j
     return tuple(out)
 
