@@ -1,0 +1,144 @@
+"""``render.py script --check [--json]``: validate the rite script against the text and report coverage.
+
+Coverage is the share of the seed's non-punctuation characters (footnote markers excluded)
+that lie inside some event's span.  The report also lists the clauses not covered and the
+place names that are not landmarks, people, props or formations (with the landmark list of a
+reading, when one is given).  Exit status: 0 = valid and fully covered, 1 = valid but
+coverage < 100 % or unresolved names, 2 = the script is invalid (one line: file:line: what).
+
+The lead wires ``main_check`` into ``render.py``::
+
+    from reconstruct.script_check import main_check
+    sys.exit(main_check(["--json"]))
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from . import text as seedtext
+from .names import NameIndex
+from .placement import PlaceError, parse_place
+from .rite import Rite, RiteError, load_rite_with_report
+
+
+def coverage(rite: Rite, seed: str | None = None, events=None) -> dict:
+    """Coverage of the seed by event spans: share, covered/total counts, uncovered clauses."""
+    seed = seedtext.load() if seed is None else seed
+    mask = seedtext.content_mask(seed)
+    covered = [False] * len(seed)
+    for e in (rite.events if events is None else events):
+        for i in range(*e.span):
+            covered[i] = True
+    total = sum(mask)
+    hit = sum(1 for m, c in zip(mask, covered) if m and c)
+    unc = []
+    for c in seedtext.clauses(seed):
+        missing = [i for i in range(*c.span) if not covered[i]]
+        if missing:
+            unc.append({"text": c.text, "span": list(c.span), "footnote": c.footnote,
+                        "missing": "".join(seed[i] for i in missing)})
+    return {"covered": hit, "total": total, "share": hit / total if total else 1.0, "uncovered": unc}
+
+
+def unresolved_names(rite: Rite, landmarks: list[str], reading_landmarks: list[str] | None = None) -> list[dict]:
+    """Places whose base is not a known landmark/person/prop/formation (of the reading, if given)."""
+    idx = NameIndex()
+    for n in (*(reading_landmarks if reading_landmarks is not None else landmarks), *rite.formations):
+        idx.add(n)
+    for p in rite.people:
+        idx.add(p.id, p.aliases)
+    for p in rite.props:
+        idx.add(p.id)
+    out, seen = [], set()
+    places = [(e.id, s) for e in rite.events for a in rite_actions(e) for s in ([a.place] if a.place else []) + a.via]
+    places += [(f"initial:{k}", v.at) for k, v in rite.initial.items()]
+    for where, s in places:
+        if s in seen:
+            continue
+        seen.add(s)
+        try:
+            parse_place(s, idx)
+        except PlaceError as e:
+            out.append({"place": s, "first_use": where, "why": str(e)})
+    return out
+
+
+def rite_actions(e):
+    return e.actions
+
+
+def _reading_landmarks(path: str | None) -> list[str] | None:
+    if not path:
+        return None
+    try:
+        from . import reading  # written by another engineer; optional here
+        lay = reading.load_layout(path)  # type: ignore[attr-defined]
+        lm = getattr(lay, "landmarks", lay)
+        return list(lm.keys() if hasattr(lm, "keys") else lm)
+    except Exception:  # noqa: BLE001 - a reading we cannot load is reported as "no reading"
+        return None
+
+
+def check(script: str | None = None, *, zhongbin: int = 3, dafu: int = 1, options: dict | None = None,
+          layout: str | None = None) -> dict:
+    rite, rep = load_rite_with_report(script, zhongbin=zhongbin, dafu=dafu, options=options)
+    cov = coverage(rite, rep["seed"])
+    lms = _reading_landmarks(layout)
+    unres = unresolved_names(rite, rep["landmarks"], lms)
+    return {
+        "script": rep["file"], "text_sha256": rite.text_sha256,
+        "text_matches_shared_seed": (not seedtext.SHARED_SEED.exists())
+        or seedtext.sha256(seedtext.SHARED_SEED) == rite.text_sha256,
+        "parameters": rite.parameters, "options": rite.options,
+        "events": len(rite.events), "rule_events": sum(e.rule for e in rite.events),
+        "people": len(rite.people), "props": len(rite.props),
+        "coverage": round(cov["share"], 6), "covered_chars": cov["covered"], "content_chars": cov["total"],
+        "uncovered": cov["uncovered"], "unresolved": unres,
+        "reading": layout if lms is not None else None,
+    }
+
+
+def main_check(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="render.py script --check", description=__doc__.splitlines()[0])
+    ap.add_argument("--check", action="store_true", help="(accepted for the CLI's sake)")
+    ap.add_argument("--json", action="store_true", help="print the report as JSON")
+    ap.add_argument("--script", default=None, help="the rite script (default assets/rite/rite.yaml)")
+    ap.add_argument("--layout", default=None, help="a reading (layout file) whose landmarks names must resolve to")
+    ap.add_argument("--zhongbin", type=int, default=3)
+    ap.add_argument("--dafu", type=int, default=1)
+    ap.add_argument("--option", action="append", default=[], metavar="NAME=CHOICE")
+    a = ap.parse_args(argv)
+    opts = {}
+    for o in a.option:
+        if "=" not in o:
+            print(f"--option {o!r}: write NAME=CHOICE", file=sys.stderr)
+            return 2
+        k, v = o.split("=", 1)
+        opts[k] = v
+    try:
+        rep = check(a.script, zhongbin=a.zhongbin, dafu=a.dafu, options=opts, layout=a.layout)
+    except RiteError as e:
+        print(str(e), file=sys.stderr)
+        return 2
+    ok = rep["coverage"] >= 1.0 and not rep["unresolved"] and rep["text_matches_shared_seed"]
+    if a.json:
+        print(json.dumps(rep, ensure_ascii=False, indent=1))
+    else:
+        print(f"{rep['script']}: {rep['events']} events ({rep['rule_events']} rules), {rep['people']} people, "
+              f"{rep['props']} props; options {rep['options']}")
+        print(f"coverage {rep['coverage'] * 100:.2f}% ({rep['covered_chars']}/{rep['content_chars']} characters)")
+        for u in rep["uncovered"]:
+            print(f"  uncovered ({u['footnote']}) [{u['span'][0]}:{u['span'][1]}] {seedtext.display(u['text'])}"
+                  + (f"  — missing {seedtext.display(u['missing'])}" if u["missing"] != u["text"] else ""))
+        for u in rep["unresolved"]:
+            print(f"  unresolved place {u['place']} (first used by {u['first_use']}): {u['why']}")
+        if not rep["text_matches_shared_seed"]:
+            print("  the shipped text differs from shared/seed")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":  # python -m reconstruct.script_check --json
+    sys.exit(main_check())
