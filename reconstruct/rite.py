@@ -393,6 +393,8 @@ def parse_action(node: Any, ctx: _Ctx) -> dict:
         words = shlex.split(str(node))
     except ValueError as e:
         raise ctx.err(node, f"cannot read action {node!r}: {e}") from None
+    if words == ["sync"]:
+        return {"who": "*", "verb": "sync"}
     if len(words) < 2:
         raise ctx.err(node, f"an action needs at least WHO and VERB: {node!r}")
     d: dict[str, Any] = {"who": words[0], "verb": words[1]}
@@ -551,15 +553,15 @@ def _load(path, *, zhongbin: int = 3, dafu: int = 1, options: dict[str, str] | N
     for p in people:
         known_places.add(p.id, p.aliases)
 
-    def check_place(s: Any, node: Any, what: str = "place") -> str:
+    def check_place(s: Any, node: Any, what: str = "place", c: _Ctx = ctx) -> str:
         s = str(s)
         try:
             parse_place(s, known_places)
         except PlaceError as e:
-            raise ctx.err(node, f"unknown {what} {s!r}: {e}") from None
+            raise c.err(node, f"unknown {what} {s!r}: {e}") from None
         return s
 
-    def check_heading(s: Any, node: Any) -> str:
+    def check_heading(s: Any, node: Any, c: _Ctx = ctx) -> str:
         s = str(s)
         if _is_direction(s) or s in known_places:
             return s
@@ -567,7 +569,7 @@ def _load(path, *, zhongbin: int = 3, dafu: int = 1, options: dict[str, str] | N
             parse_place(s, known_places)
             return s
         except PlaceError:
-            raise ctx.err(node, f"unknown heading {s!r}: a direction word (北, 东南 …) or a person/place") from None
+            raise c.err(node, f"unknown heading {s!r}: a direction word (北, 东南 …) or a person/place") from None
 
     # -- initial state
     initial_raw = ctx.expand(raw["initial"], env)
@@ -663,16 +665,16 @@ def _load(path, *, zhongbin: int = 3, dafu: int = 1, options: dict[str, str] | N
                 raise ectx.err(a, f"bad action {str(a)!r}: {_short(e)}") from None
             if act.verb not in VERBS:
                 raise ectx.err(a, f"unknown verb {act.verb!r} (see VERBS in reconstruct/rite.py)")
-            if act.who not in person_ids:
+            if act.who not in person_ids and not (act.verb == "sync" and act.who == "*"):
                 raise ectx.err(a, f"unknown actor {act.who!r}")
             if act.place is not None:
-                check_place(act.place, a)
+                check_place(act.place, a, c=ectx)
             for v in act.via:
-                check_place(v, a, "via place")
+                check_place(v, a, "via place", c=ectx)
             if act.stair is not None and act.stair not in STAIRS:
                 raise ectx.err(a, f"unknown stair {act.stair!r} (西阶 or 阼阶)")
             if act.heading is not None:
-                check_heading(act.heading, a)
+                check_heading(act.heading, a, c=ectx)
             if act.prop is not None and act.prop not in prop_ids:
                 raise ectx.err(a, f"unknown prop {act.prop!r}")
             if act.other is not None and act.other not in person_ids and act.other not in prop_ids:
@@ -685,7 +687,7 @@ def _load(path, *, zhongbin: int = 3, dafu: int = 1, options: dict[str, str] | N
             if x not in valid_actor:
                 raise ectx.err(node, f"unknown actor {x!r}")
         for act in actions:
-            if act.who not in actors:
+            if act.who not in actors and act.who != "*":
                 actors.append(act.who)
         opt = node.get("option")
         if opt is not None:
@@ -789,12 +791,18 @@ def _walk_events(lst: Any, env: dict, ctx: _Ctx, out: list) -> None:
             raise ctx.err(item if hasattr(item, "line") else lst, "an event must be a mapping with 'text'")
         if "when" in item and not ctx.eval(str(item["when"]), env, item):
             # a clause whose condition does not hold under the chosen parameters/options: kept as a rule
-            e = ctx.expand({k: v for k, v in item.items() if k not in ("do", "when")}, env)
+            e = ctx.expand(_sub_dict(item, ("do", "when")), env)
             e["rule"] = True
             out.append((e, ctx.file))
             continue
-        e = ctx.expand({k: v for k, v in item.items() if k != "when"}, env)
+        e = ctx.expand(_sub_dict(item, ("when",)), env)
         out.append((e, ctx.file))
+
+
+def _sub_dict(d: dict, drop: tuple[str, ...]) -> LDict:
+    out = LDict((k, v) for k, v in d.items() if k not in drop)
+    out.line = _line(d)
+    return out
 
 
 def _short(e: Exception) -> str:
