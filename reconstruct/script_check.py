@@ -71,15 +71,18 @@ def rite_actions(e):
 
 
 def _reading_landmarks(path: str | None) -> list[str] | None:
+    """The names a reading resolves (landmark ids and aliases, formations, stairs), or None."""
     if not path:
         return None
     try:
-        from . import reading  # written by another engineer; optional here
-        lay = reading.load_layout(path)  # type: ignore[attr-defined]
-        lm = getattr(lay, "landmarks", lay)
-        return list(lm.keys() if hasattr(lm, "keys") else lm)
+        from .reading import load_reading   # written by another engineer
+        r = load_reading(path)
     except Exception:  # noqa: BLE001 - a reading we cannot load is reported as "no reading"
         return None
+    names = list(r.landmarks) + list(r.formations) + list(r.stairs)
+    for lm in r.landmarks.values():
+        names.extend(getattr(lm, "aliases", ()) or ())
+    return names
 
 
 def check(script: str | None = None, *, zhongbin: int = 3, dafu: int = 1, options: dict | None = None,
