@@ -116,6 +116,12 @@ def build_parser() -> argparse.ArgumentParser:
         sp.add_argument(f"--{fmt}", type=Path)
     sp.set_defaults(func=cmd_export)
 
+    sp = sub.add_parser("script", help="check the rite script against the text (and a reading): coverage, names",
+                        add_help=False)
+    sp.add_argument("args", nargs=argparse.REMAINDER)
+    sp.set_defaults(func=lambda a: __import__("reconstruct.script_check", fromlist=["main_check"]).main_check(
+        [x for x in a.args if x != "--"]))
+
     for extra in _extra_commands():
         extra(sub, with_layout)
     return p
@@ -124,7 +130,7 @@ def build_parser() -> argparse.ArgumentParser:
 def _extra_commands():
     """Sub-commands of the later stages, registered by their modules (script, plan, video, check …)."""
     out = []
-    for mod in ("script_check", "planner", "video", "checks"):
+    for mod in ("planner", "video", "checks"):
         try:
             m = __import__(f"reconstruct.{mod}", fromlist=["register_cli"])
         except ImportError:
@@ -139,6 +145,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     if not argv:
         argv = ["video"] if "video" in parser._subparsers._group_actions[0].choices else ["still"]
+    if argv[0] == "script" and not {"-h", "--help"} & set(argv[1:2]):
+        argv = ["script", "--", *argv[1:]]
     a = parser.parse_args(argv)
     if not getattr(a, "func", None):
         parser.print_help()

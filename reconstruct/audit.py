@@ -1,0 +1,130 @@
+"""Checks of a finished plan that every user relies on, sampled in time.
+
+Over the whole passage, sampled every 0.1 s: nobody overlaps anyone else at the
+same level (centres closer than 0.45 m), nobody stands inside a column, wall or
+fixture, nobody changes level except on a stair, nobody moves faster than 2 m/s,
+and every track is continuous.  Reads the plan only.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import shapely
+from shapely.geometry import Point, Polygon
+
+from .reading import Reading
+from .walkable import BLOCKING
+
+MIN_GAP = 0.45
+MAX_SPEED = 2.0
+STEP = 0.1
+
+
+@dataclass(frozen=True)
+class Finding:
+    kind: str        # overlap | fixture | level | speed | jump
+    who: str
+    t: float
+    detail: str
+
+    def __str__(self) -> str:
+        return f"{self.kind:8s} {self.t:8.1f} s  {self.who}: {self.detail}"
+
+
+def sample(track: dict, ts: np.ndarray) -> np.ndarray:
+    """(len(ts), 4) array of x, y, z, heading at the sample times (linear, heading shortest-arc)."""
+    k = np.asarray([r[:5] for r in track["keys"]], dtype=float)
+    out = np.empty((len(ts), 4))
+    for j in (1, 2, 3):
+        out[:, j - 1] = np.interp(ts, k[:, 0], k[:, j])
+    h = np.unwrap(np.radians(k[:, 4]))
+    out[:, 3] = np.degrees(np.interp(ts, k[:, 0], h)) % 360
+    return out
+
+
+def audit(plan: dict, reading: Reading, step: float = STEP, limit: int = 50) -> list[Finding]:
+    """Every problem found, earliest first per kind (at most ``limit`` of each kind)."""
+    ts = np.arange(0.0, plan["duration"] + 1e-9, step)
+    ids = sorted(plan["actors"])
+    pos = {a: sample(plan["actors"][a], ts) for a in ids}
+    found: dict[str, list[Finding]] = {}
+
+    def add(f: Finding) -> None:
+        lst = found.setdefault(f.kind, [])
+        if len(lst) < limit:
+            lst.append(f)
+
+    H = reading.hall_height
+    # overlaps: all pairs at once per time sample
+    P = np.stack([pos[a] for a in ids])                     # (n, T, 4)
+    n = len(ids)
+    for i in range(n):
+        d = np.hypot(P[i + 1:, :, 0] - P[i, :, 0], P[i + 1:, :, 1] - P[i, :, 1])
+        same = np.abs(P[i + 1:, :, 2] - P[i, :, 2]) < 0.3
+        bad = np.argwhere((d < MIN_GAP) & same)
+        reported = set()
+        for j, k in bad:
+            if j in reported:
+                continue
+            reported.add(j)
+            add(Finding("overlap", f"{ids[i]}~{ids[i + 1 + j]}", float(ts[k]), f"{d[j, k]:.2f} m apart"))
+    # fixtures, walls, columns
+    shapes = []
+    for lm in reading.landmarks.values():
+        if lm.kind not in BLOCKING:
+            continue
+        if lm.footprint:
+            shapes.append((lm.id, Polygon(lm.footprint), lm.position[2] > H / 2))
+        elif lm.size:
+            shapes.append((lm.id, Point(lm.position[:2]).buffer(max(lm.size[:2]) / 2, 8), lm.position[2] > H / 2))
+    hall = Polygon(reading.hall_footprint)
+    stairs = [Polygon(((s.x - s.width / 2, -s.run), (s.x + s.width / 2, -s.run), (s.x + s.width / 2, 0.0),
+                       (s.x - s.width / 2, 0.0))) for s in reading.stairs.values()]
+    for a in ids:
+        p = P[ids.index(a)]
+        pts = shapely.points(p[:, :2])
+        on_hall = p[:, 2] > H - 1e-3
+        for name, shape, up in shapes:
+            inside = shapely.contains(shape, pts) & (on_hall == up)
+            if inside.any():
+                k = int(np.argmax(inside))
+                add(Finding("fixture", a, float(ts[k]), f"inside the {name}"))
+        # level: being above the court but off the hall means being on a stair
+        raised = (p[:, 2] > 1e-3)
+        in_hall = shapely.covers(hall, pts)
+        in_stair = np.zeros(len(ts), bool)
+        for st in stairs:
+            in_stair |= shapely.covers(st.buffer(0.05), pts)
+        bad = raised & ~in_hall & ~in_stair
+        if bad.any():
+            k = int(np.argmax(bad))
+            add(Finding("level", a, float(ts[k]), f"raised {p[k, 2]:.2f} m off the hall and off the stairs"))
+        low_in_hall = ~raised & in_hall & ~in_stair
+        if low_in_hall.any():
+            k = int(np.argmax(low_in_hall))
+            add(Finding("level", a, float(ts[k]), "at court level inside the hall's footprint"))
+        v = np.hypot(np.diff(p[:, 0]), np.diff(p[:, 1])) / step
+        fast = np.flatnonzero(v > MAX_SPEED)
+        if len(fast):
+            add(Finding("speed", a, float(ts[fast[0]]), f"{v[fast[0]]:.2f} m/s"))
+        keys = plan["actors"][a]["keys"]
+        times = [r[0] for r in keys]
+        if any(t2 < t1 for t1, t2 in zip(times, times[1:])):
+            add(Finding("jump", a, 0.0, "keys out of order"))
+    return [f for kind in sorted(found) for f in found[kind]]
+
+
+def speeds(plan: dict) -> dict[str, float]:
+    """Top speed of each person between consecutive keys (m/s)."""
+    out = {}
+    for a, tr in plan["actors"].items():
+        k = tr["keys"]
+        top = 0.0
+        for r1, r2 in zip(k, k[1:]):
+            dt = r2[0] - r1[0]
+            if dt > 1e-9:
+                top = max(top, math.hypot(r2[1] - r1[1], r2[2] - r1[2]) / dt)
+        out[a] = top
+    return out

@@ -1,0 +1,960 @@
+"""The movement planner: from the rite's events and a reading to every person's track.
+
+The planner walks the events in the order the ``after`` graph and time allow
+(events whose predecessors are done start together), and performs each
+person's actions in turn: routes on the walkable ground (:mod:`.walkable`),
+climbs stairs one step at a time, turns, kneels, bows, hands things over.
+Conflicts between people are resolved by waiting, in rank order of planning
+(prioritised planning), never by random steering, so the same inputs give the
+same plan byte for byte.  The result is the ``xiangshe-plan/1`` document of
+``shared/docs/plan-format.md``; every output reads it and none re-plans.
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import heapq
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .errors import InputError
+from .names import NameIndex, traditional
+from .placement import HEADINGS, Place, PlaceError, heading_of, parse_place, unit_vector
+from .reading import Reading, load_reading
+from .walkable import COURT, HALL, PERSON_GAP, STAIR, Ground, path_length
+
+FORMAT = "xiangshe-plan/1"
+
+
+class PlanError(InputError):
+    """A rite that cannot be performed on a reading: one line naming the event and the person."""
+
+
+@dataclass(frozen=True)
+class Pace:
+    """Speeds and durations of the etiquette (seconds, metres per second)."""
+
+    court: float = 1.0          # 堂下布武
+    hall: float = 0.6           # 堂上接武
+    stair_step: float = 0.9     # one 等, both feet meeting on it (聚足)
+    turn: float = 240.0         # degrees per second when turning in place
+    kneel: float = 1.2
+    rise: float = 1.0
+    bow: float = 1.4            # 揖
+    kneel_bow: float = 2.6      # 拜, each
+    handle: float = 1.2         # take / put down
+    hand_over: float = 1.5
+    wash: float = 4.0
+    pour: float = 3.0
+    drink: float = 3.0
+    offer: float = 3.0
+    dress: float = 3.0          # 袒/襲/決遂
+    speak_char: float = 0.18    # per character of a command
+    step: float = 0.35          # 少退 / 少進 / 辟: metres
+
+
+@dataclass
+class Body:
+    """A person while planning: current pose and the keys written so far."""
+
+    id: str
+    x: float
+    y: float
+    z: float
+    heading: float
+    posture: str
+    level: str
+    t: float = 0.0                      # free from this time on
+    keys: list[list] = field(default_factory=list)
+    states: list[list] = field(default_factory=list)
+    state: dict = field(default_factory=dict)
+    walked: float = 0.0
+    waited: list[tuple[float, str]] = field(default_factory=list)
+
+    def key(self, t: float, posture: str | None = None) -> None:
+        if posture is not None:
+            self.posture = posture
+        row = [round(t, 3), round(self.x, 4), round(self.y, 4), round(self.z, 4), round(self.heading % 360, 2),
+               self.posture]
+        if self.keys and self.keys[-1][0] == row[0]:
+            self.keys[-1] = row
+        elif not self.keys or self.keys[-1][1:] != row[1:]:
+            self.keys.append(row)
+
+    def hold_until(self, t: float) -> None:
+        """Write a key that keeps the current pose up to time t (so the next move starts at t)."""
+        if self.keys and t > self.keys[-1][0] + 1e-6:
+            self.keys.append([round(t, 3), *self.keys[-1][1:]])
+        self.t = max(self.t, t)
+
+    def set_state(self, t: float, **kw) -> None:
+        self.state.update(kw)
+        row = [round(t, 3), dict(self.state)]
+        if self.states and self.states[-1][0] == row[0]:
+            self.states[-1] = row
+        else:
+            self.states.append(row)
+
+
+@dataclass
+class PropBody:
+    id: str
+    kind: str
+    x: float
+    y: float
+    z: float
+    heading: float
+    carrier: str | None = None
+    keys: list[list] = field(default_factory=list)
+    carriers: list[list] = field(default_factory=list)
+    intervals: list[list] = field(default_factory=list)  # [carrier, t0, t1]
+
+
+def _bearing(dx: float, dy: float) -> float:
+    return math.degrees(math.atan2(dx, dy)) % 360
+
+
+def _turn_delta(a: float, b: float) -> float:
+    return (b - a + 180) % 360 - 180
+
+
+class Planner:
+    """Plan a rite on a reading.  ``Planner(reading, rite).run()`` returns the plan document."""
+
+    def __init__(self, reading: Reading, rite, pace: Pace = Pace()) -> None:
+        self.reading, self.rite, self.pace = reading, rite, pace
+        self.ground = Ground(reading)
+        self.bodies: dict[str, Body] = {}
+        self.props: dict[str, PropBody] = {}
+        self.explain: list[str] = []
+        self.conflicts: list[str] = []
+        self.event_times: dict[str, tuple[float, float]] = {}
+        self.names = NameIndex()
+        for lm in reading.landmarks.values():
+            self.names.add(lm.id, [traditional(lm.id), *lm.aliases])
+        for p in rite.people:
+            self.names.add(p.id, p.aliases)
+        for p in rite.props:
+            self.names.add(p.id)
+        self.person_ids = {p.id for p in rite.people}
+        self.aliases = {a: p.id for p in rite.people for a in p.aliases}
+        self._arrays: dict[str, tuple] = {}
+        self.current: Any = None       # the event being planned, for error messages
+        self.current_who = ""
+
+    # ------------------------------------------------------------------ errors
+    def fail(self, what: str) -> None:
+        ev = self.current
+        where = f"event {ev.id} “{ev.text}” [{ev.span[0]}:{ev.span[1]}]" if ev else "initial state"
+        who = f" ({self.current_who})" if self.current_who else ""
+        raise PlanError(self.rite_file, where + who, what)
+
+    @property
+    def rite_file(self) -> str:
+        return "assets/rite/rite.yaml"
+
+    # ------------------------------------------------------------------ places
+    def resolve(self, text: str, who: str | None = None) -> tuple[float, float, str, float | None]:
+        """A place expression → (x, y, level, heading-or-None), against the ground and current positions."""
+        try:
+            place = parse_place(text, self.names)
+        except PlaceError as e:
+            self.fail(str(e))
+        base = place.base
+        heading = None
+        if base is None:
+            x, y, level = 0.0, 0.0, COURT
+            extent = lambda d: 0.0  # noqa: E731
+        elif base in self.bodies or base in self.aliases:
+            b = self.bodies[self.aliases.get(base, base)]
+            x, y, level = b.x, b.y, b.level if b.level != STAIR else HALL
+            extent = lambda d: 0.8  # noqa: E731
+        elif base in self.props:
+            pr = self.props[base]
+            x, y = pr.x, pr.y
+            level = HALL if pr.z > self.reading.hall_height / 2 else COURT
+            extent = lambda d: 0.5  # noqa: E731
+        else:
+            lm = self.reading.landmarks[base]
+            x, y = lm.position[0], lm.position[1]
+            level = HALL if lm.position[2] > self.reading.hall_height / 2 else COURT
+            heading = lm.heading
+            if lm.kind == "stair":
+                level = HALL
+                x, y = self.ground.head(self.reading.stairs[base])
+            if lm.kind == "formation":
+                heading = self.reading.formations[base].heading
+
+            def extent(d: str, lm=lm) -> float:
+                if lm.footprint:
+                    ux, uy = unit_vector(d)
+                    pts = np.asarray(lm.footprint) - np.asarray(lm.position[:2])
+                    return float(max(pts @ np.array([ux, uy]))) + 0.45
+                if lm.size:
+                    return max(lm.size[:2]) / 2 + 0.45
+                return 0.7
+        for direction, length in place.offsets:
+            ux, uy = unit_vector(direction, self.reading.diagonal)
+            d = self.reading.units.metres(length) if length is not None else extent(direction)
+            x, y = x + ux * d, y + uy * d
+        if place.modifier and base is not None:
+            lm = self.reading.landmarks.get(base)
+            stair = self.reading.stairs.get(base) if lm else None
+            if place.modifier == "上" and stair:
+                x, y = self.ground.head(stair)
+                level = HALL
+            elif place.modifier == "下" and stair:
+                x, y = self.ground.foot(stair)
+                level = COURT
+            elif place.modifier == "前":
+                h = (lm.heading if lm and lm.heading is not None else 180.0) if lm else 180.0
+                if base in self.bodies:
+                    h = self.bodies[base].heading
+                if stair:
+                    x, y = self.ground.foot(stair)
+                    level = COURT
+                    y -= 0.8
+                else:
+                    d = extent("南") if lm else 0.8
+                    x, y = x + math.sin(math.radians(h)) * d, y + math.cos(math.radians(h)) * d
+        return x, y, level, heading
+
+    def heading_toward(self, body: Body, text: str) -> float:
+        try:
+            return heading_of(text)
+        except PlaceError:
+            pass
+        x, y, _, _ = self.resolve(text, body.id)
+        if math.hypot(x - body.x, y - body.y) < 1e-3:
+            return body.heading
+        return _bearing(x - body.x, y - body.y)
+
+    # ------------------------------------------------------------------ occupancy
+    def position_at(self, body: Body, t: float) -> tuple[float, float, float]:
+        keys = body.keys
+        if not keys or t <= keys[0][0]:
+            k = keys[0] if keys else [0, body.x, body.y, body.z]
+            return k[1], k[2], k[3]
+        if t >= keys[-1][0]:
+            return keys[-1][1], keys[-1][2], keys[-1][3]
+        ts = [k[0] for k in keys]
+        i = int(np.searchsorted(ts, t, side="right")) - 1
+        a, b = keys[i], keys[i + 1]
+        f = (t - a[0]) / (b[0] - a[0]) if b[0] > a[0] else 1.0
+        return tuple(a[j] + (b[j] - a[j]) * f for j in (1, 2, 3))  # type: ignore[return-value]
+
+    def standing(self, me: Body, t: float, level: str) -> list[tuple[float, float]]:
+        """Where others stand at time t on a level, and where those still moving will stop."""
+        out = []
+        for b in self.bodies.values():
+            if b is me:
+                continue
+            x, y, z = self.position_at(b, t)
+            if self.ground.level_at(x, y, z) == level:
+                out.append((x, y))
+            if b.keys and b.keys[-1][0] > t:
+                last = b.keys[-1]
+                if self.ground.level_at(last[1], last[2], last[3]) == level and (last[1], last[2]) != (x, y):
+                    out.append((last[1], last[2]))
+        return out
+
+    def free_spot(self, me: Body, x: float, y: float, level: str, t: float) -> tuple[float, float]:
+        """The place itself, or the nearest spot beside it that nobody occupies and a body fits in."""
+        others = self.standing(me, t, level)
+        def ok(px, py):
+            return self.ground.is_free(level, px, py) and all(math.dist((px, py), o) >= PERSON_GAP + 0.05 for o in others)
+        if ok(x, y):
+            return x, y
+        for r in (0.6, 0.9, 1.2, 1.6, 2.0, 2.6, 3.2):
+            for k in range(16):
+                a = math.radians(180 + 22.5 * k)   # start to the south, turn anticlockwise
+                px, py = x + r * math.sin(a), y + r * math.cos(a)
+                if ok(px, py):
+                    return px, py
+        return self.ground.free_point(level, x, y)
+
+    def _reserved(self, me: Body, level: str) -> list[tuple[float, float]]:
+        """Final positions of others whose tracks end later than mine (they will be standing there)."""
+        out = []
+        for b in self.bodies.values():
+            if b is not me and b.keys and b.keys[-1][0] > me.t and self.ground.level_at(*b.keys[-1][1:4]) == level:
+                out.append((b.keys[-1][1], b.keys[-1][2]))
+        return out
+
+    def _key_array(self, b: Body) -> np.ndarray:
+        cached = self._arrays.get(b.id)
+        if cached is None or cached[0] != len(b.keys) or cached[2] != b.keys[-1][0]:
+            arr = np.asarray([r[:4] for r in b.keys], dtype=float)
+            cached = (len(b.keys), arr, b.keys[-1][0])
+            self._arrays[b.id] = cached
+        return cached[1]
+
+    def conflict(self, me: Body, pts: list[tuple[float, float, float, float]]) -> tuple[str, float] | None:
+        """First other person closer than 0.45 m (same level) along a timed path [(t, x, y, z)], or None."""
+        if len(pts) < 2:
+            return None
+        arr = np.asarray(pts)
+        t0, t1 = arr[0, 0], arr[-1, 0]
+        lo, hi = arr[:, 1:3].min(0) - 0.5, arr[:, 1:3].max(0) + 0.5
+        ts = np.arange(t0, t1 + 1e-9, 0.1)
+        mine = None
+        first: tuple[str, float] | None = None
+        for b in self.bodies.values():
+            if b is me or not b.keys:
+                continue
+            k = self._key_array(b)
+            # only the part of the other's track inside my time window can meet me
+            i0 = max(0, int(np.searchsorted(k[:, 0], t0, side="right")) - 1)
+            i1 = int(np.searchsorted(k[:, 0], t1, side="right")) + 1
+            seg = k[i0:i1]
+            if not len(seg):
+                seg = k[-1:]
+            if (seg[:, 1].max() < lo[0] or seg[:, 1].min() > hi[0] or seg[:, 2].max() < lo[1]
+                    or seg[:, 2].min() > hi[1]):
+                continue
+            if mine is None:
+                mine = [np.interp(ts, arr[:, 0], arr[:, j]) for j in (1, 2, 3)]
+            bx, by, bz = (np.interp(ts, k[:, 0], k[:, j]) for j in (1, 2, 3))
+            d = np.hypot(mine[0] - bx, mine[1] - by)
+            bad = np.flatnonzero((d < 0.45) & (np.abs(mine[2] - bz) < 0.3))
+            if len(bad) and (first is None or ts[bad[0]] < first[1]):
+                first = (b.id, float(ts[bad[0]]))
+        return first
+
+    # ------------------------------------------------------------------ motion
+    def walk(self, body: Body, goal: tuple[float, float, str], why: str, stair_name: str | None = None,
+             via: list[tuple[float, float, str]] = (), top_step: bool = False) -> None:
+        """Walk from where the body is to a goal (x, y, level), through via points, by stairs as needed."""
+        t0 = body.t
+        legs = [*via, goal]
+        plan: list[tuple[float, float, float, str]] = []  # (x, y, z, kind)
+        cur = (body.x, body.y, body.level)
+        for i, (gx, gy, glevel) in enumerate(legs):
+            last = i == len(legs) - 1
+            plan_leg = self._leg(body, cur, (gx, gy, glevel), stair_name, top_step and last, t0)
+            plan.extend(plan_leg)
+            cur = (gx, gy, glevel) if not (top_step and last) else (plan_leg[-1][0], plan_leg[-1][1], STAIR)
+        if not plan:
+            return
+        if not self._time_path(body, plan, t0):
+            return
+        # timing
+        best = None
+        for delay in (0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0, 11.0, 15.0, 20.0, 30.0, 45.0):
+            timed = self._time_path(body, plan, t0 + delay)
+            c = self.conflict(body, [(t, x, y, z) for t, x, y, z, _ in timed])
+            if c is None:
+                best = (delay, timed)
+                break
+            if best is None:
+                best = (None, timed, c)
+        if best[0] is None:
+            delay, timed = 0.0, best[1]
+            who, when = best[2]
+            self.conflicts.append(f"{self.current.id if self.current else '-'} {body.id} ~ {who} at {when:.1f} s")
+        else:
+            delay, timed = best
+            if delay:
+                body.waited.append((delay, self.current.id if self.current else ""))
+                self.explain.append(f"  {body.id} waits {delay:.1f} s to let others pass")
+        body.hold_until(t0 + delay)
+        for t, x, y, z, heading in timed:
+            moving = True
+            body.walked += math.hypot(x - body.x, y - body.y)
+            body.x, body.y, body.z, body.heading = x, y, z, heading
+            body.key(t, "walk" if moving else body.posture)
+        # arrive: stand
+        body.level = self.ground.level_at(body.x, body.y, body.z)
+        body.key(timed[-1][0], "stand")
+        body.t = timed[-1][0]
+        self.explain.append(f"  {body.id}: {why}")
+
+    def _leg(self, body: Body, cur, goal, stair_name, top_step, t) -> list[tuple[float, float, float, str]]:
+        (cx, cy, clevel), (gx, gy, glevel) = cur, goal
+        H = self.reading.hall_height
+        out: list[tuple[float, float, float, str]] = []
+        if clevel == STAIR:
+            st = self._stair_at(cx)
+            k_now = self._step_index(st, cy)
+            if glevel == HALL:
+                for k in range(k_now + 1, st.steps + 1):
+                    out.append((st.x, st.step_y(k), k * st.rise, "stair"))
+                hx, hy = self.ground.head(st)
+                out.append((hx, hy, H, "stair"))
+                cx, cy, clevel = hx, hy, HALL
+            else:
+                for k in range(k_now - 1, 0, -1):
+                    out.append((st.x, st.step_y(k), k * st.rise, "stair"))
+                out.append((st.x, -st.run + 0.02, 0.0, "stair"))
+                fx, fy = self.ground.foot(st)
+                out.append((fx, fy, 0.0, "stair"))
+                cx, cy, clevel = fx, fy, COURT
+        if clevel == glevel and not top_step:
+            for x, y in self._route(body, clevel, (cx, cy), (gx, gy), t)[1:]:
+                out.append((x, y, H if clevel == HALL else 0.0, clevel))
+            return out
+        st = self.reading.stairs.get(stair_name or "") or self._conventional_stair(body, (cx, cy), (gx, gy))
+        if clevel == COURT:
+            fx, fy = self.ground.foot(st)
+            for x, y in self._route(body, COURT, (cx, cy), (fx, fy), t)[1:]:
+                out.append((x, y, 0.0, COURT))
+            out.append((st.x, -st.run + 0.02, 0.0, "stair"))
+            for k in range(1, st.steps + 1):
+                out.append((st.x, st.step_y(k), k * st.rise, "stair"))
+            if top_step:
+                return out
+            hx, hy = self.ground.head(st)
+            out.append((hx, hy, H, "stair"))
+            for x, y in self._route(body, HALL, (hx, hy), (gx, gy), t)[1:]:
+                out.append((x, y, H, HALL))
+        else:  # hall → court
+            hx, hy = self.ground.head(st)
+            for x, y in self._route(body, HALL, (cx, cy), (hx, hy), t)[1:]:
+                out.append((x, y, H, HALL))
+            for k in range(st.steps, 0, -1):
+                out.append((st.x, st.step_y(k), k * st.rise, "stair"))
+            out.append((st.x, -st.run + 0.02, 0.0, "stair"))
+            fx, fy = self.ground.foot(st)
+            out.append((fx, fy, 0.0, "stair"))
+            if glevel == COURT:
+                for x, y in self._route(body, COURT, (fx, fy), (gx, gy), t)[1:]:
+                    out.append((x, y, 0.0, COURT))
+        return out
+
+    def _route(self, body: Body, level: str, a, b, t) -> list[tuple[float, float]]:
+        try:
+            return self.ground.route(level, a, b, self.standing(body, t, level))
+        except ValueError as e:
+            self.fail(f"{body.id} cannot get there: {e}")
+        raise AssertionError
+
+    def _stair_at(self, x: float):
+        return min(self.reading.stairs.values(), key=lambda s: abs(s.x - x))
+
+    @staticmethod
+    def _step_index(st, y: float) -> int:
+        return int(min(st.steps, max(1, round((y + st.run) / st.tread + 0.5))))
+
+    def _conventional_stair(self, body: Body, a, b):
+        """賓 and his party use the 西階, the 主人 the 阼階 (first half; brief §4)."""
+        if body.id == "主人":
+            return self.reading.stairs["阼阶"]
+        return self.reading.stairs["西阶"]
+
+    def _time_path(self, body: Body, plan, t0: float) -> list[tuple[float, float, float, float, float]]:
+        out = []
+        t, x, y, z, h = t0, body.x, body.y, body.z, body.heading
+        for px, py, pz, kind in plan:
+            d = math.hypot(px - x, py - y)
+            if d < 1e-6 and abs(pz - z) < 1e-6:
+                continue
+            if d > 1e-3:
+                nh = _bearing(px - x, py - y)
+                turn = abs(_turn_delta(h, nh)) / self.pace.turn
+                if turn > 0.05:
+                    t += turn
+                    out.append((t, x, y, z, nh))
+                h = nh
+            if kind == "stair":
+                t += self.pace.stair_step
+            else:
+                t += d / (self.pace.hall if kind == HALL else self.pace.court)
+            x, y, z = px, py, pz
+            out.append((t, x, y, z, h))
+        return out
+
+    def face(self, body: Body, heading: float) -> None:
+        d = abs(_turn_delta(body.heading, heading))
+        if d < 1.0:
+            return
+        body.key(body.t)
+        body.heading = heading % 360
+        body.t += max(0.3, d / self.pace.turn)
+        body.key(body.t)
+
+    def posture(self, body: Body, posture: str, dur: float, then: str | None = None) -> None:
+        body.key(body.t)
+        body.key(body.t, posture)
+        body.t += dur
+        body.key(body.t, then or posture)
+
+    def hold(self, body: Body, dur: float) -> None:
+        body.key(body.t)
+        body.t += dur
+        body.key(body.t)
+
+    def nudge(self, body: Body, direction_deg: float, dist: float) -> None:
+        """A short step (少退, 少進, 辟) keeping one's facing."""
+        body.key(body.t)
+        level = body.level if body.level != STAIR else HALL
+        nx_, ny_ = body.x + math.sin(math.radians(direction_deg)) * dist, body.y + math.cos(math.radians(direction_deg)) * dist
+        if body.level != STAIR and not self.ground.is_free(level, nx_, ny_):
+            nx_, ny_ = self.ground.free_point(level, nx_, ny_)
+        body.x, body.y = nx_, ny_
+        body.t += 0.9
+        body.key(body.t, body.posture if body.posture in ("stand", "kneel") else "stand")
+
+    # ------------------------------------------------------------------ props
+    def carry(self, prop_id: str, who: str | None, t: float) -> None:
+        pr = self.props.get(prop_id)
+        if pr is None:
+            self.fail(f"unknown prop {prop_id}")
+        if pr.carrier == who:
+            return
+        if pr.carrier is not None and pr.intervals and pr.intervals[-1][2] is None:
+            pr.intervals[-1][2] = t
+        pr.carrier = who
+        pr.carriers.append([round(t, 3), who])
+        if who is not None:
+            pr.intervals.append([who, t, None])
+
+    def set_down(self, prop_id: str, x: float, y: float, z: float, t: float) -> None:
+        pr = self.props[prop_id]
+        self.carry(prop_id, None, t)
+        pr.x, pr.y, pr.z = x, y, z
+        pr.keys.append([round(t, 3), round(x, 4), round(y, 4), round(z, 4), round(pr.heading, 2), "rest"])
+
+    def approach(self, body: Body, x: float, y: float, level: str, within: float, why: str) -> None:
+        """Walk up to within a distance of a point on a level, stopping short, facing it."""
+        blevel = body.level if body.level != STAIR else HALL
+        if blevel == level and math.hypot(x - body.x, y - body.y) <= within + 0.05:
+            self.face(body, _bearing(x - body.x, y - body.y))
+            return
+        if blevel == level:
+            d = math.hypot(x - body.x, y - body.y)
+            f = (d - within) / d
+            gx, gy = body.x + (x - body.x) * f, body.y + (y - body.y) * f
+        else:
+            gx, gy = x, y - within if level == COURT else y - within
+        gx, gy = self.free_spot(body, gx, gy, level, body.t)
+        self.walk(body, (gx, gy, level), why)
+        self.face(body, _bearing(x - body.x, y - body.y))
+
+    # ------------------------------------------------------------------ setup
+    def initial(self) -> None:
+        H = self.reading.hall_height
+        by_place: dict[str, list[str]] = {}
+        for p in self.rite.people:
+            ini = self.rite.initial.get(p.id)
+            if ini is None:
+                self.fail(f"{p.id} has no initial place")
+            by_place.setdefault(ini.at, []).append(p.id)
+        for p in self.rite.people:
+            ini = self.rite.initial[p.id]
+            self.current_who = p.id
+            x, y, level, fh = self._initial_place(p.id, ini.at)
+            heading = heading_of(ini.heading) if ini.heading else (fh if fh is not None else 0.0)
+            b = Body(p.id, x, y, H if level == HALL else 0.0, heading, ini.posture or "stand", level)
+            # spread people given the same spot (e.g. the 弟子 at 堂西)
+            x2, y2 = self.free_spot(b, x, y, level, 0.0)
+            b.x, b.y = x2, y2
+            self.bodies[p.id] = b
+            b.key(0.0)
+            b.set_state(0.0, bare_left_arm=ini.bare, gear=ini.gear, bow=ini.bow, holding=list(ini.holds))
+        self.current_who = ""
+        pending = list(self.rite.props)
+        while pending:
+            later = []
+            for pr in pending:
+                ini = self.rite.initial.get(pr.id)
+                if ini is None:
+                    self.fail(f"prop {pr.id} has no initial place")
+                base = None if ini.held_by else parse_place(ini.at, self.names).base
+                if base and base not in self.reading.landmarks and base not in self.bodies and base not in self.props:
+                    later.append(pr)       # placed relative to a prop not placed yet
+                    continue
+                self._place_prop(pr, ini)
+            if len(later) == len(pending):
+                self.fail(f"props placed relative to each other in a cycle: {', '.join(p.id for p in later)}")
+            pending = later
+
+    def _place_prop(self, pr, ini) -> None:
+        H = self.reading.hall_height
+        heading = heading_of(ini.heading) if ini.heading else 0.0
+        if ini.held_by:
+            b = self.bodies[ini.held_by]
+            self.props[pr.id] = PropBody(pr.id, pr.kind, b.x, b.y, b.z + 1.0, heading)
+            self.carry(pr.id, ini.held_by, 0.0)
+        else:
+            x, y, level, _ = self.resolve(ini.at)
+            z = H if level == HALL else 0.0
+            self.props[pr.id] = PropBody(pr.id, pr.kind, x, y, z, heading)
+            self.props[pr.id].keys.append([0.0, round(x, 4), round(y, 4), round(z, 4), round(heading, 2), "rest"])
+
+    def _initial_place(self, who: str, at: str) -> tuple[float, float, str, float | None]:
+        """An initial place; a formation's name gives the person's slot in it."""
+        slot = self._formation_slot(who, at)
+        if slot is not None:
+            return slot
+        return self.resolve(at, who)
+
+    def _formation_slot(self, who: str, name: str, rank: int | None = None):
+        members = self.rite.formations.get(name)
+        f = self.reading.formations.get(name) or self.reading.formations.get(name + "位")
+        if f is None or (members is None and rank is None):
+            return None
+        if rank is None:
+            if who not in members:
+                return None
+            rank = members.index(who) + 1
+        x, y, z = f.slot(rank)
+        level = HALL if z > self.reading.hall_height / 2 else COURT
+        return x, y, level, f.heading
+
+    def _adhoc_slot(self, b: Body, a):
+        """A file at a named place that the reading does not define as a formation: the senior at the
+        place, the others westward (東上 facing north or south) or southward (北上 facing east or west)."""
+        members = self.rite.formations.get(a.place) or []
+        rank = a.rank or (members.index(b.id) + 1 if b.id in members else 1)
+        x, y, level, h = self.resolve(a.place, b.id)
+        heading = heading_of(a.heading) if a.heading else (h if h is not None else 0.0)
+        along = (-0.9, 0.0) if round(heading) % 180 == 0 else (0.0, -0.9)
+        return x + along[0] * (rank - 1), y + along[1] * (rank - 1), level, heading
+
+    # ------------------------------------------------------------------ events
+    def run(self) -> dict[str, Any]:
+        self.initial()
+        events = self.rite.events
+        index = {e.id: i for i, e in enumerate(events)}
+        ends: dict[str, float] = {}
+        waiting = {e.id: set(e.after) for e in events}
+        dependents: dict[str, list[str]] = {}
+        for e in events:
+            for a in e.after:
+                dependents.setdefault(a, []).append(e.id)
+        ready = [(0.0, index[e.id], e.id) for e in events if not e.after]
+        heapq.heapify(ready)
+        done = 0
+        while ready:
+            start, _, eid = heapq.heappop(ready)
+            ev = events[index[eid]]
+            end = self.perform(ev, start)
+            ends[eid] = end
+            self.event_times[eid] = (start, end)
+            done += 1
+            for d in dependents.get(eid, []):
+                waiting[d].discard(eid)
+                if not waiting[d]:
+                    s = max(ends[a] for a in events[index[d]].after)
+                    heapq.heappush(ready, (s, index[d], d))
+        if done != len(events):
+            stuck = [e.id for e in events if e.id not in ends][:3]
+            raise PlanError(self.rite_file, "events", f"events never become ready (missing or cyclic `after`): {stuck}")
+        return self.document()
+
+    def perform(self, ev, start: float) -> float:
+        self.current = ev
+        self.explain.append(f"{ev.id} [{ev.span[0]}:{ev.span[1]}] {ev.text}")
+        if ev.rule or not ev.actions:
+            return start
+        phases: list[list] = [[]]
+        for a in ev.actions:
+            if a.verb == "sync":
+                phases.append([])
+            else:
+                phases[-1].append(a)
+        t = start
+        for phase in phases:
+            people = {self.aliases.get(a.who, a.who) for a in phase}
+            for pid in sorted(people):
+                b = self._body(pid)
+                if b.t < t:
+                    b.hold_until(t)
+            for a in phase:
+                self.current_who = a.who
+                self.act(self._body(a.who), a)
+            self.current_who = ""
+            t = max([t, *[self._body(p).t for p in people]])
+        return t
+
+    def _body(self, who: str) -> Body:
+        who = self.aliases.get(who, who)
+        if who not in self.bodies:
+            self.fail(f"unknown person {who}")
+        return self.bodies[who]
+
+    def act(self, b: Body, a) -> None:  # noqa: C901 — one branch per verb of the vocabulary
+        P, v = self.pace, a.verb
+        if v in ("go", "enter", "exit", "step_back", "step_forward") and a.place:
+            if v == "exit" or v == "enter":
+                gate = self.reading.landmarks["门"].position
+                if v == "exit":
+                    self.walk(b, (gate[0], gate[1] + 0.6, COURT), "出 by the 门")
+            x, y, level, fh = self.resolve(a.place, b.id)
+            via = [self.resolve(p, b.id)[:3] for p in a.via]
+            if v == "exit" and a.place in ("门", "門"):
+                y -= 1.5
+            slot = self._formation_slot(b.id, a.place) if v == "go" else None
+            if slot is not None:
+                x, y, level, fh = slot
+            x, y = self.free_spot(b, x, y, level, b.t)
+            why = f"{v} to {a.place}" + (f" by way of {', '.join(a.via)} (the text's via)" if a.via else "")
+            if a.stair:
+                why += f" by the {a.stair} (stated)"
+            self.walk(b, (x, y, level), why, a.stair, via=via)
+        elif v == "go" or v == "step_forward":
+            self.nudge(b, b.heading, P.step)
+        elif v == "step_back":
+            self.nudge(b, b.heading + 180, P.step)
+        elif v == "exit":
+            gate = self.reading.landmarks["门"].position
+            self.walk(b, (gate[0], gate[1] + 0.6, COURT), "出 by the 门")
+            self.walk(b, (gate[0], gate[1] - 1.5, COURT), "outside the 门")
+        elif v == "enter":
+            gate = self.reading.landmarks["门"].position
+            self.walk(b, (gate[0], gate[1] + 1.5, COURT), "入 by the 门")
+        elif v == "formation":
+            slot = self._formation_slot(b.id, a.place, a.rank) or self._adhoc_slot(b, a)
+            x, y, level, fh = slot
+            x, y = self.free_spot(b, x, y, level, b.t)
+            self.walk(b, (x, y, level), f"to his slot in {a.place} (rank order)", a.stair)
+            self.face(b, fh)
+        elif v == "ascend":
+            st = self.reading.stairs.get(a.stair or "") or self._conventional_stair(b, None, None)
+            if a.top_step:
+                self.walk(b, (st.x, st.step_y(st.steps), HALL), f"up the {st.id} to the top step (盡階不升堂)",
+                          st.id, top_step=True)
+                self.face(b, 0.0)
+            else:
+                hx, hy = self.ground.head(st)
+                hx, hy = self.free_spot(b, hx, hy, HALL, b.t)
+                self.walk(b, (hx, hy, HALL), f"升 by the {st.id}", st.id)
+        elif v == "descend":
+            st = self.reading.stairs.get(a.stair or "") or self._conventional_stair(b, None, None)
+            fx, fy = self.ground.foot(st)
+            fx, fy = self.free_spot(b, fx, fy, COURT, b.t)
+            self.walk(b, (fx, fy, COURT), f"降 by the {st.id}", st.id)
+        elif v in ("face", "turn"):
+            if a.heading:
+                self.face(b, self.heading_toward(b, a.heading))
+        elif v == "kneel":
+            self.posture(b, "kneel", P.kneel)
+        elif v == "rise":
+            self.posture(b, "stand", P.rise)
+        elif v == "stand":
+            self.posture(b, "stand", 0.5)
+        elif v == "bow":
+            if a.other:
+                self.face(b, self.heading_toward(b, a.other))
+            self.posture(b, "bow", P.bow * a.count, "stand")
+        elif v == "kneel_bow":
+            back = "kneel" if b.posture == "kneel" else "stand"
+            self.posture(b, "kneel_bow", P.kneel_bow * a.count, back)
+        elif v == "sidestep":
+            d = heading_of(a.heading) if a.heading else b.heading + 90
+            self.nudge(b, d, P.step)
+        elif v in ("bare", "cover", "gear_on", "gear_off"):
+            key = {"bare": ("bare_left_arm", True), "cover": ("bare_left_arm", False),
+                   "gear_on": ("gear", True), "gear_off": ("gear", False)}[v]
+            self.hold(b, P.dress)
+            b.set_state(b.t, **{key[0]: key[1]})
+        elif v == "hold_bow":
+            self.hold(b, 1.0)
+            b.set_state(b.t, bow=a.text or "strung")
+        elif v in ("take", "receive"):
+            self._take(b, a)
+        elif v == "put":
+            self._put(b, a)
+        elif v == "give":
+            self._give(b, a)
+        elif v in ("wash", "pour", "drink", "offer", "tuck_arrows", "tuck", "count", "perform", "reply",
+                   "announce", "music", "wait"):
+            dur = a.duration
+            if dur is None:
+                dur = {"wash": P.wash, "pour": P.pour, "drink": P.drink, "offer": P.offer, "tuck_arrows": 2.0,
+                       "tuck": 1.0, "count": 6.0, "perform": 3.0, "reply": 1.5, "music": 12.0, "wait": 0.0,
+                       "announce": 1.0 + P.speak_char * len(a.text or "")}[v]
+            if v == "wash":
+                self._near_fixture(b, "洗", 1.2)
+            if v == "pour" and b.level == HALL:
+                self._near_fixture(b, "尊", 1.0)
+            if v in ("announce", "reply") and a.other:
+                self.face(b, self.heading_toward(b, a.other))
+            self.hold(b, dur)
+        else:
+            self.fail(f"verb {v} cannot be planned")
+
+    def _near_fixture(self, b: Body, name: str, within: float) -> None:
+        lm = self.reading.landmarks.get(name)
+        if lm is None:
+            return
+        level = HALL if lm.position[2] > self.reading.hall_height / 2 else COURT
+        if (b.level if b.level != STAIR else HALL) != level or math.hypot(lm.position[0] - b.x, lm.position[1] - b.y) > within + 0.8:
+            self.approach(b, lm.position[0], lm.position[1], level, within + 0.3, f"to the {name}")
+
+    def _take(self, b: Body, a) -> None:
+        P = self.pace
+        if a.prop is None:
+            self.hold(b, P.handle)
+            return
+        pr = self.props.get(a.prop)
+        if pr is None:
+            self.fail(f"unknown prop {a.prop}")
+        if pr.carrier == b.id:
+            self.hold(b, 0.3)
+            return
+        if pr.carrier is not None:
+            giver = self.bodies[pr.carrier]
+            self.approach(b, giver.x, giver.y, giver.level if giver.level != STAIR else HALL, 0.75,
+                          f"to receive the {a.prop} from {giver.id}")
+            t = max(b.t, giver.t)
+            b.hold_until(t)
+            self.hold(b, P.hand_over)
+        else:
+            level = HALL if pr.z > self.reading.hall_height / 2 else COURT
+            self.approach(b, pr.x, pr.y, level, 0.6, f"to take the {a.prop}")
+            self.hold(b, P.handle)
+        self.carry(a.prop, b.id, b.t)
+        b.set_state(b.t, holding=sorted({*b.state.get("holding", []), a.prop}))
+
+    def _put(self, b: Body, a) -> None:
+        P = self.pace
+        if a.prop is None:
+            self.hold(b, P.handle)
+            return
+        if a.prop not in self.props:
+            self.fail(f"unknown prop {a.prop}")
+        if a.place:
+            x, y, level, _ = self.resolve(a.place, b.id)
+            self.approach(b, x, y, level, 0.6, f"to set the {a.prop} at {a.place}")
+        else:
+            h = math.radians(b.heading)
+            x, y = b.x + 0.5 * math.sin(h), b.y + 0.5 * math.cos(h)
+            level = b.level if b.level != STAIR else HALL
+        self.hold(b, P.handle)
+        z = self.reading.hall_height if level == HALL else 0.0
+        self.set_down(a.prop, x, y, z, b.t)
+        b.set_state(b.t, holding=sorted(set(b.state.get("holding", [])) - {a.prop}))
+
+    def _give(self, b: Body, a) -> None:
+        P = self.pace
+        if a.other is None:
+            self.fail("give needs the person who receives")
+        other = self._body(a.other)
+        self.approach(b, other.x, other.y, other.level if other.level != STAIR else HALL, 0.75,
+                      f"to hand over to {other.id}")
+        t = max(b.t, other.t)
+        b.hold_until(t)
+        self.hold(b, P.hand_over)
+        if a.prop:
+            if a.prop not in self.props:
+                self.fail(f"unknown prop {a.prop}")
+            self.carry(a.prop, other.id, b.t)
+            b.set_state(b.t, holding=sorted(set(b.state.get("holding", [])) - {a.prop}))
+            other.hold_until(b.t)
+            other.set_state(b.t, holding=sorted({*other.state.get("holding", []), a.prop}))
+
+    # ------------------------------------------------------------------ output
+    def prop_track(self, pr: PropBody, end: float) -> list[list]:
+        keys = list(pr.keys)
+        for who, t0, t1 in pr.intervals:
+            b = self.bodies[who]
+            t1 = end if t1 is None else t1
+            for k in b.keys:
+                if t0 - 1e-6 <= k[0] <= t1 + 1e-6:
+                    h = math.radians(k[4])
+                    # in the right hand: a little forward and to the right, at waist height
+                    hx = k[1] + 0.25 * math.sin(h) + 0.2 * math.cos(h)
+                    hy = k[2] + 0.25 * math.cos(h) - 0.2 * math.sin(h)
+                    keys.append([k[0], round(hx, 4), round(hy, 4), round(k[3] + (0.5 if k[5] == "kneel" else 0.95), 4),
+                                 k[4], "carried"])
+            for t in (t0, t1):
+                x, y, z = self.position_at(b, t)
+                keys.append([round(t, 3), round(x, 4), round(y, 4), round(z + 0.95, 4), round(b.heading, 2), "carried"])
+        keys.sort(key=lambda k: (k[0], k[5] != "carried"))
+        out: list[list] = []
+        for k in keys:
+            if out and abs(out[-1][0] - k[0]) < 1e-9:
+                out[-1] = k
+            else:
+                out.append(k)
+        return out
+
+    def document(self) -> dict[str, Any]:
+        duration = max([b.t for b in self.bodies.values()] + [e for _, e in self.event_times.values()] + [0.0])
+        for b in self.bodies.values():
+            b.hold_until(duration)
+        people = {p.id: p for p in self.rite.people}
+        actors = {}
+        for pid, b in self.bodies.items():
+            p = people[pid]
+            actors[pid] = {"label": p.label_en, "aliases": list(p.aliases), "side": p.side,
+                           "keys": b.keys, "states": b.states,
+                           "walked_m": round(b.walked, 2)}
+        props = {}
+        for pid, pr in self.props.items():
+            props[pid] = {"label": pr.kind, "aliases": [], "kind": pr.kind, "keys": self.prop_track(pr, duration),
+                          "carrier": pr.carriers}
+        events = []
+        for e in self.rite.events:
+            s, t = self.event_times.get(e.id, (0.0, 0.0))
+            events.append({"id": e.id, "text": e.text, "span": list(e.span), "footnote": e.footnote,
+                           "actors": list(e.actors), "start": round(s, 3), "end": round(t, 3), "gloss": e.gloss,
+                           **({"rule": True} if e.rule else {})})
+        events.sort(key=lambda ev: (ev["start"], ev["span"][0]))
+        r = self.reading
+        text_file = Path(__file__).resolve().parent.parent / "assets" / "text" / "xiangshe_li_part2.txt"
+        return {
+            "format": FORMAT,
+            "layout": {"name": r.name, "name_en": r.name_en, "file": r.file, "sources": list(r.sources)},
+            "text": {"file": "assets/text/xiangshe_li_part2.txt",
+                     "sha256": hashlib.sha256(text_file.read_bytes()).hexdigest()},
+            "measures": {"chi_m": r.units.chi_m, "bu_m": round(r.units.bu_m, 6)},
+            "parameters": dict(self.rite.parameters), "options": dict(self.rite.options),
+            "hall": {"height_m": r.hall_height, "footprint": [list(p) for p in r.hall_footprint]},
+            "landmarks": r.landmarks_json(),
+            "actors": actors,
+            "props": props,
+            "events": events,
+            "duration": round(duration, 3),
+            "conflicts": list(self.conflicts),
+        }
+
+
+def make_plan(reading: Reading, rite, pace: Pace = Pace()) -> dict[str, Any]:
+    """Plan a rite on a reading; returns the ``xiangshe-plan/1`` document."""
+    return Planner(reading, rite, pace).run()
+
+
+def summary(plan: dict[str, Any]) -> str:
+    lines = [f"{plan['layout']['name']}: {len(plan['events'])} events, {len(plan['actors'])} people, "
+             f"{len(plan['props'])} props; the passage lasts {plan['duration'] / 60:.1f} min ({plan['duration']:.0f} s)"]
+    walked = sorted(((a["walked_m"], k) for k, a in plan["actors"].items()), reverse=True)
+    lines.append("walking: " + ", ".join(f"{k} {w:.0f} m" for w, k in walked[:8]))
+    lines.append(f"conflicts left: {len(plan['conflicts'])}")
+    return "\n".join(lines)
+
+
+def cmd_plan(a: argparse.Namespace) -> int:
+    from .outputs import write_json
+    from .rite import load_rite
+
+    reading = load_reading(a.layout)
+    rite = load_rite(a.rite, zhongbin=a.zhongbin, dafu=a.dafu)
+    planner = Planner(reading, rite)
+    plan = planner.run()
+    print(summary(plan))
+    waits = sorted(((d, b.id, ev) for b in planner.bodies.values() for d, ev in b.waited), reverse=True)[:5]
+    if waits:
+        print("longest waits: " + ", ".join(f"{who} {d:.1f} s ({ev})" for d, who, ev in waits))
+    if a.explain:
+        print("\n".join(planner.explain))
+    if a.json:
+        write_json(a.json, plan)
+        print(f"wrote {a.json}")
+    return 0
+
+
+def register_cli(sub, with_layout) -> None:
+    sp = sub.add_parser("plan", help="plan the whole passage on a reading (xiangshe-plan/1)")
+    with_layout(sp)
+    sp.add_argument("--json", type=Path, help="write the plan")
+    sp.add_argument("--explain", action="store_true", help="why each path goes where it goes")
+    sp.add_argument("--zhongbin", type=int, default=3, help="number of 衆賓 (default 3)")
+    sp.add_argument("--dafu", type=int, default=1, help="number of 大夫 (default 1)")
+    sp.add_argument("--rite", type=Path, default=None, help="the rite script (default assets/rite/rite.yaml)")
+    sp.set_defaults(func=cmd_plan)

@@ -1,0 +1,254 @@
+"""Walkable space in 2.5D: the courtyard and the hall as two levels joined only by the stairs.
+
+Each level is a shapely polygon of free space for a body centre (obstacles inflated
+by the body radius).  Routes are shortest paths on a visibility graph (shapely +
+networkx); people standing still are added as discs when a route would cross them.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import networkx as nx
+import numpy as np
+import shapely
+from shapely.geometry import LineString, Point, Polygon, box
+from shapely.ops import nearest_points
+from scipy.sparse import csr_matrix
+from scipy.sparse.csgraph import dijkstra
+
+from .reading import Reading, Stair
+
+BODY_RADIUS = 0.25          # half a shoulder width, metres
+CLEARANCE = 0.05            # extra room kept from walls and fixtures
+PERSON_GAP = 0.5            # centre-to-centre distance kept from someone standing still
+
+# Landmark kinds that block walking, and on which level.
+BLOCKING = {"wall", "column", "room", "target", "post", "screen", "basin", "jar", "basket", "chimes",
+            "rack", "deer", "wine"}
+
+COURT, STAIR, HALL = "court", "stair", "hall"
+
+
+@dataclass
+class Level:
+    name: str
+    z: float
+    area: Polygon                        # where a body centre may be
+    nodes: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))
+    graph: nx.Graph = field(default_factory=nx.Graph)   # the static visibility graph, for inspection
+    edges: np.ndarray = field(default_factory=lambda: np.zeros((0, 2), int))
+    weights: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    prepared: object = None
+
+
+def _octagon(x: float, y: float, r: float) -> Polygon:
+    a = np.arange(8) * math.pi / 4 + math.pi / 8
+    return Polygon(np.c_[x + r * np.cos(a) / math.cos(math.pi / 8), y + r * np.sin(a) / math.cos(math.pi / 8)])
+
+
+class Ground:
+    """The two walkable levels of a reading and how to route across them."""
+
+    def __init__(self, reading: Reading, radius: float = BODY_RADIUS) -> None:
+        self.reading = reading
+        self.radius = radius
+        H = reading.hall_height
+        hall = Polygon(reading.hall_footprint)
+        court = Polygon(reading.court_footprint)
+        stairs = [Polygon(self.stair_footprint(s)) for s in reading.stairs.values()]
+        hall_obs, court_obs = [], []
+        for lm in reading.landmarks.values():
+            if lm.kind not in BLOCKING:
+                continue
+            if lm.footprint:
+                shape = Polygon(lm.footprint)
+            elif lm.size:
+                shape = Point(lm.position[:2]).buffer(max(lm.size[0], lm.size[1]) / 2, 8)
+            elif lm.kind in ("post",):
+                shape = Point(lm.position[:2]).buffer(0.1, 8)
+            else:
+                continue
+            (hall_obs if lm.position[2] > H / 2 else court_obs).append(shape)
+        # The hall's side and back edges are its edge; keep a body's width from them.
+        inflate = radius + CLEARANCE
+        hall_free = hall.buffer(-inflate, join_style="mitre")
+        if hall_obs:
+            hall_free = hall_free.difference(shapely.union_all(hall_obs).buffer(inflate, 4))
+        court_free = court.buffer(-inflate, join_style="mitre")
+        blocked = shapely.union_all([hall, *stairs, *court_obs]).buffer(inflate, 4)
+        court_free = court_free.difference(blocked)
+        self._vis_cache: dict[tuple, np.ndarray] = {}
+        self.levels = {HALL: Level(HALL, H, _largest(hall_free)), COURT: Level(COURT, 0.0, _largest(court_free))}
+        for level in self.levels.values():
+            self._build_graph(level)
+
+    # -- geometry ----------------------------------------------------------
+    @staticmethod
+    def stair_footprint(s: Stair) -> tuple[tuple[float, float], ...]:
+        return ((s.x - s.width / 2, -s.run), (s.x + s.width / 2, -s.run), (s.x + s.width / 2, 0.0),
+                (s.x - s.width / 2, 0.0))
+
+    def level_at(self, x: float, y: float, z: float) -> str:
+        """hall, stair or court for a point (z decides between hall and court)."""
+        for s in self.reading.stairs.values():
+            if abs(x - s.x) <= s.width / 2 + 1e-6 and -s.run - 1e-6 <= y < -1e-6 and z > 1e-3:
+                return STAIR
+        return HALL if z > self.reading.hall_height / 2 else COURT
+
+    def foot(self, stair: Stair) -> tuple[float, float]:
+        """Where one stands in the court to climb: in front of the lowest step."""
+        return stair.x, -stair.run - self.radius - CLEARANCE - 0.15
+
+    def head(self, stair: Stair) -> tuple[float, float]:
+        """Where one arrives on the hall at the head of the stair."""
+        return stair.x, self.radius + CLEARANCE + 0.15
+
+    def free_point(self, level: str, x: float, y: float) -> tuple[float, float]:
+        """The point itself if a body centre may stand there, else the nearest one that may."""
+        area = self.levels[level].area
+        p = Point(x, y)
+        if area.covers(p):
+            return x, y
+        q = nearest_points(area.buffer(-1e-3), p)[0]
+        return q.x, q.y
+
+    def is_free(self, level: str, x: float, y: float) -> bool:
+        return self.levels[level].area.covers(Point(x, y))
+
+    # -- routing -----------------------------------------------------------
+    def _build_graph(self, level: Level) -> None:
+        area = level.area
+        rings = [area.exterior, *area.interiors]
+        pts = np.unique(np.vstack([np.asarray(r.coords)[:-1] for r in rings]).round(4), axis=0)
+        level.nodes = pts
+        level.prepared = area.buffer(1e-6)
+        shapely.prepare(level.prepared)
+        i, j = np.triu_indices(len(pts), 1)
+        segs = shapely.linestrings(np.stack([pts[i], pts[j]], axis=1))
+        ok = shapely.covers(level.prepared, segs)
+        level.edges = np.stack([i[ok], j[ok]], axis=1)
+        level.weights = np.hypot(*(pts[i[ok]] - pts[j[ok]]).T)
+        g = nx.Graph()
+        g.add_weighted_edges_from(zip(i[ok].tolist(), j[ok].tolist(), level.weights.tolist()))
+        level.graph = g
+
+    def route(self, level: str, start: tuple[float, float], goal: tuple[float, float],
+              standing: list[tuple[float, float]] = ()) -> list[tuple[float, float]]:
+        """Shortest path for a body centre on one level, around fixtures and people standing still.
+
+        Returns the corner points from ``start`` to ``goal``; raises ValueError if unreachable.
+        """
+        lv = self.levels[level]
+        start = self.free_point(level, *start)
+        goal = self.free_point(level, *goal)
+        discs: list[tuple[float, float]] = []
+        reach = PERSON_GAP / math.cos(math.pi / 8) + 0.03
+        others = [p for p in standing if math.dist(p, start) > reach and math.dist(p, goal) > reach]
+        path = self._route_with(lv, start, goal, [])
+        for _ in range(4):
+            line = LineString(path) if len(path) > 1 else None
+            hit = [p for p in others if p not in discs and line is not None
+                   and line.distance(Point(p)) < PERSON_GAP - 1e-3]
+            if not hit:
+                return path
+            try:
+                path = self._route_with(lv, start, goal, discs + hit)
+                discs.extend(hit)
+            except ValueError:
+                return path        # boxed in by people: keep the path; the planner waits them out
+        return path
+
+    def _visible(self, lv: Level, p: np.ndarray) -> np.ndarray:
+        """Indices of the static nodes visible from a point (cached: people stand on the same spots)."""
+        key = (lv.name, round(float(p[0]), 3), round(float(p[1]), 3))
+        hit = self._vis_cache.get(key)
+        if hit is None:
+            segs = shapely.linestrings(np.stack([np.repeat(p[None], len(lv.nodes), 0), lv.nodes], axis=1))
+            hit = np.flatnonzero(shapely.covers(lv.prepared, segs))
+            if len(self._vis_cache) > 20000:
+                self._vis_cache.clear()
+            self._vis_cache[key] = hit
+        return hit
+
+    def _route_with(self, lv: Level, start, goal, discs) -> list[tuple[float, float]]:
+        """Visibility-graph shortest path on a level, avoiding discs of radius PERSON_GAP."""
+        centres = np.asarray(discs, dtype=float).reshape(-1, 2)
+
+        def clear(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+            """Segments a→b (n, 2) that keep PERSON_GAP from every disc centre."""
+            if not len(centres):
+                return np.ones(len(a), bool)
+            ab = b - a
+            L2 = np.maximum((ab ** 2).sum(1), 1e-12)
+            ok = np.ones(len(a), bool)
+            for c in centres:
+                t = np.clip(((c - a) * ab).sum(1) / L2, 0.0, 1.0)
+                d = np.hypot(*(a + ab * t[:, None] - c).T)
+                ok &= d >= PERSON_GAP - 1e-6
+            return ok
+
+        s_xy, g_xy = np.asarray(start, float), np.asarray(goal, float)
+        if math.dist(start, goal) < 1e-6:
+            return [start, goal]
+        if shapely.covers(lv.prepared, LineString([start, goal])) and clear(s_xy[None], g_xy[None])[0]:
+            return [start, goal]
+        extra = np.zeros((0, 2))
+        if len(centres):
+            ring = np.asarray(_octagon(0.0, 0.0, PERSON_GAP + 0.03).exterior.coords)[:-1]
+            extra = (centres[:, None, :] + ring[None]).reshape(-1, 2)
+            extra = extra[shapely.covers(lv.prepared, shapely.points(extra))]
+            far = np.ones(len(extra), bool)
+            for c in centres:
+                far &= np.hypot(*(extra - c).T) >= PERSON_GAP
+            extra = extra[far]
+        base = lv.nodes
+        nb = len(base)
+        pts = np.vstack([base, extra, s_xy[None], g_xy[None]])
+        n = len(pts)
+        s_i, g_i = n - 2, n - 1
+        # static edges still clear of the discs
+        e = lv.edges
+        keep = clear(base[e[:, 0]], base[e[:, 1]])
+        rows, cols, wts = [e[keep, 0]], [e[keep, 1]], [lv.weights[keep]]
+        # edges from the new nodes (disc corners, start, goal): to the static nodes (visibility cached per
+        # point, then checked against the discs) and among themselves
+        for k in range(nb, n):
+            vis = self._visible(lv, pts[k])
+            if len(vis):
+                ok = clear(np.repeat(pts[k][None], len(vis), 0), base[vis])
+                cand = vis[ok]
+                rows.append(np.full(len(cand), k))
+                cols.append(cand)
+                wts.append(np.hypot(*(base[cand] - pts[k]).T))
+            others = np.arange(k + 1, n)
+            if len(others):
+                a = np.repeat(pts[k][None], len(others), 0)
+                ok = clear(a, pts[others])
+                if ok.any():
+                    cand = others[ok]
+                    segs = shapely.linestrings(np.stack([a[ok], pts[cand]], axis=1))
+                    cand = cand[shapely.covers(lv.prepared, segs)]
+                    rows.append(np.full(len(cand), k))
+                    cols.append(cand)
+                    wts.append(np.hypot(*(pts[cand] - pts[k]).T))
+        r, c, w = np.concatenate(rows), np.concatenate(cols), np.concatenate(wts)
+        m = csr_matrix((np.maximum(w, 1e-9), (r, c)), shape=(n, n))
+        dist, pred = dijkstra(m, directed=False, indices=s_i, return_predecessors=True)
+        if not np.isfinite(dist[g_i]):
+            raise ValueError(f"no way from ({start[0]:.2f}, {start[1]:.2f}) to ({goal[0]:.2f}, {goal[1]:.2f})")
+        idx = [g_i]
+        while idx[-1] != s_i:
+            idx.append(int(pred[idx[-1]]))
+        return [tuple(map(float, pts[k])) for k in reversed(idx)]
+
+
+def _largest(geom) -> Polygon:
+    if isinstance(geom, Polygon):
+        return geom
+    parts = list(getattr(geom, "geoms", []))
+    return max(parts, key=lambda p: p.area) if parts else Polygon()
+
+
+def path_length(points: list[tuple[float, float]]) -> float:
+    return float(sum(math.dist(a, b) for a, b in zip(points, points[1:])))
