@@ -1,0 +1,249 @@
+"""Burned-in captions, the timeline bar, title and end cards (drawn with PIL), and WebVTT sidecars.
+
+The caption band sits at the bottom of the frame: the clause being performed (in
+display form, with the pinyin placeholders of the data restored: shè → 射, jiāo → 交,
+yù → 欲), its English gloss, the footnote number, and a slim timeline showing where in
+the passage we are.  Bands are drawn once per event and cached as premultiplied RGBA;
+per frame only the blend and the timeline are computed in numpy.
+"""
+from __future__ import annotations
+
+import glob
+import os
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+from PIL import Image, ImageDraw, ImageFont
+
+__all__ = ["display_text", "font_path", "CaptionBand", "draw_timeline", "title_card", "end_card",
+           "label_sprite", "blit_rgba", "write_vtt", "vtt_time"]
+
+_PINYIN = {"shè": "射", "jiāo": "交", "yù": "欲"}
+_SYSTEM_CJK = "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc"
+_SYSTEM_CJK_BOLD = "/usr/share/fonts/opentype/noto/NotoSansCJK-Bold.ttc"
+_REPO = Path(__file__).resolve().parent.parent
+
+INK = (244, 238, 224)
+DIM = (206, 196, 176)
+ACCENT = (214, 168, 74)
+CARD_BG = (28, 24, 20)
+
+
+def display_text(text: str) -> str:
+    """The clause as shown: pinyin placeholders turned back into characters."""
+    for k, v in _PINYIN.items():
+        text = text.replace(k, v)
+    return text
+
+
+def font_path(bold: bool = False) -> tuple[str, int]:
+    """(file, face index) of the Chinese font: ``assets/fonts/*.otf|ttf`` if present, else Noto CJK SC."""
+    found = sorted(glob.glob(str(_REPO / "assets" / "fonts" / "*.[ot]tf")))
+    if found:
+        pick = [f for f in found if ("Bold" in f) == bold] or found
+        return pick[0], 0
+    sysfont = _SYSTEM_CJK_BOLD if bold and os.path.exists(_SYSTEM_CJK_BOLD) else _SYSTEM_CJK
+    return sysfont, 2            # face 2 of the collection = SC (face 0 is JP)
+
+
+@lru_cache(maxsize=64)
+def _font(size: int, bold: bool = False) -> ImageFont.FreeTypeFont:
+    path, index = font_path(bold)
+    return ImageFont.truetype(path, size=max(6, int(size)), index=index)
+
+
+def _wrap(draw: ImageDraw.ImageDraw, text: str, font, width: float, cjk: bool) -> list[str]:
+    """Greedy wrap: by character for Chinese, by word otherwise."""
+    tokens = list(text) if cjk else text.split(" ")
+    sep = "" if cjk else " "
+    lines, cur = [], ""
+    for tok in tokens:
+        cand = (cur + sep + tok) if cur else tok
+        if draw.textlength(cand, font=font) <= width or not cur:
+            cur = cand
+        else:
+            lines.append(cur)
+            cur = tok
+    if cur:
+        lines.append(cur)
+    return lines
+
+
+def _shrink_to_fit(draw, text, size, width, max_lines, cjk, bold=False):
+    s = size
+    while True:
+        font = _font(s, bold)
+        lines = _wrap(draw, text, font, width, cjk)
+        if len(lines) <= max_lines or s <= 8:
+            return font, lines[:max_lines]
+        s = int(s * 0.9)
+
+
+@dataclass
+class CaptionBand:
+    """A bottom band for one event: ``rgb``/``alpha`` arrays (premultiplied), placed at row ``y0``."""
+    y0: int
+    rgb: np.ndarray     # (h, w, 3) uint16, premultiplied by alpha/255
+    inv: np.ndarray     # (h, w, 1) uint16, 255 - alpha
+
+    @classmethod
+    def draw(cls, size: tuple[int, int], zh: str, en: str | None, footnote=None, heading: str | None = None) -> "CaptionBand":
+        """Draw the band for frame ``size`` with the Chinese clause ``zh``, gloss ``en``, ``footnote``."""
+        w, h = size
+        band_h = max(24, int(h * 0.2))
+        img = Image.new("RGBA", (w, band_h), (0, 0, 0, 0))
+        # a soft dark gradient, stronger at the bottom
+        grad = np.linspace(0, 1, band_h) ** 0.6
+        a = (grad * 200).astype(np.uint8)
+        base = np.zeros((band_h, w, 4), np.uint8)
+        base[..., :3] = (16, 13, 10)
+        base[..., 3] = a[:, None]
+        img = Image.fromarray(base, "RGBA")
+        d = ImageDraw.Draw(img)
+        margin = int(w * 0.05)
+        text_w = w - 2 * margin - int(w * 0.08)
+        zh_size = max(9, int(h * 0.046))
+        en_size = max(8, int(h * 0.028))
+        zh_font, zh_lines = _shrink_to_fit(d, display_text(zh), zh_size, text_w, 2, True)
+        en_font, en_lines = (None, [])
+        if en:
+            en_font, en_lines = _shrink_to_fit(d, en, en_size, text_w, 2, False)
+        line_h_zh = int(zh_font.size * 1.3)
+        line_h_en = int(en_font.size * 1.3) if en_font else 0
+        total = line_h_zh * len(zh_lines) + line_h_en * len(en_lines)
+        y = band_h - int(h * 0.035) - total
+        y = max(2, y)
+        for ln in zh_lines:
+            d.text((margin + 1, y + 1), ln, font=zh_font, fill=(0, 0, 0, 200))
+            d.text((margin, y), ln, font=zh_font, fill=INK + (255,))
+            y += line_h_zh
+        for ln in en_lines:
+            d.text((margin, y), ln, font=en_font, fill=DIM + (255,))
+            y += line_h_en
+        if footnote is not None:
+            fn_font = _font(max(8, int(h * 0.026)))
+            label = f"({footnote})"
+            tw = d.textlength(label, font=fn_font)
+            d.text((w - margin - tw, band_h - int(h * 0.035) - total), label, font=fn_font, fill=ACCENT + (255,))
+        if heading:
+            hf = _font(max(8, int(h * 0.022)))
+            d.text((margin, max(0, band_h - int(h * 0.035) - total - int(h * 0.035))), heading, font=hf,
+                   fill=ACCENT + (230,))
+        arr = np.asarray(img).astype(np.uint16)
+        alpha = arr[..., 3:4]
+        return cls(h - band_h, (arr[..., :3] * alpha) // 255, 255 - alpha)
+
+    def apply(self, frame: np.ndarray) -> None:
+        """Blend the band onto ``frame`` (h, w, 3) uint8 in place."""
+        region = frame[self.y0:self.y0 + self.rgb.shape[0]]
+        region[:] = ((region.astype(np.uint16) * self.inv) // 255 + self.rgb).astype(np.uint8)
+
+
+def draw_timeline(frame: np.ndarray, progress: float, marks: list[float] | None = None) -> None:
+    """A slim bar along the bottom edge: the passage's length, filled up to ``progress`` ∈ [0, 1]."""
+    h, w = frame.shape[:2]
+    th = max(2, int(h * 0.006))
+    margin = int(w * 0.05)
+    y1 = h - max(3, int(h * 0.012))
+    y0 = y1 - th
+    x1 = w - margin
+    fill = margin + int(round((x1 - margin) * min(1.0, max(0.0, progress))))
+    frame[y0:y1, margin:x1] = (frame[y0:y1, margin:x1] // 2 + np.array((60, 55, 48), np.uint8) // 2)
+    frame[y0:y1, margin:fill] = ACCENT
+    for m in marks or ():
+        x = margin + int(round((x1 - margin) * m))
+        frame[y0 - 1:y1 + 1, max(margin, x - 0):x + 1] = DIM
+
+
+def _card(size: tuple[int, int], lines: list[tuple[str, float, tuple, bool]]) -> np.ndarray:
+    w, h = size
+    y_grad = np.linspace(0, 1, h)[:, None, None]
+    base = (np.array(CARD_BG) * (1 - 0.35 * y_grad) + np.array((60, 42, 26)) * 0.35 * (1 - y_grad))
+    img = Image.fromarray(np.broadcast_to(base, (h, w, 3)).astype(np.uint8), "RGB")
+    d = ImageDraw.Draw(img)
+    sizes = [max(8, int(h * rel)) for _, rel, _, _ in lines]
+    heights = [int(s * 1.55) for s in sizes]
+    y = (h - sum(heights)) // 2
+    for (text, rel, color, bold), s, lh in zip(lines, sizes, heights):
+        font, wrapped = _shrink_to_fit(d, text, s, w * 0.86, 1, any(ord(c) > 0x2e80 for c in text), bold)
+        tw = d.textlength(wrapped[0], font=font) if wrapped else 0
+        if wrapped:
+            d.text(((w - tw) / 2, y), wrapped[0], font=font, fill=color)
+        y += lh
+    # a thin rule under the title
+    arr = np.asarray(img).copy()
+    return arr
+
+
+def title_card(size: tuple[int, int], plan: dict) -> np.ndarray:
+    """The opening card: title, the reading's name and its sources (from ``plan["layout"]``)."""
+    lay = plan.get("layout") or {}
+    lines = [("乡射礼", 0.11, INK, True), ("The Village Archery Ceremony · Yili", 0.04, DIM, False),
+             ("", 0.03, DIM, False)]
+    if lay.get("name"):
+        lines.append((f"Reading: {lay['name']}", 0.034, ACCENT, False))
+    src = lay.get("sources") or lay.get("citations") or []
+    if isinstance(src, str):
+        src = [src]
+    for s in list(src)[:4]:
+        lines.append((str(s), 0.028, DIM, False))
+    return _card(size, lines)
+
+
+def end_card(size: tuple[int, int], plan: dict) -> np.ndarray:
+    """The closing card."""
+    lay = plan.get("layout") or {}
+    txt = plan.get("text") or {}
+    lines = [("礼成", 0.09, INK, True), ("The rite is complete", 0.036, DIM, False), ("", 0.03, DIM, False),
+             ("Text: 仪礼·乡射礼" + (f" ({Path(txt['file']).name})" if txt.get("file") else ""), 0.026, DIM, False),
+             (f"Reading: {lay.get('name', '—')} · reconstruction from the text; every position is an interpretation",
+              0.024, ACCENT, False)]
+    return _card(size, lines)
+
+
+@lru_cache(maxsize=256)
+def label_sprite(text: str, px: int) -> np.ndarray:
+    """A small RGBA name tag (dark pill, light text)."""
+    font = _font(px)
+    d = ImageDraw.Draw(Image.new("RGBA", (4, 4)))
+    tw = int(d.textlength(text, font=font)) + 1
+    pad = max(2, px // 4)
+    img = Image.new("RGBA", (tw + 2 * pad, int(px * 1.45) + pad), (0, 0, 0, 0))
+    d = ImageDraw.Draw(img)
+    d.rounded_rectangle((0, 0, img.width - 1, img.height - 1), radius=pad + 1, fill=(20, 16, 12, 170))
+    d.text((pad, pad // 2), text, font=font, fill=INK + (255,))
+    return np.asarray(img)
+
+
+def blit_rgba(frame: np.ndarray, sprite: np.ndarray, cx: float, bottom: float) -> None:
+    """Alpha-blend ``sprite`` onto ``frame`` centred at x = ``cx`` with its bottom edge at y = ``bottom``."""
+    h, w = frame.shape[:2]
+    sh, sw = sprite.shape[:2]
+    x0, y0 = int(round(cx - sw / 2)), int(round(bottom - sh))
+    xa, ya, xb, yb = max(0, x0), max(0, y0), min(w, x0 + sw), min(h, y0 + sh)
+    if xa >= xb or ya >= yb:
+        return
+    s = sprite[ya - y0:yb - y0, xa - x0:xb - x0].astype(np.uint16)
+    a = s[..., 3:4]
+    region = frame[ya:yb, xa:xb]
+    region[:] = ((region.astype(np.uint16) * (255 - a) + s[..., :3] * a) // 255).astype(np.uint8)
+
+
+def vtt_time(seconds: float) -> str:
+    ms = int(round(max(0.0, seconds) * 1000))
+    hh, rem = divmod(ms, 3_600_000)
+    mm, rem = divmod(rem, 60_000)
+    ss, ms = divmod(rem, 1000)
+    return f"{hh:02d}:{mm:02d}:{ss:02d}.{ms:03d}"
+
+
+def write_vtt(path: str | Path, cues: list[tuple[float, float, str]]) -> None:
+    """Write a WebVTT file of (start, end, text) cues in video seconds."""
+    out = ["WEBVTT", ""]
+    for i, (a, b, text) in enumerate(cues, 1):
+        if b <= a or not text:
+            continue
+        out += [str(i), f"{vtt_time(a)} --> {vtt_time(b)}", text.replace("-->", "→"), ""]
+    Path(path).write_text("\n".join(out), encoding="utf-8")
