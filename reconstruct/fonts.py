@@ -5,8 +5,9 @@ by default, and the JP glyph forms of e.g. 令, 骨, 直 differ from the Chinese
 Simplified Chinese face is index 2; :func:`build_subset` extracts it, checks its name table
 says SC, and subsets it to:
 
-* every character of the seed text, the readings (``layouts/*.toml``) and the rite script
-  (``assets/rite/*.yaml``), and their traditional forms (opencc s2t),
+* every character of the seed text, the readings (``layouts/*.toml``), the rite script
+  (``assets/rite/*.yaml``) and the code's own labels (``reconstruct/*.py``), and their
+  traditional forms (opencc s2t),
 * ASCII, Latin-1, CJK punctuation, a few symbols used in labels (°, →, ×, ·),
 * a margin: the 3755 characters of GB2312 level 1 (the common hanzi) and their
   traditional forms, so new labels rarely fall outside the subset.
@@ -54,7 +55,8 @@ def common_hanzi() -> str:
 
 def project_text(root: Path = ROOT) -> str:
     parts = []
-    for pattern in ("assets/text/*.txt", "layouts/*.toml", "assets/rite/*.yaml", "assets/rite/*.yml"):
+    for pattern in ("assets/text/*.txt", "layouts/*.toml", "assets/rite/*.yaml", "assets/rite/*.yml",
+                    "reconstruct/*.py"):
         for f in sorted(root.glob(pattern)):
             parts.append(f.read_text(encoding="utf-8"))
     return "".join(parts)

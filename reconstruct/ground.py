@@ -1,0 +1,647 @@
+"""The ritual ground as 3D meshes, built from a resolved :class:`~reconstruct.reading.Reading`.
+
+:func:`build_ground` turns every landmark that has a body (the hall and its roof, columns,
+walls and stairs, the courtyard with its wall and gate, the 侯 with its posts and ropes,
+the 乏, the 中, the 楅, the 洗 group, the chimes, the wine jars, baskets, mats and the two
+物) into :class:`GroundPart` meshes: metres, z up, the reading's own frame (x east,
+y north, origin at the middle of the hall's front edge).  Parts are grouped and named by
+landmark: ``node`` is an ASCII name (``L_`` + pinyin of the Chinese id, e.g. ``L_xijie``
+for 西阶, ``L_hou_zhong`` for the 侯中 panel), ``landmark`` the Chinese id.
+
+Everything that is a number of the text comes from the reading (``reading.params``,
+``reading.stairs``, each landmark's ``size`` and ``heading``).  Where the text is silent
+(the roof's thickness, the shapes of the 磬, the 壺 and the deer) the shapes here are
+illustrative and say so in their labels; they never move or resize a landmark.
+
+The whole ground stays light (well under 40k triangles) since the video renders it on CPU.
+"""
+from __future__ import annotations
+
+import math
+import re
+from typing import NamedTuple
+
+import numpy as np
+import trimesh
+
+from .reading import Reading
+
+TRIANGLE_BUDGET = 40_000
+
+
+class GroundPart(NamedTuple):
+    node: str                      # ASCII node name, unique in a ground
+    landmark: str                  # the Chinese id of the landmark the part belongs to
+    label: str                     # what the part is (Chinese + English)
+    mesh: trimesh.Trimesh          # metres, z up, the reading's frame
+    color: tuple[float, float, float]  # linear-ish sRGB 0..1, matte
+
+
+# ---------------------------------------------------------------------------
+# Names: pinyin for every landmark id of the shipped readings, a per-character
+# table for new ids, and a stable hex fallback for characters outside it.
+
+PINYIN = {
+    "堂": "tang", "堂廉": "tanglian", "楣": "mei", "栋": "dong", "后楣": "houmei", "北墉": "beiyong",
+    "东序": "dongxu", "西序": "xixu", "东序端": "dongxuduan", "西序端": "xixuduan",
+    "东楹": "dongying", "西楹": "xiying", "东荣": "dongrong", "西荣": "xirong",
+    "东堂": "dongtang", "西堂": "xitang", "阼阶": "zuojie", "西阶": "xijie",
+    "室": "shi", "东房": "dongfang", "西房": "xifang", "户牖间": "huyoujian",
+    "门": "men", "门外": "menwai", "庭": "ting",
+    "上物": "shangwu", "下物": "xiawu", "侯": "hou", "侯中": "hou_zhong", "左个": "zuoge", "右个": "youge",
+    "西植": "xizhi", "东植": "dongzhi", "乏": "fa", "乏南": "fanan", "负侯": "fuhou",
+    "洗": "xi", "水": "shui", "篚": "fei", "县": "xuan", "楅": "bi", "中": "zhong",
+    "释获者位": "shihuozhewei", "司射位": "sishewei", "司马位": "simawei", "觯位": "zhiwei",
+    "阶间": "jiejian", "西阶下": "xijiexia", "阼阶下": "zuojiexia", "阶前": "jieqian", "阶西": "jiexi",
+    "堂西": "tangxi", "堂东": "tangdong", "宾席": "binxi", "尊": "zun", "上篚": "shangfei",
+    "大夫席": "dafuxi", "众宾席1": "zhongbinxi1", "众宾席2": "zhongbinxi2", "众宾席3": "zhongbinxi3",
+    "主人席": "zhurenxi", "工席": "gongxi", "丰位": "fengwei", "丰": "feng", "西阶上": "xijieshang",
+    "阼阶上": "zuojieshang", "射位": "shewei", "堂西位": "tangxiwei", "工位": "gongwei", "笙位": "shengwei",
+    "立者位": "lizhewei", "阶西位": "jiexiwei", "屋": "wu",
+}
+
+# per-character syllables, for ids a reading adds (e.g. 东夹, 北堂, 碑 …)
+CHAR_PINYIN = dict(
+    zip("堂廉楣栋后北墉东西南序端楹荣阶阼室房户牖间门外庭上下物侯中左右个植乏负洗水篚县楅释获者位司射马觯前宾尊大夫众席主人工丰笙立夹碑壁内外次俟弓矢算旌扑豆俎爵觚觞壶禁几",
+        "tang lian mei dong hou bei yong dong xi nan xu duan ying rong jie zuo shi fang hu you jian men wai ting "
+        "shang xia wu hou zhong zuo you ge zhi fa fu xi shui fei xuan bi shi huo zhe wei si she ma zhi qian bin "
+        "zun da fu zhong xi zhu ren gong feng sheng li jia bei bi nei wai ci si gong shi suan jing pu dou zu jue "
+        "gu shang hu jin ji".split()))
+
+
+def node_name(ident: str) -> str:
+    """A stable ASCII node name for a landmark id: ``L_`` + pinyin (hex code points as a fallback)."""
+    if ident in PINYIN:
+        stem = PINYIN[ident]
+    else:
+        bits = []
+        for ch in ident:
+            if ch.isascii() and (ch.isalnum() or ch == "_"):
+                bits.append(ch)
+            elif ch in CHAR_PINYIN:
+                bits.append(CHAR_PINYIN[ch])
+            else:
+                bits.append(f"u{ord(ch):04x}")
+        stem = "".join(bits)
+    stem = re.sub(r"[^A-Za-z0-9_]", "", stem.encode("ascii", "ignore").decode()) or "x"
+    return "L_" + stem
+
+
+# ---------------------------------------------------------------------------
+# Colours (matte).
+
+def _rgb(hexs: str) -> tuple[float, float, float]:
+    h = hexs.lstrip("#")
+    return tuple(int(h[i:i + 2], 16) / 255 for i in (0, 2, 4))  # type: ignore[return-value]
+
+
+C = {
+    "earth": _rgb("#b59a72"),        # rammed earth (platform)
+    "court": _rgb("#cdbb96"),        # beaten earth
+    "step": _rgb("#a98f69"),
+    "timber": _rgb("#6b4a2e"),
+    "column": _rgb("#8c3b26"),       # lacquered columns
+    "plaster": _rgb("#e4dccb"),      # walls
+    "roof": _rgb("#6a625a"),         # tiles
+    "wall": _rgb("#b39c78"),         # rammed-earth court wall
+    "cap": _rgb("#5c554d"),
+    "cloth": _rgb("#eee6d2"),        # the 侯's 布
+    "zhu": _rgb("#b3261e"),          # 朱
+    "lu": _rgb("#3e6b45"),           # 綠
+    "rope": _rgb("#8a7352"),
+    "post": _rgb("#5a3f27"),
+    "leather": _rgb("#5e2418"),      # lacquered ox hide (乏)
+    "lacquer": _rgb("#6a2216"),      # 髤 (楅, 中)
+    "wei": _rgb("#b5382a"),          # 丹韋
+    "bronze": _rgb("#5f6a55"),
+    "pottery": _rgb("#8e6b4c"),
+    "basket": _rgb("#a88a52"),
+    "rush": _rgb("#c9b27a"),         # 蒲筵
+    "border": _rgb("#2b2622"),       # 緇布純
+    "stone": _rgb("#7c8a86"),        # 磬
+    "frame": _rgb("#4a3322"),
+    "dan": _rgb("#b3261e"),          # 丹 (the 物 crosses)
+    "generic": _rgb("#9a8a70"),
+}
+
+
+# ---------------------------------------------------------------------------
+# Primitive helpers (all metres, z up).
+
+def box(x0: float, x1: float, y0: float, y1: float, z0: float, z1: float) -> trimesh.Trimesh:
+    ext = (abs(x1 - x0), abs(y1 - y0), abs(z1 - z0))
+    m = trimesh.creation.box(extents=ext)
+    m.apply_translation(((x0 + x1) / 2, (y0 + y1) / 2, (z0 + z1) / 2))
+    return m
+
+
+def cyl(p0, p1, r: float, sections: int = 12) -> trimesh.Trimesh:
+    return trimesh.creation.cylinder(radius=r, segment=np.array([p0, p1], float), sections=sections)
+
+
+def hull(points) -> trimesh.Trimesh:
+    return trimesh.convex.convex_hull(np.asarray(points, float))
+
+
+def ellipsoid(centre, radii, subdivisions: int = 1) -> trimesh.Trimesh:
+    m = trimesh.creation.icosphere(subdivisions=subdivisions)
+    m.apply_scale(radii)
+    m.apply_translation(centre)
+    return m
+
+
+def lathe(profile, sections: int = 16) -> trimesh.Trimesh:
+    """Revolve (radius, z) points about the z axis (closed at both ends when radius 0)."""
+    return trimesh.creation.revolve(np.asarray(profile, float), sections=sections)
+
+
+def cat(meshes) -> trimesh.Trimesh:
+    meshes = [m for m in meshes if m is not None and len(m.faces)]
+    return trimesh.util.concatenate(meshes)
+
+
+def placed(mesh: trimesh.Trimesh, position, heading: float | None) -> trimesh.Trimesh:
+    """Turn a mesh built facing north (+y = forward, +x = right) to a compass heading, then move it."""
+    m = mesh.copy()
+    if heading:
+        m.apply_transform(trimesh.transformations.rotation_matrix(-math.radians(heading), (0, 0, 1)))
+    m.apply_translation(position)
+    return m
+
+
+def fit(mesh: trimesh.Trimesh, size) -> trimesh.Trimesh:
+    """Scale a mesh built facing north, base at z = 0, centred on x/y, to [across, along, height]."""
+    lo, hi = mesh.bounds
+    ext = hi - lo
+    m = mesh.copy()
+    m.apply_translation((-(lo[0] + hi[0]) / 2, -(lo[1] + hi[1]) / 2, -lo[2]))
+    m.apply_scale(np.asarray(size, float) / np.where(ext > 0, ext, 1.0))
+    return m
+
+
+# ---------------------------------------------------------------------------
+# The hall.
+
+class _Roof:
+    """The gable roof (夏屋 兩下): eaves at eave_height above the floor, ridge over the 棟."""
+
+    def __init__(self, r: Reading):
+        p = r.params
+        self.H = r.hall_height
+        self.ys = -p["eave"]
+        self.yn = p["depth"] + p["eave"]
+        self.yr = p["y_dong"]
+        self.ze = self.H + p["eave_height"]
+        self.zr = self.ze + p["roof_rise"]
+        self.t = 0.16
+
+    def z(self, y: float) -> float:
+        """Underside of the roof above a latitude y."""
+        if y <= self.yr:
+            f = (y - self.ys) / (self.yr - self.ys)
+        else:
+            f = (self.yn - y) / (self.yn - self.yr)
+        return self.ze + (self.zr - self.ze) * max(0.0, min(1.0, f))
+
+    def slope(self, x0: float, x1: float, south: bool) -> trimesh.Trimesh:
+        ya, yb = (self.ys, self.yr) if south else (self.yr, self.yn)
+        pts = []
+        for x in (x0, x1):
+            for y in (ya, yb):
+                z = self.z(y)
+                pts += [(x, y, z), (x, y, z + self.t)]
+        return hull(pts)
+
+
+def _hall(r: Reading) -> list[GroundPart]:
+    p = r.params
+    H, half, depth = r.hall_height, p["half_width"], p["depth"]
+    w_xu, wt, eave = p["w_xu"], r.wall_thickness, p["eave"]
+    roof = _Roof(r)
+    lm = r.landmarks
+    parts: list[GroundPart] = []
+    add = lambda *a: parts.append(GroundPart(*a))  # noqa: E731
+
+    # platform of rammed earth with a timber edge (廉) all round
+    add(node_name("堂"), "堂", "堂 hall platform (rammed earth)", box(-half, half, 0, depth, 0, H), C["earth"])
+    e, h = 0.14, 0.22
+    edge = cat([box(-half - 0.02, half + 0.02, -0.02, e, H - h, H + 0.012),
+                box(-half - 0.02, half + 0.02, depth - e, depth + 0.02, H - h, H + 0.012),
+                box(-half - 0.02, -half + e, e, depth - e, H - h, H + 0.012),
+                box(half - e, half + 0.02, e, depth - e, H - h, H + 0.012)])
+    add(node_name("堂廉"), "堂廉", "堂廉 timber edge of the hall", edge, C["timber"])
+
+    # roof: the main slopes over the platform, the 荣 projecting beyond it at both gable ends
+    xr = half + eave
+    main = cat([roof.slope(-half, half, True), roof.slope(-half, half, False),
+                box(-xr, xr, roof.yr - 0.16, roof.yr + 0.16, roof.zr + roof.t - 0.05, roof.zr + roof.t + 0.16)])
+    add(node_name("屋"), "屋", "屋 roof (夏屋, 兩下: a gable roof)", main, C["roof"])
+    for name, sgn in (("东荣", 1), ("西荣", -1)):
+        if name in lm:
+            a, b = sorted((sgn * half, sgn * xr))
+            add(node_name(name), name, f"{name} gable eave end (榮, 屋翼)",
+                cat([roof.slope(a, b, True), roof.slope(a, b, False)]), C["roof"])
+    # rafters (椽) under the slopes, visible from below
+    rafters = []
+    n = max(4, int(2 * half / 0.9))
+    for i in range(n + 1):
+        x = -half + 2 * half * i / n
+        for ya, yb in ((roof.ys + 0.05, roof.yr), (roof.yr, roof.yn - 0.05)):
+            za, zb = roof.z(ya) - 0.05, roof.z(yb) - 0.05
+            rafters.append(hull([(x - 0.035, ya, za - 0.035), (x + 0.035, ya, za - 0.035), (x - 0.035, ya, za + 0.035),
+                                 (x + 0.035, ya, za + 0.035), (x - 0.035, yb, zb - 0.035), (x + 0.035, yb, zb - 0.035),
+                                 (x - 0.035, yb, zb + 0.035), (x + 0.035, yb, zb + 0.035)]))
+    add("L_wu_chuan", "屋", "椽 rafters", cat(rafters), C["timber"])
+
+    # purlins (楣, 棟, 後楣) and the eave purlins, resting under the roof
+    pr = 0.11
+    for name in ("楣", "栋", "后楣"):
+        if name in lm:
+            y = lm[name].position[1]
+            z = roof.z(y) - pr
+            add(node_name(name), name, f"{name} purlin", cyl((-xr + 0.15, y, z), (xr - 0.15, y, z), pr, 10), C["timber"])
+
+    # the two 楹 under the front 楣, on stone bases
+    for name in ("东楹", "西楹"):
+        if name in lm:
+            x, y, _ = lm[name].position
+            d = p["column_d"]
+            top = roof.z(y) - 2 * pr
+            col = cat([cyl((x, y, H), (x, y, top), d / 2, 16), box(x - d * 0.7, x + d * 0.7, y - d * 0.7, y + d * 0.7, H, H + 0.06)])
+            add(node_name(name), name, f"{name} column (楹)", col, C["column"])
+
+    # 序 walls: from the 序端 to the back, their tops following the roof
+    for name in ("东序", "西序"):
+        if name not in lm:
+            continue
+        fp = np.array(lm[name].footprint)
+        x0, x1 = fp[:, 0].min(), fp[:, 0].max()
+        y0, y1 = fp[:, 1].min(), fp[:, 1].max()
+        prof = [(y0, H), (y1, H), (y1, roof.z(y1) - 0.02)]
+        if y0 < roof.yr < y1:
+            prof.append((roof.yr, roof.z(roof.yr) - 0.02))
+        prof.append((y0, roof.z(y0) - 0.02))
+        wall = hull([(x, y, z) for x in (x0, x1) for y, z in prof])   # the profile is convex
+        add(node_name(name), name, f"{name} wall (序)", wall, C["plaster"])
+    if "北墉" in lm:
+        y = lm["北墉"].position[1]
+        add(node_name("北墉"), "北墉", "北墉 back wall", box(-half, half, y - wt, y, H, roof.z(y - wt) - 0.02), C["plaster"])
+
+    # stairs: real steps, reading.stairs (steps, rise, tread), running south from y = 0
+    for name, st in r.stairs.items():
+        x0, x1 = st.x - st.width / 2, st.x + st.width / 2
+        blocks = [box(x0, x1, -st.run + (k - 1) * st.tread, -st.run + k * st.tread, 0, k * st.rise)
+                  for k in range(1, st.steps + 1)]
+        cheek = []
+        for xa, xb in ((x0 - 0.12, x0), (x1, x1 + 0.12)):
+            pts = []
+            for xx in (xa, xb):
+                pts += [(xx, -st.run - 0.05, 0), (xx, 0, 0), (xx, 0, H + 0.06), (xx, -st.run - 0.05, 0.1),
+                        (xx, -st.tread * 0.5, H + 0.06)]
+            cheek.append(hull(pts))
+        add(node_name(name), name, f"{name} stair, {st.steps} steps of {st.rise * 100:.0f} cm", cat(blocks), C["step"])
+        add(node_name(name) + "_cheek", name, f"{name} side walls", cat(cheek), C["timber"])
+
+    # rooms (室, 房) where the reading has them
+    for ident, l in lm.items():
+        if l.kind == "room" and l.footprint:
+            parts.extend(_room(r, l, roof))
+    return parts
+
+
+def _room(r: Reading, l, roof: _Roof) -> list[GroundPart]:
+    H, wt = r.hall_height, r.wall_thickness
+    fp = np.array(l.footprint)
+    x0, x1 = fp[:, 0].min(), fp[:, 0].max()
+    y0, y1 = fp[:, 1].min(), fp[:, 1].max()
+    top = H + min(l.size[2] if l.size else r.params["eave_height"], roof.z(y1) - H - 0.05)
+    walls = [box(x0, x1, y1 - wt, y1, H, top),          # north (the 北墉 side)
+             box(x0, x0 + wt, y0, y1, H, top), box(x1 - wt, x1, y0, y1, H, top)]
+    door_w, win_w = 0.9, 0.9
+    if l.id == "室":
+        dx = x1 - 0.35 - door_w          # 戶 at the east end of the south wall, 牖 to the west
+        wx = x0 + (x1 - x0) * 0.3
+        segs = [(x0, wx - win_w / 2), (wx + win_w / 2, dx), (dx + door_w, x1)]
+        walls += [box(wx - win_w / 2, wx + win_w / 2, y0, y0 + wt, H, H + 0.8),
+                  box(wx - win_w / 2, wx + win_w / 2, y0, y0 + wt, H + 1.7, top)]
+    else:
+        dx = (x0 + x1) / 2 - door_w / 2
+        segs = [(x0, dx), (dx + door_w, x1)]
+    walls += [box(a, b, y0, y0 + wt, H, top) for a, b in segs if b - a > 0.05]
+    walls.append(box(dx, dx + door_w, y0, y0 + wt, H + 1.9, top))   # lintel over the door
+    return [GroundPart(node_name(l.id), l.id, f"{l.id} {l.label_en or 'room'}", cat(walls), C["plaster"])]
+
+
+# ---------------------------------------------------------------------------
+# The courtyard, its wall and gate.
+
+def _court(r: Reading) -> list[GroundPart]:
+    fp = np.array(r.court_footprint)
+    x0, x1 = fp[:, 0].min(), fp[:, 0].max()
+    y0, y1 = fp[:, 1].min(), fp[:, 1].max()
+    parts = [GroundPart(node_name("庭"), "庭", "庭 courtyard (beaten earth)", box(x0, x1, y0, y1, -0.06, 0.0), C["court"])]
+    t = max(0.45, 2 * r.wall_thickness)
+    hgt = r.wall_height
+    gx, gy, _ = r.gate
+    gw = r.gate_width
+    pier = 0.7
+    segs = [box(x0 - t, x1 + t, y1, y1 + t, 0, hgt),                     # north
+            box(x0 - t, x0, y0 - t, y1 + t, 0, hgt), box(x1, x1 + t, y0 - t, y1 + t, 0, hgt),
+            box(x0, gx - gw / 2 - pier, y0 - t, y0, 0, hgt), box(gx + gw / 2 + pier, x1, y0 - t, y0, 0, hgt)]
+    caps = []
+    for s in segs:
+        (a, b, c), (d, e, f) = s.bounds
+        caps.append(box(a - 0.12, d + 0.12, b - 0.12, e + 0.12, hgt, hgt + 0.14))
+    parts.append(GroundPart("L_ting_qiang", "庭", "墙 courtyard wall (rammed earth)", cat(segs), C["wall"]))
+    parts.append(GroundPart("L_ting_qiangding", "庭", "墙 wall coping", cat(caps), C["cap"]))
+    # 门: a gatehouse with two piers, a lintel and a small gable roof
+    ph = hgt + 0.5
+    gate = [box(gx - gw / 2 - pier, gx - gw / 2, y0 - t - 0.3, y0 + 0.3, 0, ph),
+            box(gx + gw / 2, gx + gw / 2 + pier, y0 - t - 0.3, y0 + 0.3, 0, ph),
+            box(gx - gw / 2, gx + gw / 2, y0 - t - 0.1, y0 + 0.1, ph - 0.35, ph)]
+    ya, yb, ym = y0 - t - 1.1, y0 + 1.1, y0 - t / 2
+    xa, xb = gx - gw / 2 - pier - 0.6, gx + gw / 2 + pier + 0.6
+    rise = 1.0
+    groof = cat([hull([(xa, ya, ph), (xb, ya, ph), (xa, ym, ph + rise), (xb, ym, ph + rise),
+                       (xa, ya, ph + 0.12), (xb, ya, ph + 0.12), (xa, ym, ph + rise + 0.12), (xb, ym, ph + rise + 0.12)]),
+                 hull([(xa, yb, ph), (xb, yb, ph), (xa, ym, ph + rise), (xb, ym, ph + rise),
+                       (xa, yb, ph + 0.12), (xb, yb, ph + 0.12), (xa, ym, ph + rise + 0.12), (xb, ym, ph + rise + 0.12)])])
+    parts.append(GroundPart(node_name("门"), "门", "门 gate", cat(gate), C["timber"]))
+    parts.append(GroundPart("L_men_wu", "门", "门 gate roof", groof, C["roof"]))
+    return parts
+
+
+# ---------------------------------------------------------------------------
+# The range: the 侯, its posts and ropes; the 乏; the 物.
+
+def hou_panels(r: Reading) -> dict[str, tuple[float, float, float]]:
+    """The 侯's cloth panels: name → (width, z bottom, z top), from the reading's derived sizes."""
+    p = r.params
+    c, b = p["hou_cloth"], p["hou_bottom"]
+    z = [b, b + c, b + 2 * c, b + 2 * c + p["hou_zhong"], b + 3 * c + p["hou_zhong"], b + 4 * c + p["hou_zhong"]]
+    return {"下舌": (p["hou_lower"], z[0], z[1]), "下躬": (p["hou_gong"], z[1], z[2]),
+            "中": (p["hou_zhong"], z[2], z[3]), "上躬": (p["hou_gong"], z[3], z[4]),
+            "上舌": (p["hou_upper"], z[4], z[5])}
+
+
+def _target(r: Reading) -> list[GroundPart]:
+    lm = r.landmarks
+    if "侯" not in lm:
+        return []
+    p = r.params
+    hx, hy, _ = lm["侯"].position
+    hd = lm["侯"].heading or 0.0
+    th = 0.02
+    parts = []
+    names = {"下舌": ("L_hou_xiashe", "下舌 lower tongue"), "下躬": ("L_hou_xiagong", "下躬 lower body strip"),
+             "中": ("L_hou_zhong", "侯中 centre (10 尺 square)"), "上躬": ("L_hou_shanggong", "上躬 upper body strip"),
+             "上舌": ("L_hou_shangshe", "上舌 upper tongue (上个)")}
+    for key, (w, z0, z1) in hou_panels(r).items():
+        node, label = names[key]
+        owner = "侯中" if key == "中" and "侯中" in lm else "侯"
+        parts.append(GroundPart(node, owner, label, placed(box(-w / 2, w / 2, -th / 2, th / 2, z0, z1), (hx, hy, 0), hd),
+                                C["cloth"]))
+    # the 正 painted on the 中: 采侯二正 (鄭), ⅓ of the 侯中 (義疏); 綠 outside, 朱 inside (order CHOSEN)
+    zc = (hou_panels(r)["中"][1] + hou_panels(r)["中"][2]) / 2
+    s = p["hou_zhong"] / 3
+    outer = box(-s / 2, s / 2, th / 2, th / 2 + 0.004, zc - s / 2, zc + s / 2)
+    inner = box(-s / 4, s / 4, th / 2 + 0.004, th / 2 + 0.008, zc - s / 4, zc + s / 4)
+    owner = "侯中" if "侯中" in lm else "侯"
+    parts.append(GroundPart("L_hou_zheng_lu", owner, "正 (綠), ⅓ of the 侯中", placed(outer, (hx, hy, 0), hd), C["lu"]))
+    parts.append(GroundPart("L_hou_zheng_zhu", owner, "正 (朱)", placed(inner, (hx, hy, 0), hd), C["zhu"]))
+    # posts (植), splayed: the upper rope spans wider than the lower; ropes (綱) run 8 尺 beyond the 舌
+    xt, xb = p["hou_post_top"], p["hou_post_bottom"]
+    zt, zb = p["hou_top"], p["hou_bottom"]
+    slope = (xt - xb) / (zt - zb)
+    pr = 0.06
+    for name, sgn in (("西植", -1), ("东植", 1)):
+        foot = xb - slope * zb
+        headz = zt + 0.25
+        post = cyl((sgn * foot, 0, 0), (sgn * (xb + slope * (headz - zb)), 0, headz), pr, 10)
+        owner = name if name in lm else "侯"
+        parts.append(GroundPart(node_name(name), owner, f"{name} target post (植), splayed", placed(post, (hx, hy, 0), hd),
+                                C["post"]))
+    rr = 0.018
+    ropes = cat([cyl((-xt, 0, zt), (xt, 0, zt), rr, 6), cyl((-xb, 0, zb), (xb, 0, zb), rr, 6)])
+    parts.append(GroundPart("L_hou_gang", "侯", "綱 upper and lower ropes (出舌尋)", placed(ropes, (hx, hy, 0), hd), C["rope"]))
+    return parts
+
+
+def _screen(l) -> trimesh.Trimesh:
+    """乏: a folding screen of three leaves, the wings turned forward (open side towards the heading)."""
+    W, D, Ht = l.size or (1.617, 0.231, 1.617)
+    ang = math.radians(25)
+    a = W / (1 + 2 * math.cos(ang))
+    depth = a * math.sin(ang)
+    th = 0.03
+    leaves = [box(-a / 2, a / 2, -depth / 2 - th / 2, -depth / 2 + th / 2, 0.06, Ht)]
+    for sgn in (-1, 1):
+        leaf = box(0, a, -th / 2, th / 2, 0.06, Ht) if sgn > 0 else box(-a, 0, -th / 2, th / 2, 0.06, Ht)
+        leaf.apply_transform(trimesh.transformations.rotation_matrix(sgn * ang, (0, 0, 1)))
+        leaf.apply_translation((sgn * a / 2, -depth / 2, 0))
+        leaves.append(leaf)
+    feet = [box(x - 0.04, x + 0.04, -depth / 2 - 0.12, -depth / 2 + 0.12, 0, 0.06) for x in (-a / 2, a / 2)]
+    return cat(leaves + feet)
+
+
+def _wu_mark(l) -> trimesh.Trimesh:
+    """物: a cross drawn on the floor, 從 stroke as long as an arrow (3 尺), 橫 stroke 1 武 (距隨)."""
+    across, along = (l.size or (0.277, 0.693, 0))[:2]
+    w, t = 0.03, 0.004
+    return cat([box(-w / 2, w / 2, -along / 2, along / 2, 0.001, 0.001 + t),
+                box(-across / 2, across / 2, -w / 2, w / 2, 0.001, 0.001 + t)])
+
+
+# ---------------------------------------------------------------------------
+# Fixtures.
+
+def _deer() -> trimesh.Trimesh:
+    """鹿中: a kneeling deer (前足跪), facing +y, hind legs standing, with a slot on its back."""
+    parts = [ellipsoid((0, -0.04, 0.30), (0.14, 0.33, 0.14), 2)]
+    parts[0].apply_transform(trimesh.transformations.rotation_matrix(math.radians(-10), (1, 0, 0), (0, -0.04, 0.30)))
+    for sx in (-1, 1):
+        x = sx * 0.085
+        parts += [cyl((x, -0.24, 0.30), (x, -0.30, 0.13), 0.05, 8),          # haunch → hock
+                  cyl((x, -0.30, 0.13), (x, -0.27, 0.0), 0.03, 8),           # cannon to the ground
+                  cyl((x, 0.16, 0.20), (x, 0.19, 0.035), 0.035, 8),          # fore upper leg, folded
+                  cyl((x, 0.19, 0.035), (x, 0.38, 0.03), 0.03, 8)]           # forearm lying on the ground (跪)
+    parts += [cyl((0, 0.20, 0.33), (0, 0.36, 0.52), 0.06, 8),                # neck
+              ellipsoid((0, 0.42, 0.55), (0.055, 0.11, 0.06), 1),            # head
+              ellipsoid((0, 0.51, 0.525), (0.035, 0.05, 0.035), 1)]          # muzzle
+    for sx in (-1, 1):
+        parts += [ellipsoid((sx * 0.055, 0.37, 0.61), (0.015, 0.02, 0.045), 1),       # ears
+                  cyl((sx * 0.025, 0.40, 0.60), (sx * 0.07, 0.36, 0.72), 0.012, 5),   # antlers
+                  cyl((sx * 0.06, 0.37, 0.69), (sx * 0.10, 0.42, 0.75), 0.009, 5)]
+    parts.append(ellipsoid((0, -0.37, 0.38), (0.03, 0.03, 0.05), 1))          # tail
+    return cat(parts)
+
+
+def _rack(l) -> tuple[trimesh.Trimesh, trimesh.Trimesh]:
+    """楅: a bar as long as an arrow on two feet, dragon heads at the ends, crossed serpents, 韋當."""
+    L, B, Ht = l.size or (0.693, 0.069, 0.231)
+    th = 0.035  # 厚寸有半
+    zb = Ht * 0.72
+    bar = box(-L / 2 + 0.05, L / 2 - 0.05, -B / 2, B / 2, zb - th, zb)
+    heads = []
+    for s in (-1, 1):
+        x = s * (L / 2 - 0.05)
+        heads += [hull([(x, -B / 2, zb - th), (x, B / 2, zb - th), (x, -B / 2, zb), (x, B / 2, zb),
+                        (s * (L / 2 - 0.01), -B / 3, Ht), (s * (L / 2 - 0.01), B / 3, Ht),
+                        (s * (L / 2), -B / 3, Ht - 0.03), (s * (L / 2), B / 3, Ht - 0.03)]),
+                  box(s * L / 2 - 0.02 - 0.015, s * L / 2 - 0.02 + 0.015, -B / 2 - 0.008, B / 2 + 0.008, Ht - 0.045, Ht - 0.01)]
+    feet = []
+    for s in (-1, 1):
+        x = s * L * 0.3
+        feet += [box(x - 0.02, x + 0.02, -B / 2, B / 2, 0.03, zb - th), box(x - 0.03, x + 0.03, -B * 1.4, B * 1.4, 0, 0.03)]
+    snakes = [cyl((-L * 0.28, 0, 0.04), (L * 0.28, 0, zb - th - 0.005), 0.009, 6),
+              cyl((L * 0.28, 0, 0.04), (-L * 0.28, 0, zb - th - 0.005), 0.009, 6)]
+    wood = cat([bar] + heads + feet + snakes)
+    wei = box(-min(0.462, L * 0.66) / 2, min(0.462, L * 0.66) / 2, -B / 2 - 0.004, B / 2 + 0.004, zb - 0.006, zb + 0.004)
+    return wood, wei
+
+
+def _basin(l) -> tuple[trimesh.Trimesh, trimesh.Trimesh]:
+    W, D, Ht = l.size or (0.462, 0.462, 0.3465)
+    r = min(W, D) / 2
+    body = lathe([(0, 0), (r * 0.55, 0), (r * 0.55, Ht * 0.25), (r * 0.75, Ht * 0.3), (r, Ht), (r * 0.9, Ht),
+                  (r * 0.8, Ht * 0.55), (0, Ht * 0.55)], 20)
+    water = lathe([(0, Ht * 0.85), (r * 0.88, Ht * 0.85), (r * 0.88, Ht * 0.86), (0, Ht * 0.86)], 20)
+    return body, water
+
+
+def _jar(W: float, Ht: float, sections: int = 16) -> trimesh.Trimesh:
+    r = W / 2
+    return lathe([(0, 0), (r * 0.6, 0), (r * 0.95, Ht * 0.35), (r, Ht * 0.5), (r * 0.75, Ht * 0.8), (r * 0.45, Ht * 0.88),
+                  (r * 0.5, Ht), (0, Ht)], sections)
+
+
+def _basket(l) -> trimesh.Trimesh:
+    W, D, Ht = l.size or (0.231, 0.693, 0.1155)
+    return cat([box(-W / 2, W / 2, -D / 2, D / 2, 0, Ht * 0.8),
+                box(-W / 2 - 0.01, W / 2 + 0.01, -D / 2 - 0.01, D / 2 + 0.01, Ht * 0.8, Ht)])
+
+
+def _chimes(l) -> tuple[trimesh.Trimesh, trimesh.Trimesh]:
+    """縣: a frame (two uprights on feet, a beam) with a row of L-shaped 磬 hung from it."""
+    W, D, Ht = l.size or (1.848, 0.462, 1.386)
+    frame = [box(s * W / 2 - 0.05, s * W / 2 + 0.05, -0.05, 0.05, 0, Ht) for s in (-1, 1)]
+    frame += [box(s * W / 2 - 0.06, s * W / 2 + 0.06, -D / 2, D / 2, 0, 0.08) for s in (-1, 1)]
+    frame += [box(-W / 2 - 0.12, W / 2 + 0.12, -0.06, 0.06, Ht - 0.12, Ht),
+              box(-W / 2 - 0.05, W / 2 + 0.05, -0.04, 0.04, Ht * 0.45, Ht * 0.45 + 0.08)]
+    stones, strings = [], []
+    n = 8
+    for i in range(n):
+        x = -W / 2 + W * (i + 0.5) / n
+        s = 0.16 - 0.008 * i                    # smaller stones towards one end (illustrative)
+        # an obtuse-angled 磬: two arms (股 and 鼓) meeting at the hanging point; shape illustrative
+        zc = Ht - 0.35
+        arm1 = [(-s, -s * 0.25), (-s, 0.0), (0, s * 0.42), (0, s * 0.12)]
+        arm2 = [(0, s * 0.42), (0, s * 0.12), (s * 0.85, -s * 0.32), (s * 0.9, -s * 0.08)]
+        st = cat([hull([(x + u, yy, zc + v) for u, v in arm for yy in (-0.0125, 0.0125)]) for arm in (arm1, arm2)])
+        stones.append(st)
+        strings.append(cyl((x, 0, Ht - 0.12), (x, 0, zc + s * 0.4), 0.004, 4))
+    return cat(frame + strings), cat(stones)
+
+
+def _wine(l) -> tuple[trimesh.Trimesh, trimesh.Trimesh]:
+    """尊: two 壺 on a 禁 (stand); 玄酒 on the west."""
+    W, D, Ht = l.size or (0.924, 0.462, 0.3465)
+    jin_h = Ht * 0.25
+    stand = cat([box(-W / 2, W / 2, -D / 2, D / 2, jin_h - 0.04, jin_h)] +
+                [box(sx * (W / 2 - 0.05) - 0.04, sx * (W / 2 - 0.05) + 0.04, sy * (D / 2 - 0.05) - 0.04,
+                     sy * (D / 2 - 0.05) + 0.04, 0, jin_h - 0.04) for sx in (-1, 1) for sy in (-1, 1)])
+    r = min(D * 0.8, W / 2 * 0.8)
+    jars = []
+    for sx in (-1, 1):
+        j = _jar(r, Ht - jin_h, 14)
+        j.apply_translation((sx * W / 4, 0, jin_h))
+        jars.append(j)
+    return stand, cat(jars)
+
+
+def _mat(l) -> tuple[trimesh.Trimesh, trimesh.Trimesh]:
+    W, D, Ht = l.size or (1.617, 0.762, 0.023)
+    t = max(0.012, min(Ht, 0.03))
+    b = 0.035
+    return box(-W / 2 + b, W / 2 - b, -D / 2 + b, D / 2 - b, 0, t + 0.002), box(-W / 2, W / 2, -D / 2, D / 2, 0, t)
+
+
+def _fixture(l) -> list[GroundPart]:
+    """Geometry for a courtyard/hall fixture, by kind; empty for kinds without a body."""
+    k = l.kind
+    pos, hd = l.position, l.heading or 0.0
+    node, lab = node_name(l.id), f"{l.id} {l.label_en}".strip()
+    out = []
+    P = lambda m: placed(m, pos, hd)  # noqa: E731
+    if k == "screen":
+        out.append(GroundPart(node, l.id, lab, P(_screen(l)), C["leather"]))
+    elif k == "deer":
+        deer = fit(_deer(), l.size or (0.1155, 0.2772, 0.1617))
+        out.append(GroundPart(node, l.id, lab, P(deer), C["lacquer"]))
+    elif k == "rack":
+        wood, wei = _rack(l)
+        out += [GroundPart(node, l.id, lab, P(wood), C["lacquer"]),
+                GroundPart(node + "_weidang", l.id, f"{l.id} 韋當 (red leather)", P(wei), C["wei"])]
+    elif k == "basin":
+        body, water = _basin(l)
+        out += [GroundPart(node, l.id, lab, P(body), C["bronze"]),
+                GroundPart(node + "_water", l.id, f"{l.id} water", P(water), _rgb("#4d6f7a"))]
+    elif k == "jar":
+        W, D, Ht = l.size or (0.3465, 0.3465, 0.462)
+        out.append(GroundPart(node, l.id, lab, P(_jar(min(W, D), Ht)), C["pottery"]))
+    elif k == "basket":
+        out.append(GroundPart(node, l.id, lab, P(_basket(l)), C["basket"]))
+    elif k == "chimes":
+        frame, stones = _chimes(l)
+        out += [GroundPart(node, l.id, lab, P(frame), C["frame"]),
+                GroundPart(node + "_qing", l.id, f"{l.id} 磬 chime stones", P(stones), C["stone"])]
+    elif k == "wine":
+        stand, jars = _wine(l)
+        out += [GroundPart(node, l.id, f"{l.id} 禁 stand", P(stand), C["lacquer"]),
+                GroundPart(node + "_hu", l.id, f"{l.id} 兩壺 two jars (玄酒 west)", P(jars), C["pottery"])]
+    elif k == "mat":
+        rush, border = _mat(l)
+        out += [GroundPart(node, l.id, lab, P(rush), C["rush"]),
+                GroundPart(node + "_chun", l.id, f"{l.id} 緇布純 black border", P(border), C["border"])]
+    elif k == "wu":
+        out.append(GroundPart(node, l.id, lab, P(_wu_mark(l)), C["dan"]))
+    elif k not in ("mark", "formation") and l.size and min(l.size) > 0:
+        W, D, Ht = l.size          # a kind this module does not know: a plain block of the stated size
+        out.append(GroundPart(node, l.id, lab, P(box(-W / 2, W / 2, -D / 2, D / 2, 0, Ht)), C["generic"]))
+    return out
+
+
+# kinds drawn by _hall/_court/_target rather than _fixture
+STRUCTURAL = {"hall", "edge", "purlin", "wall", "column", "eave", "stair", "room", "gate", "court", "target", "post"}
+NO_GEOMETRY = {"mark", "formation"}
+
+
+def build_ground(reading: Reading) -> list[GroundPart]:
+    """All the parts of the ground, grouped and named by landmark (node names unique, ASCII)."""
+    parts = _hall(reading) + _court(reading) + _target(reading)
+    for l in reading.landmarks.values():
+        if l.kind not in STRUCTURAL:
+            parts += _fixture(l)
+    seen: dict[str, int] = {}
+    out = []
+    for p in parts:
+        name = p.node
+        if name in seen:
+            seen[name] += 1
+            name = f"{name}_{seen[p.node]}"
+        else:
+            seen[name] = 0
+        m = p.mesh
+        m.remove_unreferenced_vertices()
+        out.append(p._replace(node=name, mesh=m))
+    return out
+
+
+def triangle_count(parts: list[GroundPart]) -> int:
+    return int(sum(len(p.mesh.faces) for p in parts))
+
+
+def bounds(parts: list[GroundPart]) -> np.ndarray:
+    """(2, 3) bounds of the whole ground."""
+    b = np.array([p.mesh.bounds for p in parts])
+    return np.array([b[:, 0].min(axis=0), b[:, 1].max(axis=0)])

@@ -1,0 +1,661 @@
+"""Still pictures of the ground: PyVista off-screen, labels drawn with PIL in the shipped SC font.
+
+``render_still(reading, out, view=…)`` writes a PNG (1280×720 by default):
+
+* ``overview`` — a calm three-quarter view of the whole ground from the south-east;
+* ``plan`` — top-down orthographic: the whole ground (the 侯 70 m south of the hall) beside an
+  enlargement of the hall and the 洗/楅/中 row, with scale bars in metres and in 尺/步,
+  the purlin lines (物當棟) and a north arrow;
+* ``hall`` — closer on the hall (the front slope of the roof cut away) and the row in front of it;
+* ``range`` — along the range, from behind the 物 on the hall towards the 侯;
+* any other name: a camera of ``reading.views`` (``[views.NAME] eye/look``); a reading's
+  view of a built-in name is reachable as ``reading:NAME``.
+
+The 3D image is rendered at twice the size and reduced (anti-aliasing on a CPU renderer),
+then labels are drawn at the final size: each landmark's anchor is projected to the screen,
+skipped if the depth buffer says it is hidden, and its label placed at the first free spot
+around it (leader line, white halo).  Labels are the traditional forms of the ids (the text's
+own characters), with a short English gloss.
+"""
+from __future__ import annotations
+
+import math
+import os
+from pathlib import Path
+from typing import Iterable
+
+import numpy as np
+
+os.environ.setdefault("VTK_DEFAULT_OPENGL_WINDOW", "vtkEGLRenderWindow")
+
+from PIL import Image, ImageDraw, ImageFont  # noqa: E402
+
+from .fonts import font_path  # noqa: E402
+from .ground import GroundPart, build_ground  # noqa: E402
+from .names import traditional  # noqa: E402
+from .outputs import atomic_path  # noqa: E402
+from .reading import Reading  # noqa: E402
+
+BUILTIN_VIEWS = ("overview", "plan", "hall", "range")
+
+# which landmarks each view labels, most important first
+LABELS = {
+    "overview": ["堂", "侯", "乏", "门", "洗", "楅", "中", "阼阶", "西阶", "县", "庭"],
+    "hall": ["上物", "下物", "楅", "中", "洗", "县", "东楹", "西楹", "阼阶", "西阶", "宾席", "主人席",
+             "大夫席", "尊", "工席", "众宾席1", "东序", "西序", "栋", "室", "东房", "水", "篚"],
+    "range": ["侯", "乏", "上物", "下物", "楅", "中", "洗", "西植", "东植", "县", "门", "西楹", "东楹"],
+    "plan_whole": ["堂", "侯", "乏", "门", "中", "楅", "洗", "庭"],
+    "plan_inset": ["上物", "下物", "东楹", "西楹", "阼阶", "西阶", "东序", "西序", "楅", "中", "洗", "水", "篚", "县",
+                   "宾席", "主人席", "大夫席", "尊", "上篚", "工席", "众宾席1", "众宾席3", "室", "东房",
+                   "司射位", "司马位", "释获者位", "射位", "工位", "堂西", "堂东", "阶西", "觯位"],
+    "custom": ["堂", "侯", "乏", "门", "上物", "下物", "楅", "中", "洗", "县", "阼阶", "西阶", "东楹", "西楹", "尊", "宾席",
+               "主人席"],
+}
+
+# short English glosses for labels (the reading's label_en is used for anything else)
+GLOSS = {
+    "堂": "hall", "侯": "target", "乏": "marker's screen", "门": "gate", "阼阶": "east stair", "西阶": "west stair",
+    "洗": "basin", "楅": "arrow rack", "中": "tally deer", "县": "chimes", "东序": "east wall", "西序": "west wall",
+    "东荣": "eave end", "西荣": "eave end", "庭": "courtyard", "室": "chamber", "东房": "east room",
+    "上物": "upper archer's mark", "下物": "lower archer's mark", "水": "water", "篚": "basket", "东楹": "column",
+    "西楹": "column", "宾席": "guest", "主人席": "host", "大夫席": "grandee", "尊": "wine jars", "上篚": "basket",
+    "工席": "musicians", "众宾席1": "guests", "众宾席2": "guests", "众宾席3": "guests", "栋": "ridge purlin",
+    "楣": "front purlin", "后楣": "rear purlin", "堂廉": "hall's edge", "西植": "post", "东植": "post",
+    "司射位": "director", "司马位": "master of range", "释获者位": "tally keeper", "射位": "archers wait",
+    "工位": "musicians below", "堂西": "west of hall", "堂东": "east of hall", "阶西": "guest below", "觯位": "cup",
+}
+
+HIDE_IN_PLAN = {"L_wu", "L_wu_chuan", "L_dongrong", "L_xirong", "L_mei", "L_dong", "L_houmei", "L_men_wu"}
+
+
+def _display(ident: str) -> str:
+    t = traditional(ident).rstrip("0123456789")
+    return t
+
+
+# ---------------------------------------------------------------------------
+# Scene.
+
+def _pv():
+    import pyvista as pv
+
+    return pv
+
+
+def _wrap(mesh):
+    pv = _pv()
+    faces = np.hstack([np.full((len(mesh.faces), 1), 3), mesh.faces]).astype(np.int64).ravel()
+    return pv.PolyData(np.asarray(mesh.vertices, float), faces)
+
+
+def _extra_parts(extra) -> list[GroundPart]:
+    out = []
+    for i, e in enumerate(extra or ()):
+        if isinstance(e, GroundPart):
+            out.append(e)
+        elif isinstance(e, tuple):
+            mesh, color = e[0], e[1]
+            out.append(GroundPart(f"X_{i}", "", "", mesh, tuple(color)))
+        else:
+            out.append(GroundPart(f"X_{i}", "", "", e, (0.5, 0.5, 0.6)))
+    return out
+
+
+def _split_roof(reading: Reading, part: GroundPart):
+    """The roof's south slope (cut away in the hall view) and the rest."""
+    y_r = reading.params["y_dong"]
+    m = part.mesh
+    c = m.triangles_center
+    south = c[:, 1] < y_r - 0.2
+    return m.submesh([np.where(south)[0]], append=True), m.submesh([np.where(~south)[0]], append=True)
+
+
+def _add_scene(pl, reading: Reading, parts: list[GroundPart], mode: str) -> None:
+    pv = _pv()
+    fp = np.array(reading.court_footprint)
+    # fields outside the wall
+    cx, cy = fp[:, 0].mean(), fp[:, 1].mean()
+    field = pv.Plane(center=(cx, cy, -0.08), direction=(0, 0, 1), i_size=600, j_size=600)
+    pl.add_mesh(field, color="#a3a27c", ambient=0.35, diffuse=0.7, specular=0.0)
+    for p in parts:
+        if mode == "plan" and p.node in HIDE_IN_PLAN:
+            continue
+        kw = dict(color=p.color, ambient=0.28, diffuse=0.78, specular=0.04, specular_power=5)
+        if p.node.startswith("L_hou_"):
+            kw.update(ambient=0.72, diffuse=0.45)   # thin cloth: lit through
+        smooth = len(p.mesh.faces) > 60
+        if mode == "cutaway" and p.node in ("L_wu", "L_dongrong", "L_xirong", "L_wu_chuan"):
+            south, rest = _split_roof(reading, p)
+            if len(rest.faces):
+                pl.add_mesh(_wrap(rest), smooth_shading=False, **kw)
+            if len(south.faces) and p.node != "L_wu_chuan":
+                pl.add_mesh(_wrap(south), style="wireframe", color=p.color, line_width=1, opacity=0.35)
+            continue
+        pl.add_mesh(_wrap(p.mesh), smooth_shading=smooth, split_sharp_edges=smooth, feature_angle=35, **kw)
+
+
+def _lights(pl, focus, sun_az: float = 125.0, sun_el: float = 48.0, scale: float = 1.0) -> None:
+    """A warm sun (az compass degrees the light comes from) and a soft cool fill from the camera."""
+    pv = _pv()
+    pl.remove_all_lights()
+    a, e = math.radians(sun_az), math.radians(sun_el)
+    d = np.array([math.sin(a) * math.cos(e), math.cos(a) * math.cos(e), math.sin(e)])
+    sun = pv.Light(position=tuple(np.asarray(focus) + 200 * d), focal_point=tuple(focus), color=(1.0, 0.93, 0.80),
+                   intensity=0.95 * scale, light_type="scene light")
+    fill = pv.Light(color=(0.82, 0.88, 1.0), intensity=0.32 * scale, light_type="headlight")
+    sky = pv.Light(position=tuple(np.asarray(focus) + (0, 0, 200)), focal_point=tuple(focus), color=(0.9, 0.93, 1.0),
+                   intensity=0.15 * scale, light_type="scene light")
+    bounce = pv.Light(position=tuple(np.asarray(focus) + (-60, 40, -200)), focal_point=tuple(focus),
+                      color=(1.0, 0.9, 0.75), intensity=0.28 * scale, light_type="scene light")   # light off the ground
+    for light in (sun, fill, sky, bounce):
+        pl.add_light(light)
+
+
+def _plotter(size, supersample: int):
+    pv = _pv()
+    pl = pv.Plotter(off_screen=True, window_size=(size[0] * supersample, size[1] * supersample), lighting="none")
+    pl.disable_anti_aliasing()
+    pl.renderer.SetUseFXAA(True)
+    pl.set_background("#f3eee4", top="#c9d8e6")
+    return pl
+
+
+def _grab(pl, size) -> tuple[Image.Image, np.ndarray]:
+    pl.render()
+    img = pl.screenshot(return_img=True)
+    depth = pl.get_image_depth(fill_value=np.nan)
+    im = Image.fromarray(img[:, :, :3]).resize(size, Image.LANCZOS)
+    return im, np.asarray(depth)
+
+
+class _Projector:
+    """World → final-image pixels for the camera of a plotter (and a depth test)."""
+
+    def __init__(self, pl, supersample: int, depth: np.ndarray | None):
+        import vtk
+
+        self.pl, self.ss, self.depth = pl, supersample, depth
+        self.coord = vtk.vtkCoordinate()
+        self.coord.SetCoordinateSystemToWorld()
+        self.H = pl.window_size[1]
+        cam = pl.camera
+        self.eye = np.array(cam.position)
+        self.parallel = bool(cam.parallel_projection)
+        self.dir = np.array(cam.focal_point) - self.eye
+        self.dir /= np.linalg.norm(self.dir)
+
+    def __call__(self, p) -> tuple[float, float]:
+        self.coord.SetValue(*map(float, p))
+        x, y = self.coord.GetComputedDoubleDisplayValue(self.pl.renderer)
+        return x / self.ss, (self.H - y) / self.ss
+
+    def visible(self, p, tol: float = 0.6) -> bool:
+        if self.depth is None:
+            return True
+        x, y = self(p)
+        ix, iy = int(round(x * self.ss)), int(round(y * self.ss))
+        h, w = self.depth.shape
+        if not (0 <= ix < w and 0 <= iy < h):
+            return False
+        d = self.depth[max(0, iy - 2):iy + 3, max(0, ix - 2):ix + 3]
+        d = d[np.isfinite(d)]
+        if not len(d):
+            return True
+        dist = float(np.dot(np.asarray(p, float) - self.eye, self.dir))
+        return dist <= float(np.max(np.abs(d))) + tol
+
+
+# ---------------------------------------------------------------------------
+# Drawing (PIL).
+
+class _Painter:
+    def __init__(self, im: Image.Image):
+        self.im = im
+        self.draw = ImageDraw.Draw(im, "RGBA")
+        self.boxes: list[tuple[float, float, float, float]] = []
+        self.fonts: dict[int, ImageFont.FreeTypeFont] = {}
+
+    def font(self, size: int) -> ImageFont.FreeTypeFont:
+        if size not in self.fonts:
+            self.fonts[size] = ImageFont.truetype(str(font_path()), size)
+        return self.fonts[size]
+
+    def text(self, xy, s: str, size: int, fill="#1d1a17", halo: int = 3, anchor: str = "la") -> tuple:
+        f = self.font(size)
+        self.draw.text(xy, s, font=f, fill=fill, stroke_width=halo, stroke_fill=(255, 255, 255, 235), anchor=anchor)
+        return self.draw.textbbox(xy, s, font=f, anchor=anchor, stroke_width=halo)
+
+    def reserve(self, box) -> None:
+        self.boxes.append(tuple(box))
+
+    def free(self, box, pad: float = 3) -> bool:
+        W, H = self.im.size
+        x0, y0, x1, y1 = box
+        if x0 < 4 or y0 < 4 or x1 > W - 4 or y1 > H - 4:
+            return False
+        for a0, b0, a1, b1 in self.boxes:
+            if x0 < a1 + pad and x1 > a0 - pad and y0 < b1 + pad and y1 > b0 - pad:
+                return False
+        return True
+
+    def _crosses(self, a, b) -> bool:
+        """Does the segment a–b pass through a placed label box?"""
+        for t in np.linspace(0.15, 1.0, 12):
+            x, y = a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t
+            for x0, y0, x1, y1 in self.boxes:
+                if x1 - x0 > 10 and x0 <= x <= x1 and y0 <= y <= y1:
+                    return True
+        return False
+
+    def label(self, anchor, zh: str, en: str, zh_size: int = 20, en_size: int = 12, dot: bool = True,
+              distances=(26, 44, 66, 92, 124)) -> bool:
+        """Place a two-line label near an anchor without overlapping earlier ones."""
+        f1, f2 = self.font(zh_size), self.font(en_size)
+        w1 = self.draw.textlength(zh, font=f1)
+        w2 = self.draw.textlength(en, font=f2) if en else 0
+        w = max(w1, w2) + 8
+        h = zh_size * 1.2 + (en_size * 1.25 if en else 0) + 4
+        ax, ay = anchor
+        for d in distances:
+            for ang in (90, 60, 120, 35, 145, 0, 180, -35, -145, -90, -60, -120):
+                a = math.radians(ang)
+                ex, ey = ax + d * math.cos(a), ay - d * math.sin(a)
+                # the box's edge nearest the anchor sits at (ex, ey)
+                bx = ex - w / 2 * (1 - math.cos(a)) if abs(math.cos(a)) > 0.3 else ex - w / 2
+                if math.cos(a) > 0.3:
+                    bx = ex
+                elif math.cos(a) < -0.3:
+                    bx = ex - w
+                by = ey - h if math.sin(a) > 0.3 else (ey if math.sin(a) < -0.3 else ey - h / 2)
+                box = (bx, by, bx + w, by + h)
+                if self.free(box) and not self._crosses((ax, ay), (ex, ey)):
+                    cx = min(max(ax, box[0] + 4), box[2] - 4)
+                    cy = box[3] if by + h <= ay else (box[1] if by >= ay else by + h / 2)
+                    if box[0] <= ax <= box[2] and not (box[1] <= ay <= box[3]):
+                        cx = ax
+                    elif box[2] < ax:
+                        cx, cy = box[2], min(max(ay, box[1] + 6), box[3] - 6)
+                    elif box[0] > ax:
+                        cx, cy = box[0], min(max(ay, box[1] + 6), box[3] - 6)
+                    self.draw.line([(ax, ay), (cx, cy)], fill=(255, 255, 255, 200), width=3)
+                    self.draw.line([(ax, ay), (cx, cy)], fill=(40, 34, 30, 230), width=1)
+                    if dot:
+                        self.draw.ellipse([ax - 3, ay - 3, ax + 3, ay + 3], fill=(180, 38, 30, 255),
+                                          outline=(255, 255, 255, 255))
+                    self.draw.rectangle(box, fill=(255, 255, 255, 150))
+                    self.text((box[0] + 4, box[1] + 1), zh, zh_size, halo=2)
+                    if en:
+                        self.text((box[0] + 4, box[1] + zh_size * 1.2 + 1), en, en_size, fill="#4a443d", halo=2)
+                    self.reserve(box)
+                    self.reserve((ax - 4, ay - 4, ax + 4, ay + 4))
+                    return True
+        return False
+
+    def title(self, zh: str, en: str, where=(14, 10)) -> None:
+        f1, f2 = self.font(26), self.font(15)
+        w = max(self.draw.textlength(zh, font=f1), self.draw.textlength(en, font=f2)) + 24
+        box = (where[0], where[1], where[0] + w, where[1] + 62)
+        self.draw.rounded_rectangle(box, 6, fill=(255, 255, 255, 205), outline=(120, 105, 90, 160))
+        self.draw.text((where[0] + 12, where[1] + 6), zh, font=f1, fill="#1d1a17")
+        self.draw.text((where[0] + 12, where[1] + 40), en, font=f2, fill="#4a443d")
+        self.reserve(box)
+
+    def footer(self, s: str) -> None:
+        f = self.font(12)
+        W, H = self.im.size
+        w = self.draw.textlength(s, font=f)
+        box = (10, H - 24, 22 + w, H - 6)
+        self.draw.rounded_rectangle(box, 4, fill=(255, 255, 255, 190))
+        self.draw.text((16, H - 22), s, font=f, fill="#4a443d")
+        self.reserve(box)
+
+    def north_arrow(self, centre, direction, r: int = 26) -> None:
+        cx, cy = centre
+        dx, dy = direction
+        n = math.hypot(dx, dy) or 1
+        dx, dy = dx / n, dy / n
+        self.draw.ellipse([cx - r - 6, cy - r - 6, cx + r + 6, cy + r + 6], fill=(255, 255, 255, 200),
+                          outline=(120, 105, 90, 160))
+        tip = (cx + dx * r * 0.3, cy + dy * r * 0.3)
+        tail = (cx - dx * r * 0.85, cy - dy * r * 0.85)
+        px, py = -dy, dx
+        self.draw.polygon([tip, (tail[0] + px * 8, tail[1] + py * 8), (cx - dx * r * 0.55, cy - dy * r * 0.55),
+                           (tail[0] - px * 8, tail[1] - py * 8)], fill=(150, 30, 24, 255))
+        self.text((cx + dx * r * 0.68, cy + dy * r * 0.68), "北", 15, anchor="mm", halo=2)
+        self.reserve((cx - r - 6, cy - r - 6, cx + r + 6, cy + r + 6))
+
+    def scale_bar(self, origin, px_per_m: float, length_m: float, ticks: int, label: str, tick_label,
+                  colour=(40, 34, 30, 255)) -> None:
+        x0, y0 = origin
+        L = length_m * px_per_m
+        box = (x0 - 8, y0 - 30, x0 + L + 60, y0 + 10)
+        self.draw.rectangle(box, fill=(255, 255, 255, 170))
+        for i in range(ticks):
+            a, b = x0 + L * i / ticks, x0 + L * (i + 1) / ticks
+            self.draw.rectangle([a, y0 - 5, b, y0], fill=colour if i % 2 == 0 else (255, 255, 255, 255),
+                                outline=colour)
+        for i in range(ticks + 1):
+            if i in (0, ticks) or ticks <= 5:
+                self.text((x0 + L * i / ticks, y0 - 7), tick_label(i), 11, anchor="md", halo=2)
+        self.text((x0 + L + 8, y0 + 1), label, 12, anchor="ld", halo=2)
+        self.reserve(box)
+
+
+# ---------------------------------------------------------------------------
+# Anchors.
+
+def _anchors(reading: Reading, parts: list[GroundPart]) -> dict[str, np.ndarray]:
+    """A point to label for every landmark: the top centre of its parts, or its position."""
+    by: dict[str, list] = {}
+    for p in parts:
+        if p.landmark:
+            by.setdefault(p.landmark, []).append(p.mesh.bounds)
+    out = {}
+    for ident, lm in reading.landmarks.items():
+        if ident in by:
+            b = np.array(by[ident])
+            lo, hi = b[:, 0].min(axis=0), b[:, 1].max(axis=0)
+            out[ident] = np.array([(lo[0] + hi[0]) / 2, (lo[1] + hi[1]) / 2, hi[2]])
+        else:
+            out[ident] = np.array(lm.position, float)
+    p = reading.params
+    if "堂" in out:
+        out["堂"] = np.array([-p["w_xu"] * 0.55, p["depth"] * 0.3, reading.hall_height])
+    if "侯" in reading.landmarks:
+        out["侯"] = np.array([0.0, p["hou_y"], p["hou_top"]])
+    if "庭" in out:
+        out["庭"] = np.array([p["court_half"] * 0.55, p["court_south"] * 0.45, 0.0])
+    for k in ("东序", "西序"):
+        if k in reading.landmarks:
+            x, y, z = reading.landmarks[k].position
+            out[k] = np.array([x, y + 1.0, z + p["eave_height"] * 0.6])
+    return out
+
+
+def _gloss(reading: Reading, ident: str) -> str:
+    if ident in GLOSS:
+        return GLOSS[ident]
+    en = reading.landmarks[ident].label_en if ident in reading.landmarks else ""
+    return en.split("(")[0].strip()[:28]
+
+
+def _draw_labels(painter: _Painter, reading: Reading, proj: _Projector, anchors, idents, *, zh_size=20,
+                 en=True, depth_test=True) -> list[str]:
+    done = []
+    for ident in idents:
+        if ident not in anchors or ident not in reading.landmarks:
+            continue
+        a = anchors[ident]
+        x, y = proj(a)
+        W, H = painter.im.size
+        if not (6 < x < W - 6 and 6 < y < H - 6):
+            continue
+        if depth_test and not proj.visible(a):
+            continue
+        if painter.label((x, y), _display(ident), _gloss(reading, ident) if en else "", zh_size=zh_size):
+            done.append(ident)
+    return done
+
+
+# ---------------------------------------------------------------------------
+# Cameras.
+
+def _camera(reading: Reading, view: str):
+    """(eye, look, view angle, mode) for a perspective view."""
+    p = reading.params
+    south = p["court_south"]
+    if view.startswith("reading:") or (view not in BUILTIN_VIEWS and view in reading.views):
+        name = view.removeprefix("reading:")
+        if name not in reading.views:
+            raise ValueError(f"no view {name!r} in the reading; it has: {', '.join(reading.views) or 'none'}")
+        eye, look = reading.views[name]
+        return np.array(eye), np.array(look), 35.0, "cutaway", name
+    if view == "overview":
+        p_hou = p.get("hou_y", south * 0.9)
+        look = np.array([-2.0, p_hou * 0.38, 0.0])
+        eye = np.array([34.0, south * 1.3, 34.0])
+        return eye, look, 42.0, "whole", "overview from the south-east"
+    if view == "hall":
+        look = np.array([0.0, -2.6, 0.4])
+        eye = np.array([13.0, -21.0, 9.5])
+        return eye, look, 42.0, "cutaway", "the hall and the row of 洗, 楅 and 中"
+    if view == "range":
+        y_wu = p["y_wu"]
+        H = reading.hall_height
+        eye = np.array([0.0, y_wu + 1.2, H + 1.55])
+        look = np.array([0.0, p["hou_y"], 1.2])
+        return eye, look, 26.0, "whole", "along the range, from behind the 物 towards the 侯"
+    raise ValueError(f"unknown view {view!r}: use {', '.join(BUILTIN_VIEWS)} or one of the reading's "
+                     f"views ({', '.join(reading.views) or 'none'})")
+
+
+# ---------------------------------------------------------------------------
+# Public.
+
+def render_still(reading: Reading, out: str | Path, view: str = "overview", size=(1280, 720), labels: bool = True,
+                 extra_meshes: Iterable | None = None, supersample: int = 2) -> Path:
+    """Render one still of the ground to a PNG (written atomically); returns the path."""
+    size = (int(size[0]), int(size[1]))
+    parts = build_ground(reading) + _extra_parts(extra_meshes)
+    if view == "plan":
+        im = _render_plan(reading, parts, size, labels, supersample)
+    else:
+        im = _render_perspective(reading, parts, view, size, labels, supersample)
+    out = Path(out)
+    with atomic_path(out, suffix=".png") as tmp:
+        im.save(tmp, format="PNG", optimize=True)
+        tmp.chmod(0o644)
+    return out
+
+
+def _title(reading: Reading, what_zh: str, what_en: str) -> tuple[str, str]:
+    return (f"鄉射禮 · {reading.name} · {what_zh}", f"Village Archery — {reading.name_en or reading.name}: {what_en}")
+
+
+def _footer(reading: Reading) -> str:
+    u = reading.units
+    return (f"1 尺 = {u.chi_m:.3f} m · 1 步 = 6 尺 = {u.bu_m:.3f} m · {Path(reading.file).name} · "
+            "labels in the text's (traditional) characters")
+
+
+def _render_perspective(reading, parts, view, size, labels, ss) -> Image.Image:
+    eye, look, angle, mode, desc = _camera(reading, view)
+    pl = _plotter(size, ss)
+    try:
+        _add_scene(pl, reading, parts, "cutaway" if mode == "cutaway" else "whole")
+        _lights(pl, look)
+        pl.camera_position = [tuple(eye), tuple(look), (0, 0, 1)]
+        pl.camera.view_angle = angle
+        pl.renderer.ResetCameraClippingRange()
+        im, depth = _grab(pl, size)
+        proj = _Projector(pl, ss, depth)
+        painter = _Painter(im)
+        zh = {"overview": "全景", "hall": "堂與庭", "range": "侯道"}.get(view, view.removeprefix("reading:"))
+        painter.title(*_title(reading, zh, desc))
+        painter.footer(_footer(reading))
+        # north arrow: the screen direction of north at the point looked at
+        a, b = proj(look), proj(look + np.array([0, 5.0, 0]))
+        W, H = size
+        painter.north_arrow((W - 46, H - 46), (b[0] - a[0], b[1] - a[1]))
+        if labels:
+            key = view if view in LABELS else "custom"
+            _draw_labels(painter, reading, proj, _anchors(reading, parts), LABELS[key])
+    finally:
+        pl.close()
+    return im
+
+
+def _ortho(reading, parts, panel_size, centre, half_height, ss, labels, label_key, zh_size, en):
+    """One top-down orthographic panel: (image, projector as a function, px per metre)."""
+    pl = _plotter(panel_size, ss)
+    try:
+        _add_scene(pl, reading, parts, "plan")
+        _lights(pl, (centre[0], centre[1], 0), sun_az=150, sun_el=55, scale=0.72)
+        pl.camera_position = [(centre[0], centre[1], 300.0), (centre[0], centre[1], 0.0), (0, 1, 0)]
+        pl.camera.parallel_projection = True
+        pl.camera.parallel_scale = half_height
+        pl.renderer.ResetCameraClippingRange()
+        im, _ = _grab(pl, panel_size)
+        ppm = panel_size[1] / (2 * half_height)
+        w, h = panel_size
+
+        def proj(pt):
+            return (w / 2 + (pt[0] - centre[0]) * ppm, h / 2 - (pt[1] - centre[1]) * ppm)
+
+        return im, proj, ppm, None
+    finally:
+        pl.close()
+
+
+def _render_plan(reading: Reading, parts, size, labels, ss) -> Image.Image:
+    W, H = size
+    p = reading.params
+    fp = np.array(reading.court_footprint)
+    x0, x1 = fp[:, 0].min() - 1.5, fp[:, 0].max() + 1.5
+    y0, y1 = fp[:, 1].min() - 2.5, fp[:, 1].max() + 1.5
+    # left panel: the whole ground, north up; its width follows the ground's proportions
+    top, bottom = 84, 104
+    avail = H - top - bottom
+    ppm_whole = avail / (y1 - y0)
+    left_w = int(min(W * 0.36, (x1 - x0) * ppm_whole + 150))
+    half_h = (H / 2) / ppm_whole
+    cy = (y0 + y1) / 2 + (top - bottom) / 2 / ppm_whole
+    whole_centre = ((x0 + x1) / 2 + 40 / ppm_whole, cy)
+    im_l, proj_l, _, _ = _ortho(reading, parts, (left_w, H), whole_centre, half_h, ss, labels, None, 0, False)
+    # right panel: the hall and the row in front of it
+    right_w = W - left_w
+    ix0 = -(p["court_half"] if p["court_half"] < 16 else max(p["half_width"] + p["eave"] + 5.0, 15.0))
+    ix1 = -ix0
+    iy1 = p["depth"] + p["eave"] + 1.5
+    row_y = reading.landmarks["楅"].position[1] if "楅" in reading.landmarks else -p["depth"]
+    iy0 = min(row_y, -p["depth"]) - 5.5
+    ppm_in = min((right_w - 40) / (ix1 - ix0), (H - top - bottom) / (iy1 - iy0))
+    half_in = (H / 2) / ppm_in
+    in_centre = (0.0, (iy0 + iy1) / 2 + (top - bottom) / 2 / ppm_in)
+    im_r, proj_r, _, _ = _ortho(reading, parts, (right_w, H), in_centre, half_in, ss, labels, None, 0, False)
+
+    canvas = Image.new("RGB", size, "white")
+    canvas.paste(im_l, (0, 0))
+    canvas.paste(im_r, (left_w, 0))
+    painter = _Painter(canvas)
+    d = painter.draw
+    d.line([(left_w, 0), (left_w, H)], fill=(90, 80, 70, 255), width=2)
+    L = lambda pt: proj_l(pt)  # noqa: E731
+    R = lambda pt: (proj_r(pt)[0] + left_w, proj_r(pt)[1])  # noqa: E731
+
+    # the inset's frame on the whole plan
+    (ax, ay), (bx, by) = L((ix0, iy1, 0)), L((ix1, iy0, 0))
+    d.rectangle([ax, ay, bx, by], outline=(150, 30, 24, 255), width=2)
+
+    # eaves outline and the purlin lines on the enlargement
+    eave_box = [R((-(p["half_width"] + p["eave"]), p["depth"] + p["eave"], 0)),
+                R(((p["half_width"] + p["eave"]), -p["eave"], 0))]
+    _dashed_rect(d, eave_box, (70, 65, 60, 220))
+    for ident, zh in (("楣", "楣"), ("栋", "棟"), ("后楣", "後楣")):
+        if ident in reading.landmarks:
+            y = reading.landmarks[ident].position[1]
+            a, b = R((-(p["half_width"] + p["eave"]), y, 0)), R(((p["half_width"] + p["eave"]), y, 0))
+            _dashed_line(d, a, b, (70, 65, 60, 200), dash=(14, 5, 3, 5))
+            painter.text((b[0] + 4, b[1]), zh, 15, anchor="lm", halo=2)
+            painter.reserve((b[0] + 2, b[1] - 10, b[0] + 40, b[1] + 10))
+    ee = R(((p["half_width"] + p["eave"]), p["depth"] + p["eave"], 0))
+    painter.text((ee[0] + 4, ee[1] + 2), "屋檐 eaves", 11, fill="#4a443d", anchor="la", halo=2)
+
+    # the 侯 (a cloth 2 cm thick is invisible from above): its 上舌 as a bar, the posts as dots
+    if "侯" in reading.landmarks:
+        a, b = L((-p["hou_upper"] / 2, p["hou_y"], 0)), L((p["hou_upper"] / 2, p["hou_y"], 0))
+        d.line([a, b], fill=(60, 50, 40, 255), width=3)
+        a, b = L((-p["hou_zhong"] / 2, p["hou_y"], 0)), L((p["hou_zhong"] / 2, p["hou_y"], 0))
+        d.line([a, b], fill=(179, 38, 30, 255), width=5)
+        for sgn in (-1, 1):
+            q = L((sgn * p["hou_post_bottom"], p["hou_y"], 0))
+            d.ellipse([q[0] - 2.5, q[1] - 2.5, q[0] + 2.5, q[1] + 2.5], fill=(60, 50, 40, 255))
+    # dimension line: the 侯道
+    if "侯" in reading.landmarks:
+        xd = x1 - 4.0
+        a, b = L((xd, p["y_wu"], 0)), L((xd, p["hou_y"], 0))
+        d.line([a, b], fill=(150, 30, 24, 255), width=2)
+        for q in (a, b):
+            d.line([(q[0] - 6, q[1]), (q[0] + 6, q[1])], fill=(150, 30, 24, 255), width=2)
+        dao = p.get("hou_dao", p["y_wu"] - p["hou_y"])
+        mid = ((a[0] + b[0]) / 2, (a[1] + b[1]) / 2)
+        f = painter.font(13)
+        lab = f"侯道 {dao / reading.units.metres('一弓'):.0f} 弓 = {dao:.1f} m"
+        tl = Image.new("RGBA", (int(d.textlength(lab, font=f)) + 10, 22), (255, 255, 255, 0))
+        ImageDraw.Draw(tl).text((5, 2), lab, font=f, fill=(150, 30, 24, 255), stroke_width=2,
+                                stroke_fill=(255, 255, 255, 230))
+        tl = tl.rotate(90, expand=True)
+        canvas.paste(tl, (int(mid[0] - tl.size[0] - 3), int(mid[1] - tl.size[1] / 2)), tl)
+        painter.reserve((mid[0] - tl.size[0] - 3, mid[1] - tl.size[1] / 2, mid[0], mid[1] + tl.size[1] / 2))
+
+    painter.title(*_title(reading, "平面圖", "plan of the ground (left) and of the hall and court (right)"))
+    painter.footer(_footer(reading))
+    painter.north_arrow((W - 46, 52), (0, -1))
+
+    # scale bars: metres and 尺/步 on each panel
+    u = reading.units
+    bu = u.bu_m
+    painter.scale_bar((16, H - 60), ppm_whole, 20, 2, "m", lambda i: f"{i * 10}")
+    painter.scale_bar((16, H - 96), ppm_whole, bu * 10, 2, "步", lambda i: f"{i * 5}")
+    painter.scale_bar((left_w + 20, H - 40), ppm_in, 10, 5, "m", lambda i: f"{i * 2}")
+    zhang = u.chi_m * 10
+    painter.scale_bar((left_w + 340, H - 40), ppm_in, zhang * 4, 4, "丈 (10 尺)", lambda i: f"{i}")
+    painter.scale_bar((left_w + 340, H - 76), ppm_in, bu * 5, 5, "步 (6 尺)", lambda i: f"{i}")
+
+    if labels:
+        anchors = _anchors(reading, parts)
+        # the whole plan: one character labels
+        for ident in LABELS["plan_whole"]:
+            if ident in anchors and ident in reading.landmarks:
+                x, y = L(anchors[ident])
+                if 0 < x < left_w and 0 < y < H:
+                    _label_clipped(painter, (x, y), _display(ident), _gloss(reading, ident), left_w, 0, zh=16)
+        # standing places (dots) on the enlargement
+        for ident in LABELS["plan_inset"]:
+            lm = reading.landmarks.get(ident)
+            if lm and lm.kind in ("mark", "formation"):
+                x, y = R(lm.position)
+                d.ellipse([x - 4, y - 4, x + 4, y + 4], fill=(40, 80, 150, 255), outline=(255, 255, 255, 255))
+                if lm.heading is not None:
+                    h = math.radians(lm.heading)
+                    d.line([(x, y), (x + 11 * math.sin(h), y - 11 * math.cos(h))], fill=(40, 80, 150, 255), width=2)
+        for ident in LABELS["plan_inset"]:
+            if ident in anchors and ident in reading.landmarks:
+                x, y = R(anchors[ident])
+                if left_w < x < W and 0 < y < H:
+                    _label_clipped(painter, (x, y), _display(ident), _gloss(reading, ident), W, left_w, zh=17)
+    return canvas
+
+
+def _label_clipped(painter: _Painter, xy, text, en, x_max, x_min, zh=18) -> bool:
+    """A label that must stay within one panel [x_min, x_max]."""
+    guard = [(0, 0, x_min + 2, painter.im.size[1])] if x_min > 0 else []
+    guard += [(x_max - 2, 0, painter.im.size[0], painter.im.size[1])] if x_max < painter.im.size[0] else []
+    for g in guard:
+        painter.reserve(g)
+    ok = painter.label(xy, text, en, zh_size=zh, en_size=11, distances=(18, 30, 46, 64, 88, 116))
+    for g in guard:
+        painter.boxes.remove(g)
+    return ok
+
+
+def _dashed_line(d, a, b, fill, dash=(8, 6), width=1) -> None:
+    ax, ay = a
+    bx, by = b
+    L = math.hypot(bx - ax, by - ay)
+    if L == 0:
+        return
+    ux, uy = (bx - ax) / L, (by - ay) / L
+    t, i, on = 0.0, 0, True
+    while t < L:
+        seg = dash[i % len(dash)]
+        t1 = min(L, t + seg)
+        if on:
+            d.line([(ax + ux * t, ay + uy * t), (ax + ux * t1, ay + uy * t1)], fill=fill, width=width)
+        t, i, on = t1, i + 1, not on
+
+
+def _dashed_rect(d, corners, fill) -> None:
+    (x0, y0), (x1, y1) = corners
+    for a, b in (((x0, y0), (x1, y0)), ((x1, y0), (x1, y1)), ((x1, y1), (x0, y1)), ((x0, y1), (x0, y0))):
+        _dashed_line(d, a, b, fill)
