@@ -342,22 +342,27 @@ class Planner:
             return
         if not self._time_path(body, plan, t0):
             return
-        # timing
-        best = None
-        for delay in (0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0, 11.0, 15.0, 20.0, 30.0, 45.0):
-            timed = self._time_path(body, plan, t0 + delay)
+        found = self._first_clear(body, plan, t0)
+        if found is None and not top_step and legs[-1][2] != STAIR:
+            # someone will pass through the spot: stand a little aside instead (nearest first)
+            gx, gy, glevel = legs[-1]
+            for dx, dy in ((0.6, 0), (-0.6, 0), (0, 0.6), (0, -0.6), (0.9, 0.9), (-0.9, 0.9), (0.9, -0.9), (-0.9, -0.9)):
+                if not self.ground.is_free(glevel, gx + dx, gy + dy):
+                    continue
+                alt = plan[:-1] + [(gx + dx, gy + dy, plan[-1][2], plan[-1][3])] if plan else plan
+                found = self._first_clear(body, alt, t0, quick=True)
+                if found is not None:
+                    plan = alt
+                    self.explain.append(f"  {body.id} stands {math.hypot(dx, dy):.1f} m aside: the spot is on another's path")
+                    break
+        if found is None:
+            timed = self._time_path(body, plan, t0)
             c = self.conflict(body, [(t, x, y, z) for t, x, y, z, _ in timed])
-            if c is None:
-                best = (delay, timed)
-                break
-            if best is None:
-                best = (None, timed, c)
-        if best[0] is None:
-            delay, timed = 0.0, best[1]
-            who, when = best[2]
-            self.conflicts.append(f"{self.current.id if self.current else '-'} {body.id} ~ {who} at {when:.1f} s")
+            delay = 0.0
+            if c is not None:
+                self.conflicts.append(f"{self.current.id if self.current else '-'} {body.id} ~ {c[0]} at {c[1]:.1f} s")
         else:
-            delay, timed = best
+            delay, timed = found
             if delay:
                 body.waited.append((delay, self.current.id if self.current else ""))
                 self.explain.append(f"  {body.id} waits {delay:.1f} s to let others pass")
@@ -372,6 +377,16 @@ class Planner:
         body.key(timed[-1][0], "stand")
         body.t = timed[-1][0]
         self.explain.append(f"  {body.id}: {why}")
+
+    DELAYS = (0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0, 11.0, 15.0, 20.0, 30.0, 45.0)
+
+    def _first_clear(self, body: Body, plan, t0: float, quick: bool = False):
+        """The shortest wait (from DELAYS) after which the path meets nobody: (delay, timed) or None."""
+        for delay in self.DELAYS[:6] if quick else self.DELAYS:
+            timed = self._time_path(body, plan, t0 + delay)
+            if self.conflict(body, [(t, x, y, z) for t, x, y, z, _ in timed]) is None:
+                return delay, timed
+        return None
 
     def _leg(self, body: Body, cur, goal, stair_name, top_step, t) -> list[tuple[float, float, float, str]]:
         (cx, cy, clevel), (gx, gy, glevel) = cur, goal
