@@ -1,0 +1,385 @@
+"""Plan diagrams in the manner of the 仪礼图: the ground from above, everyone's place marked.
+
+One drawing is a list of primitives (lines, polygons, circles, text) in ground metres, written
+out twice by the same code: as SVG (text, with the shipped CJK font named) and as PNG (drawn
+with Pillow, which the project already uses — no cairo needed).  North is up, as in 杨复 and
+张惠言; the hall is at the top, the target at the bottom.
+
+The range is 60–70 m long and the hall some 20 m wide, so the drawing breaks the courtyard as
+the old diagrams do: the court in front of the hall and the end of the range are drawn to
+scale, the empty stretch between them is shortened and marked with a break line.
+"""
+from __future__ import annotations
+
+import html
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from PIL import Image, ImageDraw, ImageFont
+
+from .outputs import atomic_path
+from .statements import sample
+
+INK = "#222222"
+PAPER = "#fbf8f0"
+GREY = "#8a8578"
+RED = "#b03a2e"
+BLUE = "#1f5fa8"
+
+# Who is drawn, with a short label (the text's own names).
+SHORT = {"上耦上射": "上耦上", "上耦下射": "上耦下", "次耦上射": "次耦上", "次耦下射": "次耦下",
+         "下耦上射": "下耦上", "下耦下射": "下耦下", "举觯者1": "举觯1", "举觯者2": "举觯2"}
+
+
+def _font_path() -> str:
+    try:
+        from .fonts import font_path
+
+        return str(font_path())
+    except Exception:  # pragma: no cover - the font ships with the repository
+        return "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc"
+
+
+@dataclass
+class Canvas:
+    """Primitives in ground metres; a piecewise y map compresses the middle of the range."""
+
+    x0: float
+    x1: float
+    y_sections: list[tuple[float, float, float]]   # (y_top, y_bottom, pixels per metre) top to bottom
+    scale: float                                     # pixels per metre across
+    margin: float = 30.0
+    title: str = ""
+    ops: list[tuple] = field(default_factory=list)
+
+    @property
+    def width(self) -> int:
+        return int((self.x1 - self.x0) * self.scale + 2 * self.margin)
+
+    @property
+    def height(self) -> int:
+        return int(sum((a - b) * s for a, b, s in self.y_sections) + 2 * self.margin + 24)
+
+    def px(self, x: float, y: float) -> tuple[float, float]:
+        X = self.margin + (x - self.x0) * self.scale
+        Y = self.margin + 24
+        for top, bottom, s in self.y_sections:
+            if y >= bottom:
+                return X, Y + (top - min(y, top)) * s
+            Y += (top - bottom) * s
+        return X, Y
+
+    # primitives (ground coordinates)
+    def line(self, pts, color=INK, width=1.0, dash=False):
+        self.ops.append(("line", [self.px(*p) for p in pts], color, width, dash))
+
+    def poly(self, pts, fill="none", color=INK, width=1.0):
+        self.ops.append(("poly", [self.px(*p) for p in pts], fill, color, width))
+
+    def circle(self, x, y, r_px, fill=INK, color=INK):
+        self.ops.append(("circle", self.px(x, y), r_px, fill, color))
+
+    def text(self, x, y, s, size=12, color=INK, anchor="middle", dx=0.0, dy=0.0):
+        X, Y = self.px(x, y)
+        self.ops.append(("text", (X + dx, Y + dy), s, size, color, anchor))
+
+    def text_px(self, X, Y, s, size=12, color=INK, anchor="start"):
+        self.ops.append(("text", (X, Y), s, size, color, anchor))
+
+    # writers
+    def svg(self) -> str:
+        font = Path(_font_path())
+        out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{self.width}" height="{self.height}" '
+               f'viewBox="0 0 {self.width} {self.height}" font-family="Noto Sans CJK SC, Noto Sans SC, sans-serif">',
+               f'<style>@font-face {{ font-family: "Noto Sans CJK SC"; src: local("Noto Sans CJK SC"), '
+               f'url("{font.name}"); }}</style>',
+               f'<rect width="100%" height="100%" fill="{PAPER}"/>']
+        for op in self.ops:
+            kind = op[0]
+            if kind == "line":
+                _, pts, color, w, dash = op
+                d = " ".join(f"{x:.1f},{y:.1f}" for x, y in pts)
+                extra = ' stroke-dasharray="5,4"' if dash else ""
+                out.append(f'<polyline points="{d}" fill="none" stroke="{color}" stroke-width="{w}"{extra} '
+                           f'stroke-linejoin="round" stroke-linecap="round"/>')
+            elif kind == "poly":
+                _, pts, fill, color, w = op
+                d = " ".join(f"{x:.1f},{y:.1f}" for x, y in pts)
+                out.append(f'<polygon points="{d}" fill="{fill}" stroke="{color}" stroke-width="{w}"/>')
+            elif kind == "circle":
+                _, (x, y), r, fill, color = op
+                out.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{r}" fill="{fill}" stroke="{color}"/>')
+            elif kind == "text":
+                _, (x, y), s, size, color, anchor = op
+                out.append(f'<text x="{x:.1f}" y="{y + size * 0.35:.1f}" font-size="{size}" fill="{color}" '
+                           f'text-anchor="{anchor}">{html.escape(s)}</text>')
+        out.append("</svg>")
+        return "\n".join(out)
+
+    def png(self, ss: int = 2) -> Image.Image:
+        W, H = self.width * ss, self.height * ss
+        im = Image.new("RGB", (W, H), PAPER)
+        dr = ImageDraw.Draw(im)
+        fonts: dict[int, Any] = {}
+        fp = _font_path()
+
+        def font(size):
+            if size not in fonts:
+                idx = 2 if fp.endswith(".ttc") else 0
+                fonts[size] = ImageFont.truetype(fp, int(size * ss), index=idx)
+            return fonts[size]
+
+        for op in self.ops:
+            kind = op[0]
+            if kind == "line":
+                _, pts, color, w, dash = op
+                pts = [(x * ss, y * ss) for x, y in pts]
+                if dash:
+                    for a, b in zip(pts, pts[1:]):
+                        L = math.dist(a, b)
+                        n = max(1, int(L / (9 * ss)))
+                        for i in range(n):
+                            f0, f1 = i / n, (i + 0.55) / n
+                            dr.line([(a[0] + (b[0] - a[0]) * f0, a[1] + (b[1] - a[1]) * f0),
+                                     (a[0] + (b[0] - a[0]) * f1, a[1] + (b[1] - a[1]) * f1)],
+                                    fill=color, width=max(1, int(w * ss)))
+                else:
+                    dr.line(pts, fill=color, width=max(1, int(w * ss)), joint="curve")
+            elif kind == "poly":
+                _, pts, fill, color, w = op
+                dr.polygon([(x * ss, y * ss) for x, y in pts], fill=None if fill == "none" else fill,
+                           outline=color, width=max(1, int(w * ss)))
+            elif kind == "circle":
+                _, (x, y), r, fill, color = op
+                dr.ellipse([(x - r) * ss, (y - r) * ss, (x + r) * ss, (y + r) * ss],
+                           fill=None if fill == "none" else fill, outline=color, width=ss)
+            elif kind == "text":
+                _, (x, y), s, size, color, anchor = op
+                a = {"middle": "mm", "start": "lm", "end": "rm"}[anchor]
+                dr.text((x * ss, y * ss), s, font=font(size), fill=color, anchor=a)
+        return im.resize((self.width, self.height), Image.LANCZOS)
+
+    def save(self, svg_path: str | Path, png_path: str | Path | None = None) -> None:
+        with atomic_path(svg_path) as tmp:
+            tmp.write_text(self.svg(), encoding="utf-8")
+        if png_path:
+            with atomic_path(png_path) as tmp:
+                self.png().save(tmp, format="PNG")
+
+
+# ---------------------------------------------------------------------------
+
+def _lm(plan: dict, name: str) -> tuple[float, float] | None:
+    lm = plan["landmarks"].get(name)
+    return (lm["position"][0], lm["position"][1]) if lm else None
+
+
+def make_canvas(plans: list[dict], title: str = "", scale: float = 26.0) -> Canvas:
+    """A canvas that holds the ground of one or more plans (all their landmarks)."""
+    xs, ys = [], []
+    for p in plans:
+        for lm in p["landmarks"].values():
+            xs.append(lm["position"][0])
+            ys.append(lm["position"][1])
+    hall_top = max(ys) + 1.5
+    y_fa = max(_lm(p, "乏")[1] for p in plans if _lm(p, "乏"))
+    y_hou = min(_lm(p, "侯")[1] for p in plans if _lm(p, "侯"))
+    court_bottom = -14.0
+    fa_top = y_fa + 4.0
+    x_half = max(16.0, max(abs(x) for x in xs if abs(x) < 30) + 2.0)
+    sections = [(hall_top, court_bottom, scale), (court_bottom, fa_top, 60.0 / max(1.0, court_bottom - fa_top)),
+                (fa_top, y_hou - 3.0, scale * 0.55)]
+    return Canvas(-x_half, x_half, sections, scale, title=title)
+
+
+def draw_ground(c: Canvas, plan: dict, color: str = INK, labels: bool = True, light: bool = False) -> None:
+    L = plan["landmarks"]
+    w = 0.8 if light else 1.2
+    hall = plan.get("hall", {}).get("footprint") or (L.get("堂") or {}).get("footprint")
+    if hall:
+        c.poly([tuple(p) for p in hall], fill="none" if light else "#efe6d2", color=color, width=w * 1.4)
+    for name in ("室", "东房"):
+        if name in L and L[name].get("footprint"):
+            c.poly([tuple(p) for p in L[name]["footprint"]], fill="none" if light else "#e2d5b8", color=color, width=w)
+            x, y = L[name]["position"][:2]
+            if labels:
+                c.text(x, y, name, 13, color)
+    for name in ("东序", "西序"):
+        if name in L and L[name].get("footprint"):
+            fp = L[name]["footprint"]
+            xm = sum(p[0] for p in fp) / len(fp)
+            c.line([(xm, min(p[1] for p in fp)), (xm, max(p[1] for p in fp))], color, w * 2.2)
+            if labels:
+                c.text(xm, max(p[1] for p in fp) - 0.6, name, 11, color, dx=-14 if name == "西序" else 14)
+    for name in ("楣", "栋"):
+        if name in L and hall:
+            y = L[name]["position"][1]
+            xs = [p[0] for p in hall]
+            c.line([(min(xs), y), (max(xs), y)], GREY if not light else color, 0.6, dash=True)
+            if labels:
+                c.text(max(xs) + 0.2, y, name, 10, GREY, anchor="start")
+    for name in ("东楹", "西楹"):
+        if name in L:
+            x, y = L[name]["position"][:2]
+            c.circle(x, y, 4.5, fill=color if not light else "none", color=color)
+            if labels:
+                c.text(x, y, name, 10, color, dy=-11)
+    for name in ("阼阶", "西阶"):
+        if name in L and L[name].get("footprint"):
+            fp = [tuple(p) for p in L[name]["footprint"]]
+            c.poly(fp, fill="none", color=color, width=w)
+            ys = [p[1] for p in fp]
+            xs = [p[0] for p in fp]
+            for k in range(1, 3):
+                yy = min(ys) + (max(ys) - min(ys)) * k / 3
+                c.line([(min(xs), yy), (max(xs), yy)], color, 0.5)
+            if labels:
+                c.text(sum(xs) / 4, min(ys) - 0.5, name, 11, color)
+    for name in ("上物", "下物"):
+        if name in L:
+            x, y = L[name]["position"][:2]
+            c.line([(x, y - 0.35), (x, y + 0.35)], RED if not light else color, 1.4)
+            c.line([(x - 0.14, y), (x + 0.14, y)], RED if not light else color, 1.4)
+    court = (L.get("庭") or {}).get("footprint")
+    if court:
+        xs = [p[0] for p in court]
+        for x in (min(xs), max(xs)):
+            if c.x0 <= x <= c.x1:
+                c.line([(x, max(p[1] for p in court)), (x, c.y_sections[-1][1])], GREY, 0.8)
+    # the break in the range
+    top, bottom, _ = c.y_sections[1]
+    for yy in (top, bottom):
+        pts = []
+        for i in range(0, 25):
+            x = c.x0 + (c.x1 - c.x0) * i / 24
+            pts.append((x, yy + (0.25 if i % 2 else -0.25) / max(c.y_sections[1][2] / c.scale, 0.05) * 0.0))
+        c.line([(c.x0, yy), (c.x1, yy)], GREY, 0.6, dash=True)
+    if not light and labels:
+        X, Y = c.px(c.x0 + 0.5, (top + bottom) / 2)
+        c.text_px(X, Y, f"… 侯道 shortened in the drawing …", 10, GREY)
+    # the target
+    if "侯" in L:
+        hx, hy = L["侯"]["position"][:2]
+        if "左个" in L and "右个" in L:
+            xl, xr = L["左个"]["position"][0], L["右个"]["position"][0]
+            c.line([(xl, hy), (xr, hy)], color, 3.0)
+            if labels:
+                c.text(xl, hy, "左个", 11, color, dy=14)
+                c.text(xr, hy, "右个", 11, color, dy=14)
+        if "侯中" in L:
+            c.line([(hx - 1.1, hy), (hx + 1.1, hy)], RED if not light else color, 5.0)
+        if labels:
+            c.text(hx, hy, "侯", 13, color, dy=16)
+        for name in ("西植", "东植"):
+            if name in L:
+                x, y = L[name]["position"][:2]
+                c.circle(x, y, 2.5, fill=color, color=color)
+    fixtures = {"乏": 13, "洗": 12, "水": 10, "篚": 10, "县": 11, "鼓": 11, "楅": 12, "中": 12, "尊": 11,
+                "上篚": 10, "丰位": 10, "宾席": 11, "主人席": 11, "大夫席": 11, "众宾席1": 10, "众宾席2": 10,
+                "众宾席3": 10, "工席": 10, "门": 12, "户牖间": 9}
+    for name, size in fixtures.items():
+        if name not in L:
+            continue
+        lm = L[name]
+        x, y = lm["position"][:2]
+        fp = lm.get("footprint")
+        if fp:
+            c.poly([tuple(p) for p in fp], fill="none" if light else "#ffffff", color=color, width=w)
+        else:
+            c.circle(x, y, 2.5, fill="none", color=color)
+        if labels:
+            short = {"众宾席1": "众宾", "众宾席2": "众宾", "众宾席3": "众宾", "丰位": "丰"}.get(name, name)
+            if name == "户牖间":
+                continue
+            off = -12 if name not in ("宾席", "主人席", "大夫席", "众宾席1", "众宾席2", "众宾席3", "工席") else 0
+            c.text(x, y, short, size, color, dy=off if fp else -10)
+    for name in ("司射位", "司马位", "射位", "觯位", "堂西", "堂东", "阶前"):
+        if name in L and labels and not light:
+            x, y = L[name]["position"][:2]
+            c.line([(x - 0.15, y - 0.15), (x + 0.15, y + 0.15)], GREY, 0.6)
+            c.line([(x - 0.15, y + 0.15), (x + 0.15, y - 0.15)], GREY, 0.6)
+
+
+def _tick(h: float) -> tuple[float, float]:
+    a = math.radians(h)
+    return math.sin(a), math.cos(a)
+
+
+def draw_people(c: Canvas, plan: dict, t: float, since: float | None, color: str = BLUE,
+                highlight: set[str] | None = None, label: bool = True) -> None:
+    """Each person a mark with a facing tick and his name; his path since ``since`` as a line."""
+    highlight = highlight or set()
+    placed: list[tuple[float, float]] = []
+    for ident, tr in plan.get("actors", {}).items():
+        keys = tr["keys"]
+        if not keys:
+            continue
+        x, y, z, h, posture = sample(keys, t)
+        if not (c.x0 - 5 < x < c.x1 + 5):
+            continue
+        if since is not None and since < t:
+            pts = [(x0, y0) for (tt, x0, y0, *_r) in keys if since < tt < t]
+            a = sample(keys, since)
+            pts = [(a[0], a[1]), *pts, (x, y)]
+            if sum(math.dist(p, q) for p, q in zip(pts, pts[1:])) > 0.3:
+                c.line(pts, color, 1.0 if ident not in highlight else 1.8, dash=ident not in highlight)
+        hot = ident in highlight
+        col = RED if hot else color
+        r = 5.5 if hot else 4.5
+        fill = col if posture in ("kneel", "kneel_bow") else PAPER
+        c.circle(x, y, r, fill=fill, color=col)
+        if h is not None:
+            ux, uy = _tick(h)
+            X, Y = c.px(x, y)
+            c.ops.append(("line", [(X + ux * r, Y - uy * r), (X + ux * (r + 9), Y - uy * (r + 9))], col, 2.0, False))
+        if label:
+            X, Y = c.px(x, y)
+            dy = -13
+            for (px_, py_) in placed:
+                if abs(px_ - X) < 34 and abs(py_ - (Y + dy)) < 12:
+                    dy += 24 if dy < 0 else 12
+            placed.append((X, Y + dy))
+            c.ops.append(("text", (X, Y + dy), SHORT.get(ident, ident), 11 if hot else 10, col, "middle"))
+
+
+def diagram(plan: dict, t: float, since: float | None = None, title: str = "", caption: str = "",
+            highlight: set[str] | None = None) -> Canvas:
+    c = make_canvas([plan], title)
+    draw_ground(c, plan)
+    draw_people(c, plan, t, since, highlight=highlight)
+    c.text_px(c.margin, 20, title, 15, INK)
+    if caption:
+        c.text_px(c.margin, c.height - 14, caption, 10, GREY)
+    _compass(c)
+    return c
+
+
+def _compass(c: Canvas) -> None:
+    X, Y = c.width - c.margin - 10, c.margin + 40
+    c.ops.append(("line", [(X, Y + 16), (X, Y - 14)], INK, 1.2, False))
+    c.ops.append(("line", [(X - 4, Y - 8), (X, Y - 14), (X + 4, Y - 8)], INK, 1.2, False))
+    c.ops.append(("text", (X, Y - 24), "北", 12, INK, "middle"))
+
+
+def overlay(plan_a: dict, plan_b: dict, name_a: str, name_b: str) -> Canvas:
+    """Two readings' grounds on one sheet: A in blue, B in red, with moved landmarks joined."""
+    c = make_canvas([plan_a, plan_b], f"{name_a} (blue) / {name_b} (red)")
+    draw_ground(c, plan_a, BLUE, labels=True, light=True)
+    draw_ground(c, plan_b, RED, labels=False, light=True)
+    La, Lb = plan_a["landmarks"], plan_b["landmarks"]
+    for k in La:
+        if k in Lb:
+            pa, pb = La[k]["position"], Lb[k]["position"]
+            if math.dist(pa[:2], pb[:2]) > 0.05:
+                c.line([tuple(pa[:2]), tuple(pb[:2])], "#7a4f9a", 0.9)
+                c.circle(pb[0], pb[1], 2.5, fill=RED, color=RED)
+                c.text(pb[0], pb[1], f"{k} → {math.dist(pa[:2], pb[:2]):.2f} m", 10, RED, dy=12)
+    for k in Lb:
+        if k not in La:
+            x, y = Lb[k]["position"][:2]
+            c.text(x, y, f"{k} (only here)", 10, RED, dy=-12)
+    c.text_px(c.margin, 20, c.title, 15, INK)
+    _compass(c)
+    return c

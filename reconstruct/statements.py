@@ -1,0 +1,482 @@
+"""The text's spatial statements (``assets/statements.yaml``) and their evaluation against a plan.
+
+A statement says where someone or something is, relative to a place or a person, when the
+clause it quotes has been performed: 立于中南 (south of the 中), 北面 (facing north), 尽阶不升堂
+(on the stair, not the hall), 西五步 (a distance in the text's units), 进由中东 (the path passes
+east of the 中).  :func:`load_catalogue` reads and validates the catalogue — every quote must be
+an exact substring of the seed, so its span can be located; :func:`evaluate` measures one
+statement on an ``xiangshe-plan/1`` document (plan-format.md) and returns a :class:`Result`
+with the measured value, what the text wants, pass/fail and the margin.
+
+>>> cat = load_catalogue()
+>>> len(cat) > 103
+True
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .errors import InputError
+from .names import NameIndex, simplified, traditional
+from .placement import HEADINGS
+from .text import SEED
+from .units import DEFAULT_CHI_PER_UNIT, UNIT_ALIASES
+
+ROOT = Path(__file__).resolve().parent.parent
+CATALOGUE = ROOT / "assets" / "statements.yaml"
+
+RELATIONS = ("west_of", "east_of", "south_of", "north_of", "aligned_x", "aligned_y", "facing", "posture",
+             "level", "distance", "path_side", "near")
+POSTURES = ("stand", "walk", "kneel", "bow", "kneel_bow")
+LEVELS = ("hall", "stair", "court")
+SIDES = {"east": (1.0, 0.0), "west": (-1.0, 0.0), "north": (0.0, 1.0), "south": (0.0, -1.0)}
+DIRECTIONAL = {"west_of": "west", "east_of": "east", "south_of": "south", "north_of": "north"}
+SOURCES = ("text", "鄭", "賈", "義疏", "敖", "記", "brief", "楊復", "朱子")
+
+
+@dataclass(frozen=True)
+class Statement:
+    id: str
+    n: int | None
+    quote: str | None
+    span: tuple[int, int] | None
+    fn: int | None
+    subject: str
+    relation: str
+    ref: str | None = None
+    value: Any = None
+    unit: str | None = None
+    axis: str = "xy"
+    side: str | None = None
+    tol: float | None = None
+    min: float = 0.05
+    lateral: float | None = None
+    when: str = "end"
+    required: bool = False
+    source: str = "text"
+    text: str | None = None      # words of the statement when the quote is not in the seed
+    note: str = ""
+
+    @property
+    def words(self) -> str:
+        return self.quote or self.text or ""
+
+
+@dataclass
+class Result:
+    statement: Statement
+    status: str                  # pass | fail | n/a
+    measured: float | str | None = None
+    wanted: str = ""
+    margin: float | None = None  # positive: inside the tolerance by this much (m or °)
+    message: str = ""
+    event: str | None = None
+    time: float | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "pass"
+
+    @property
+    def failed_required(self) -> bool:
+        return self.statement.required and self.status != "pass"
+
+    def as_json(self) -> dict[str, Any]:
+        s = self.statement
+        return {"id": s.id, "n": s.n, "quote": s.quote, "text": s.text, "span": list(s.span) if s.span else None,
+                "footnote": s.fn, "subject": s.subject, "relation": s.relation, "ref": s.ref,
+                "required": s.required, "source": s.source, "status": self.status,
+                "measured": self.measured, "wanted": self.wanted,
+                "margin": None if self.margin is None else round(self.margin, 4),
+                "message": self.message, "event": self.event, "time": self.time}
+
+
+# ---------------------------------------------------------------------------
+# Loading.
+
+def _unit_chi(unit: str) -> float:
+    u = UNIT_ALIASES.get(unit, traditional(unit) if traditional(unit) in DEFAULT_CHI_PER_UNIT else unit)
+    if u not in DEFAULT_CHI_PER_UNIT:
+        raise KeyError(unit)
+    return DEFAULT_CHI_PER_UNIT[u]
+
+
+def load_catalogue(path: str | Path = CATALOGUE, seed: str | Path = SEED) -> list[Statement]:
+    """Read and validate the catalogue; bad entries raise :class:`InputError` (file, id, what)."""
+    path = Path(path)
+    shown = str(path)
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputError(shown, "", "no such catalogue") from None
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        raise InputError(shown, f"{mark.line + 1}" if mark else "", f"YAML syntax: {getattr(e, 'problem', e)}") from None
+    if not isinstance(raw, list):
+        raise InputError(shown, "", "the catalogue is a list of statements")
+    text = Path(seed).read_text(encoding="utf-8")
+    out: list[Statement] = []
+    seen: set[str] = set()
+    known = {f.name for f in Statement.__dataclass_fields__.values()} | {"occurrence"}
+    for i, d in enumerate(raw):
+        sid = str(d.get("id", f"#{i + 1}")) if isinstance(d, dict) else f"#{i + 1}"
+
+        def bad(what: str) -> None:
+            raise InputError(shown, sid, what)
+
+        if not isinstance(d, dict):
+            bad("each statement is a mapping")
+        extra = set(d) - known
+        if extra:
+            bad(f"unknown field(s) {', '.join(sorted(extra))}")
+        for f in ("id", "subject", "relation"):
+            if not d.get(f):
+                bad(f"missing field {f}")
+        if sid in seen:
+            bad("duplicate id")
+        seen.add(sid)
+        rel = d["relation"]
+        if rel not in RELATIONS:
+            bad(f"unknown relation {rel!r}; one of {', '.join(RELATIONS)}")
+        quote, span = d.get("quote"), None
+        if quote is not None:
+            occ = int(d.get("occurrence", 1))
+            pos = -1
+            for _ in range(occ):
+                pos = text.find(quote, pos + 1)
+                if pos < 0:
+                    bad(f"quote {quote!r} (occurrence {occ}) is not in the seed text")
+            span = (pos, pos + len(quote))
+            if "occurrence" not in d and text.find(quote, pos + 1) >= 0:
+                bad(f"quote {quote!r} occurs more than once in the seed: give `occurrence`")
+        elif not d.get("text"):
+            bad("a statement without a seed quote needs `text` (the words it tests)")
+        if rel in ("west_of", "east_of", "south_of", "north_of", "aligned_x", "aligned_y", "distance",
+                   "path_side", "near") and not d.get("ref"):
+            bad(f"{rel} needs a ref")
+        if rel == "facing":
+            v = d.get("value")
+            if not isinstance(v, (int, float)) and simplified(str(v)).removesuffix("面") not in HEADINGS:
+                bad(f"facing value {v!r} is not a direction")
+        if rel == "posture":
+            vs = d.get("value") if isinstance(d.get("value"), list) else [d.get("value")]
+            if any(v not in POSTURES for v in vs):
+                bad(f"posture value {d.get('value')!r}; one of {', '.join(POSTURES)}")
+        if rel == "level" and d.get("value") not in LEVELS:
+            bad(f"level value {d.get('value')!r}; one of {', '.join(LEVELS)}")
+        if rel in ("distance", "near") and rel == "distance" and d.get("value") is None:
+            bad("distance needs a value and a unit")
+        if d.get("unit") not in (None, "m"):
+            try:
+                _unit_chi(d["unit"])
+            except KeyError:
+                bad(f"unknown unit {d['unit']!r}")
+        if rel == "path_side" and d.get("side") not in SIDES:
+            bad(f"path_side needs side: one of {', '.join(SIDES)}")
+        if d.get("axis", "xy") not in ("x", "y", "xy"):
+            bad("axis is x, y or xy")
+        if d.get("when", "end") not in ("end", "any"):
+            bad("when is end or any")
+        if d.get("source", "text") not in SOURCES:
+            bad(f"unknown source {d.get('source')!r}; one of {', '.join(SOURCES)}")
+        out.append(Statement(
+            id=sid, n=d.get("n"), quote=quote, span=span, fn=d.get("fn"), subject=simplified(str(d["subject"])),
+            relation=rel, ref=simplified(str(d["ref"])) if d.get("ref") else None, value=d.get("value"),
+            unit=d.get("unit"), axis=d.get("axis", "xy"), side=d.get("side"),
+            tol=float(d["tol"]) if d.get("tol") is not None else None,
+            min=float(d.get("min", 0.05)), lateral=float(d["lateral"]) if d.get("lateral") is not None else None,
+            when=d.get("when", "end"), required=bool(d.get("required", False)), source=d.get("source", "text"),
+            text=d.get("text"), note=d.get("note", "")))
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Sampling a plan.
+
+def _lerp_heading(a: float, b: float, f: float) -> float:
+    d = (b - a + 180.0) % 360.0 - 180.0
+    return (a + d * f) % 360.0
+
+
+def sample(keys: list[list], t: float) -> tuple[float, float, float, float, str]:
+    """State (x, y, z, heading, posture) of a track at time t: straight-line interpolation of
+    the position, shortest-arc interpolation of the heading, the posture of the last key."""
+    if not keys:
+        raise ValueError("empty track")
+    if t <= keys[0][0]:
+        k = keys[0]
+        return k[1], k[2], k[3], k[4], k[5]
+    if t >= keys[-1][0]:
+        k = keys[-1]
+        return k[1], k[2], k[3], k[4], k[5]
+    lo, hi = 0, len(keys) - 1
+    while hi - lo > 1:                      # the last key with time <= t
+        mid = (lo + hi) // 2
+        if keys[mid][0] <= t:
+            lo = mid
+        else:
+            hi = mid
+    a, b = keys[lo], keys[lo + 1]
+    span = b[0] - a[0]
+    f = 0.0 if span <= 0 else (t - a[0]) / span
+    x = a[1] + (b[1] - a[1]) * f
+    y = a[2] + (b[2] - a[2]) * f
+    z = a[3] + (b[3] - a[3]) * f
+    ha, hb = a[4], b[4]
+    h = hb if ha is None else (ha if hb is None else _lerp_heading(ha, hb, f))
+    return x, y, z, h, a[5]
+
+
+class PlanView:
+    """Look-ups on an ``xiangshe-plan/1`` document: names, positions at a time, events of a span."""
+
+    def __init__(self, plan: dict[str, Any]) -> None:
+        self.plan = plan
+        self.names = NameIndex()
+        self.kind: dict[str, str] = {}
+        for kind in ("actors", "props", "landmarks"):
+            for ident, item in plan.get(kind, {}).items():
+                self.names.add(ident, [traditional(ident), *item.get("aliases", [])])
+                self.kind.setdefault(ident, kind)
+        self.chi_m = float(plan.get("measures", {}).get("chi_m", 0.231))
+        self.hall_h = float(plan.get("hall", {}).get("height_m", 0.69))
+        self.events = plan.get("events", [])
+        self.duration = float(plan.get("duration", 0.0))
+
+    def resolve(self, name: str, static: bool = False) -> tuple[str, str] | None:
+        """(kind, id) of a name; moving things first unless ``static``."""
+        order = ("landmarks",) if static else ("actors", "props", "landmarks")
+        for kind in order:
+            coll = self.plan.get(kind, {})
+            if name in coll:
+                return kind, name
+        ident = self.names.get(name)
+        if ident is None:
+            return None
+        for kind in order:
+            if ident in self.plan.get(kind, {}):
+                return kind, ident
+        return None
+
+    def state(self, kind: str, ident: str, t: float | None) -> tuple[float, float, float, float | None, str | None]:
+        item = self.plan[kind][ident]
+        if kind == "landmarks":
+            x, y, z = item["position"]
+            return x, y, z, item.get("heading"), None
+        return sample(item["keys"], 0.0 if t is None else t)
+
+    def events_for(self, span: tuple[int, int]) -> list[dict[str, Any]]:
+        """The events that perform a span: those whose span overlaps it, in time order, taking the
+        first performance only (a clause repeated for later pairs, 升饮者如初, is not the same moment)."""
+        a, b = span
+        hits = sorted((e for e in self.events if e["span"][0] < b and a < e["span"][1]),
+                      key=lambda e: (e["start"], e["end"]))
+        out: list[dict[str, Any]] = []
+        for e in hits:
+            if any(e["span"] == o["span"] for o in out) or (out and e["span"][0] < out[-1]["span"][0]):
+                continue
+            out.append(e)
+        return out
+
+    def level(self, z: float) -> str:
+        if z >= self.hall_h - 0.03:
+            return "hall"
+        if z <= 0.03:
+            return "court"
+        return "stair"
+
+
+# ---------------------------------------------------------------------------
+# Evaluation.
+
+def wanted_metres(s: Statement, chi_m: float) -> tuple[float, str]:
+    """The length a statement wants, in metres, and how the text says it."""
+    v = float(s.value)
+    if s.unit in (None, "m"):
+        return v, f"{v:g} m"
+    chi = _unit_chi(s.unit) * v
+    return chi * chi_m, f"{_cn(v)}{s.unit} = {chi * chi_m:.2f} m"
+
+
+def _cn(v: float) -> str:
+    return f"{v:g} "
+
+
+def _heading_value(v: Any) -> float:
+    if isinstance(v, (int, float)):
+        return float(v) % 360
+    return HEADINGS[simplified(str(v)).removesuffix("面")]
+
+
+def _angle(a: float, b: float) -> float:
+    return abs((a - b + 180.0) % 360.0 - 180.0)
+
+
+def _times(t0: float, t1: float, keys: list[list] | None = None, step: float = 0.2) -> list[float]:
+    n = max(1, int(math.ceil((t1 - t0) / step)))
+    ts = [t0 + (t1 - t0) * i / n for i in range(n + 1)]
+    if keys:
+        ts += [k[0] for k in keys if t0 <= k[0] <= t1]
+    return sorted(set(ts))
+
+
+def evaluate(s: Statement, view: PlanView) -> Result:
+    """Measure one statement on a plan."""
+    static = s.quote is None
+    subj = view.resolve(s.subject, static=static)
+    if subj is None:
+        return Result(s, "n/a", message=f"{s.subject} is not in the plan")
+    ref = None
+    if s.ref:
+        ref = view.resolve(s.ref, static=static)
+        if ref is None:
+            return Result(s, "n/a", message=f"{s.ref} is not in the plan")
+    moving = subj[0] != "landmarks" or (ref is not None and ref[0] != "landmarks")
+    if static or not moving and s.relation != "path_side":
+        evs = view.events_for(s.span) if s.span else []
+        t_end = evs[-1]["end"] if evs else None
+        return _measure(s, view, subj, ref, [t_end], evs[-1]["id"] if evs else None)
+    evs = view.events_for(s.span)
+    if not evs:
+        return Result(s, "n/a", message="no event of the plan performs this clause")
+    t0, t1 = evs[0]["start"], evs[-1]["end"]
+    ev_id = evs[-1]["id"] if len(evs) == 1 else f"{evs[0]['id']}…{evs[-1]['id']}"
+    if s.relation == "path_side":
+        return _path_side(s, view, subj, ref, t0, t1, ev_id)
+    if s.when == "any":
+        keys = view.plan[subj[0]][subj[1]].get("keys") if subj[0] != "landmarks" else None
+        return _measure(s, view, subj, ref, _times(t0, t1, keys), ev_id, any_time=True)
+    return _measure(s, view, subj, ref, [t1], ev_id)
+
+
+def _label(view: PlanView, who: tuple[str, str]) -> str:
+    return who[1]
+
+
+def _measure(s: Statement, view: PlanView, subj, ref, times: list[float | None], ev_id: str | None,
+             any_time: bool = False) -> Result:
+    best: Result | None = None
+    for t in times:
+        r = _measure_at(s, view, subj, ref, t)
+        r.event, r.time = ev_id, None if t is None else round(t, 3)
+        if best is None or (r.margin is not None and (best.margin is None or r.margin > best.margin)):
+            best = r
+        if not any_time:
+            break
+    assert best is not None
+    if any_time:
+        best.message += " (best moment of the event)"
+    return best
+
+
+def _measure_at(s: Statement, view: PlanView, subj, ref, t: float | None) -> Result:
+    x, y, z, h, posture = view.state(*subj, t)
+    who = subj[1]
+    rel = s.relation
+    if ref is not None:
+        rx, ry, rz, _, _ = view.state(*ref, t)
+        dx, dy = x - rx, y - ry
+        rname = ref[1]
+    if rel in DIRECTIONAL:
+        ux, uy = SIDES[DIRECTIONAL[rel]]
+        along = dx * ux + dy * uy
+        across = abs(dx * uy - dy * ux)
+        word = DIRECTIONAL[rel]
+        margin = along - s.min
+        msg = f"{who} is {along:.2f} m {word} of {rname}"
+        wanted = f"{word} of {rname} (≥ {s.min:.2f} m)"
+        if s.lateral is not None:
+            msg += f", {across:.2f} m off its line"
+            wanted += f", within {s.lateral:.2f} m of its line"
+            margin = min(margin, s.lateral - across)
+        return Result(s, "pass" if margin >= 0 else "fail", round(along, 4), wanted, margin, msg)
+    if rel in ("aligned_x", "aligned_y"):
+        d = dx if rel == "aligned_x" else dy
+        tol = s.tol if s.tol is not None else 0.15
+        coord = "x (east–west)" if rel == "aligned_x" else "y (north–south)"
+        msg = f"{who} is {abs(d):.2f} m off {rname}'s {coord}"
+        return Result(s, "pass" if abs(d) <= tol else "fail", round(d, 4), f"當 {rname}: same {coord} ±{tol:.2f} m",
+                      tol - abs(d), msg)
+    if rel == "facing":
+        want = _heading_value(s.value)
+        tol = s.tol if s.tol is not None else 30.0
+        if h is None:
+            return Result(s, "n/a", None, f"facing {s.value}", None, f"{who} has no heading")
+        err = _angle(h, want)
+        return Result(s, "pass" if err <= tol else "fail", round(h, 1), f"{s.value}面 = {want:.0f}° ±{tol:.0f}°",
+                      tol - err, f"{who} faces {h:.0f}°, {err:.0f}° from {s.value}面")
+    if rel == "posture":
+        want = s.value if isinstance(s.value, list) else [s.value]
+        ok = posture in want
+        return Result(s, "pass" if ok else "fail", posture, " or ".join(want), 1.0 if ok else -1.0,
+                      f"{who} is in posture {posture}")
+    if rel == "level":
+        lv = view.level(z)
+        ok = lv == s.value
+        return Result(s, "pass" if ok else "fail", lv, s.value, 1.0 if ok else -1.0,
+                      f"{who} is on the {lv} (z = {z:.2f} m)")
+    if rel == "distance":
+        want, said = wanted_metres(s, view.chi_m)
+        d = abs(dx) if s.axis == "x" else abs(dy) if s.axis == "y" else math.hypot(dx, dy)
+        tol = s.tol if s.tol is not None else 0.05
+        axis = {"x": " east–west", "y": " north–south", "xy": ""}[s.axis]
+        in_units = d / (_unit_chi(s.unit) * view.chi_m) if s.unit not in (None, "m") else None
+        msg = f"{who} is {d:.2f} m{axis} from {rname}"
+        if in_units is not None:
+            msg += f" ({in_units:.2f} {s.unit})"
+        msg += f"; the text wants {said}"
+        return Result(s, "pass" if abs(d - want) <= tol else "fail", round(d, 4), f"{said} ±{tol:.2f} m",
+                      tol - abs(d - want), msg)
+    if rel == "near":
+        want, said = wanted_metres(s, view.chi_m) if s.value is not None else (1.0, "1 m")
+        d = math.hypot(dx, dy)
+        return Result(s, "pass" if d <= want else "fail", round(d, 4), f"within {said}", want - d,
+                      f"{who} is {d:.2f} m from {rname}")
+    raise AssertionError(rel)
+
+
+def _path_side(s: Statement, view: PlanView, subj, ref, t0: float, t1: float, ev_id: str) -> Result:
+    """Which side of ``ref`` the subject passes during the event.
+
+    Where the track crosses the ref's line across the side (its latitude for east/west, its
+    meridian for north/south), the crossing must lie on the named side; where it never crosses,
+    the closest approach decides.  Start and end points on the other side do not count: 自前适左
+    starts and ends west of the 中 and passes round its east.
+    """
+    keys = view.plan[subj[0]][subj[1]].get("keys") if subj[0] != "landmarks" else None
+    ts = _times(t0, t1, keys, step=0.1)
+    ux, uy = SIDES[s.side]
+    crossings, closest, prev = [], None, None
+    for t in ts:
+        x, y, *_ = view.state(*subj, t)
+        rx, ry, *_ = view.state(*ref, t)
+        dx, dy = x - rx, y - ry
+        off = dx * ux + dy * uy               # along the side
+        across = dx * uy - dy * ux            # across it (signed)
+        if prev is not None and (prev[1] < 0 <= across or prev[1] > 0 >= across) and prev[1] != across:
+            f = prev[1] / (prev[1] - across)
+            crossings.append(prev[0] + (off - prev[0]) * f)
+        prev = (off, across)
+        dist = math.hypot(dx, dy)
+        if closest is None or dist < closest[0]:
+            closest = (dist, off, t)
+    if crossings:
+        worst = min(crossings)
+        how = f"crosses {ref[1]}'s line {len(crossings)}× , {worst:.2f} m to its {s.side} at the least"
+    else:
+        assert closest is not None
+        worst = closest[1]
+        how = f"never crosses {ref[1]}'s line; at the closest approach ({closest[0]:.2f} m) it is {worst:.2f} m to its {s.side}"
+    margin = worst - s.min
+    return Result(s, "pass" if margin >= 0 else "fail", round(worst, 4), f"passes {s.side} of {ref[1]}", margin,
+                  f"{subj[1]}'s path {how}", ev_id, round(t1, 3))
+
+
+def evaluate_all(plan: dict[str, Any], catalogue: list[Statement] | None = None) -> list[Result]:
+    view = PlanView(plan)
+    return [evaluate(s, view) for s in (catalogue if catalogue is not None else load_catalogue())]
