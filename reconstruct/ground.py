@@ -57,7 +57,7 @@ PINYIN = {
     "大夫席": "dafuxi", "众宾席1": "zhongbinxi1", "众宾席2": "zhongbinxi2", "众宾席3": "zhongbinxi3",
     "主人席": "zhurenxi", "工席": "gongxi", "丰位": "fengwei", "丰": "feng", "西阶上": "xijieshang",
     "阼阶上": "zuojieshang", "射位": "shewei", "堂西位": "tangxiwei", "工位": "gongwei", "笙位": "shengwei",
-    "立者位": "lizhewei", "阶西位": "jiexiwei", "屋": "wu",
+    "立者位": "lizhewei", "阶西位": "jiexiwei", "屋": "wu", "鼓": "gu",
 }
 
 # per-character syllables, for ids a reading adds (e.g. 东夹, 北堂, 碑 …)
@@ -559,6 +559,20 @@ def _wine(l) -> tuple[trimesh.Trimesh, trimesh.Trimesh]:
     return stand, cat(jars)
 
 
+def _drum(l) -> tuple[trimesh.Trimesh, trimesh.Trimesh]:
+    """A barrel drum on a stand, its heads facing across (the shape is illustrative)."""
+    W, D, Ht = l.size or (0.693, 0.693, 1.155)
+    r = min(D, Ht) * 0.42
+    L = W * 0.8
+    barrel = lathe([(0, -L / 2), (r * 0.88, -L / 2), (r, 0), (r * 0.88, L / 2), (0, L / 2)], 18)
+    barrel.apply_transform(trimesh.transformations.rotation_matrix(math.pi / 2, (0, 1, 0)))
+    zc = Ht - r
+    barrel.apply_translation((0, 0, zc))
+    frame = [box(s * L / 2 * 0.6 - 0.03, s * L / 2 * 0.6 + 0.03, -0.03, 0.03, 0, zc - r * 0.7) for s in (-1, 1)]
+    frame += [box(-W / 2, W / 2, -D / 2 * 0.6, D / 2 * 0.6, 0, 0.05)]
+    return barrel, cat(frame)
+
+
 def _mat(l) -> tuple[trimesh.Trimesh, trimesh.Trimesh]:
     W, D, Ht = l.size or (1.617, 0.762, 0.023)
     t = max(0.012, min(Ht, 0.03))
@@ -605,6 +619,10 @@ def _fixture(l) -> list[GroundPart]:
                 GroundPart(node + "_chun", l.id, f"{l.id} 緇布純 black border", P(border), C["border"])]
     elif k == "wu":
         out.append(GroundPart(node, l.id, lab, P(_wu_mark(l)), C["dan"]))
+    elif k == "drum":
+        body, frame = _drum(l)
+        out += [GroundPart(node, l.id, lab, P(body), C["leather"]),
+                GroundPart(node + "_jia", l.id, f"{l.id} stand", P(frame), C["frame"])]
     elif k not in ("mark", "formation") and l.size and min(l.size) > 0:
         W, D, Ht = l.size          # a kind this module does not know: a plain block of the stated size
         out.append(GroundPart(node, l.id, lab, P(box(-W / 2, W / 2, -D / 2, D / 2, 0, Ht)), C["generic"]))

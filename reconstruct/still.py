@@ -40,14 +40,14 @@ BUILTIN_VIEWS = ("overview", "plan", "hall", "range")
 
 # which landmarks each view labels, most important first
 LABELS = {
-    "overview": ["堂", "侯", "乏", "门", "洗", "楅", "中", "阼阶", "西阶", "县", "庭"],
+    "overview": ["堂", "侯", "乏", "门", "中", "楅", "洗", "庭", "县"],
     "hall": ["上物", "下物", "楅", "中", "洗", "县", "东楹", "西楹", "阼阶", "西阶", "宾席", "主人席",
-             "大夫席", "尊", "工席", "众宾席1", "东序", "西序", "栋", "室", "东房", "水", "篚"],
+             "大夫席", "尊", "工席", "众宾席1", "东序", "西序", "栋", "室", "东房", "水", "篚", "鼓"],
     "range": ["侯", "乏", "上物", "下物", "楅", "中", "洗", "西植", "东植", "县", "门", "西楹", "东楹"],
     "plan_whole": ["堂", "侯", "乏", "门", "中", "楅", "洗", "庭"],
     "plan_inset": ["上物", "下物", "东楹", "西楹", "阼阶", "西阶", "东序", "西序", "楅", "中", "洗", "水", "篚", "县",
                    "宾席", "主人席", "大夫席", "尊", "上篚", "工席", "众宾席1", "众宾席3", "室", "东房",
-                   "司射位", "司马位", "释获者位", "射位", "工位", "堂西", "堂东", "阶西", "觯位"],
+                   "鼓", "司射位", "司马位", "释获者位", "射位", "工位", "堂西", "堂东", "阶西", "觯位"],
     "custom": ["堂", "侯", "乏", "门", "上物", "下物", "楅", "中", "洗", "县", "阼阶", "西阶", "东楹", "西楹", "尊", "宾席",
                "主人席"],
 }
@@ -62,7 +62,7 @@ GLOSS = {
     "工席": "musicians", "众宾席1": "guests", "众宾席2": "guests", "众宾席3": "guests", "栋": "ridge purlin",
     "楣": "front purlin", "后楣": "rear purlin", "堂廉": "hall's edge", "西植": "post", "东植": "post",
     "司射位": "director", "司马位": "master of range", "释获者位": "tally keeper", "射位": "archers wait",
-    "工位": "musicians below", "堂西": "west of hall", "堂东": "east of hall", "阶西": "guest below", "觯位": "cup",
+    "工位": "musicians below", "堂西": "west of hall", "堂东": "east of hall", "阶西": "guest below", "觯位": "cup", "鼓": "drum",
 }
 
 HIDE_IN_PLAN = {"L_wu", "L_wu_chuan", "L_dongrong", "L_xirong", "L_mei", "L_dong", "L_houmei", "L_men_wu"}
@@ -411,10 +411,14 @@ def _camera(reading: Reading, view: str):
         eye, look = reading.views[name]
         return np.array(eye), np.array(look), 35.0, "cutaway", name
     if view == "overview":
-        p_hou = p.get("hou_y", south * 0.9)
-        look = np.array([-2.0, p_hou * 0.38, 0.0])
-        eye = np.array([34.0, south * 1.3, 34.0])
-        return eye, look, 42.0, "whole", "overview from the south-east"
+        # a distant camera with a long lens: the ground reads like a model, the hall not dwarfed by perspective
+        fp = np.array(reading.court_footprint)
+        look = np.array([fp[:, 0].mean(), fp[:, 1].mean() + 2.0, 0.0])
+        span = max(np.ptp(fp[:, 0]), np.ptp(fp[:, 1]))
+        a, e = math.radians(130), math.radians(32)
+        dist = span * 2.75
+        eye = look + dist * np.array([math.sin(a) * math.cos(e), math.cos(a) * math.cos(e), math.sin(e)])
+        return eye, look, 15.5, "whole", "overview from the south-east"
     if view == "hall":
         look = np.array([0.0, -2.6, 0.4])
         eye = np.array([13.0, -21.0, 9.5])
@@ -558,6 +562,9 @@ def _render_plan(reading: Reading, parts, size, labels, ss) -> Image.Image:
             _dashed_line(d, a, b, (70, 65, 60, 200), dash=(14, 5, 3, 5))
             painter.text((b[0] + 4, b[1]), zh, 15, anchor="lm", halo=2)
             painter.reserve((b[0] + 2, b[1] - 10, b[0] + 40, b[1] + 10))
+    for lm in reading.landmarks.values():           # rooms (室, 房) outlined: their walls are thin from above
+        if lm.kind == "room" and lm.footprint:
+            d.polygon([R((x, y, 0)) for x, y in lm.footprint], outline=(90, 60, 40, 255), width=3)
     ee = R(((p["half_width"] + p["eave"]), p["depth"] + p["eave"], 0))
     painter.text((ee[0] + 4, ee[1] + 2), "屋檐 eaves", 11, fill="#4a443d", anchor="la", halo=2)
 
