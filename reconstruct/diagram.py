@@ -186,6 +186,8 @@ def make_canvas(plans: list[dict], title: str = "", scale: float = 26.0) -> Canv
     hall_top = max(ys) + 1.5
     y_fa = max(_lm(p, "乏")[1] for p in plans if _lm(p, "乏"))
     y_hou = min(_lm(p, "侯")[1] for p in plans if _lm(p, "侯"))
+    y_gate = min((_lm(p, "门") or (0.0, y_hou))[1] for p in plans)
+    y_hou = min(y_hou, y_gate + 1.0)
     court_bottom = -14.0
     fa_top = y_fa + 4.0
     x_half = max(16.0, max(abs(x) for x in xs if abs(x) < 30) + 2.0)
@@ -369,13 +371,17 @@ def overlay(plan_a: dict, plan_b: dict, name_a: str, name_b: str) -> Canvas:
     draw_ground(c, plan_a, BLUE, labels=True, light=True)
     draw_ground(c, plan_b, RED, labels=False, light=True)
     La, Lb = plan_a["landmarks"], plan_b["landmarks"]
+    placed: list[tuple[float, float]] = []
     for k in La:
         if k in Lb:
             pa, pb = La[k]["position"], Lb[k]["position"]
             if math.dist(pa[:2], pb[:2]) > 0.05:
                 c.line([tuple(pa[:2]), tuple(pb[:2])], "#7a4f9a", 0.9)
                 c.circle(pb[0], pb[1], 2.5, fill=RED, color=RED)
-                c.text(pb[0], pb[1], f"{k} → {math.dist(pa[:2], pb[:2]):.2f} m", 10, RED, dy=12)
+                X, Y = c.px(pb[0], pb[1])
+                if all(abs(X - u) > 70 or abs(Y - v) > 14 for u, v in placed):   # one label per crowd
+                    placed.append((X, Y))
+                    c.text(pb[0], pb[1], f"{k} → {math.dist(pa[:2], pb[:2]):.2f} m", 10, RED, dy=12)
     for k in Lb:
         if k not in La:
             x, y = Lb[k]["position"][:2]
