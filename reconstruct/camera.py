@@ -26,9 +26,10 @@ __all__ = ["CameraPose", "Shot", "CameraPath", "plan_shots", "project", "view_ma
            "track_position", "MIN_HOLD", "MAX_SPEED"]
 
 MIN_HOLD = 4.0          # s, the shortest shot
-MAX_SPEED = 7.0         # m/s, the fastest the eye may travel in a move
-MIN_MOVE = 1.6          # s, the shortest move between shots
-MAX_MOVE = 5.0          # s
+MAX_SPEED = 9.0         # m/s, the fastest the eye may travel in a move
+MIN_MOVE = 1.2          # s, the shortest move between shots
+MAX_MOVE = 3.0          # s
+CUT_OVER = 30.0         # m of eye travel: cut instead (only at an event boundary)
 LONG_WALK = 14.0        # m walked by one actor in one event: use a plan view
 FOV = 38.0              # vertical view angle of ordinary shots, degrees
 
@@ -270,6 +271,8 @@ def plan_shots(plan: dict, size: tuple[int, int] = (1280, 720), start: float | N
             continue
         dist = float(np.linalg.norm(np.subtract(pose.eye, cur.pose.eye)))
         move = min(MAX_MOVE, max(MIN_MOVE, dist / MAX_SPEED))
+        if dist > CUT_OVER and tc == e0:
+            move = 0.0                                   # a clean cut between events, never mid-gesture
         shots[-1] = Shot(cur.t0, tc, cur.pose, cur.kind, cur.events)
         shots.append(Shot(tc, t_end, pose, kind, (ev["id"],)))
         moves.append(move)

@@ -130,4 +130,5 @@ def test_camera_plan_view_for_long_walks(plan):
     # calm: the eye never jumps more than MAX_SPEED-ish per frame
     ts = np.arange(0, plan["duration"], 0.04)
     eyes = np.array([cam.at(t).eye for t in ts])
-    assert np.linalg.norm(np.diff(eyes, axis=0), axis=1).max() < 1.2
+    steps = np.linalg.norm(np.diff(eyes, axis=0), axis=1)
+    assert np.sort(steps)[-len(cam.shots)] < 1.2         # only cuts (at most one per shot) jump
