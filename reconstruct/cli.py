@@ -130,7 +130,7 @@ def build_parser() -> argparse.ArgumentParser:
 def _extra_commands():
     """Sub-commands of the later stages, registered by their modules (script, plan, video, check …)."""
     out = []
-    for mod in ("planner", "video", "checks"):
+    for mod in ("planner", "video_cli", "checks"):
         try:
             m = __import__(f"reconstruct.{mod}", fromlist=["register_cli"])
         except ImportError:

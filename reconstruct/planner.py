@@ -143,6 +143,7 @@ class Planner:
         self.person_ids = {p.id for p in rite.people}
         self.aliases = {a: p.id for p in rite.people for a in p.aliases}
         self._arrays: dict[str, tuple] = {}
+        self.stated: dict[str, tuple[str, float]] = {}   # the facing the text gave someone in this event
         self.current: Any = None       # the event being planned, for error messages
         self.current_who = ""
 
@@ -176,16 +177,21 @@ class Planner:
         elif base in self.props:
             pr = self.props[base]
             x, y = pr.x, pr.y
-            level = HALL if pr.z > self.reading.hall_height / 2 else COURT
+            level = HALL if abs(pr.z - self.reading.hall_height) < 0.05 else COURT
             extent = lambda d: 0.5  # noqa: E731
         else:
             lm = self.reading.landmarks[base]
             x, y = lm.position[0], lm.position[1]
-            level = HALL if lm.position[2] > self.reading.hall_height / 2 else COURT
+            # on the hall only if it stands at the hall's floor (the 侯中 is high but in the court)
+            level = HALL if abs(lm.position[2] - self.reading.hall_height) < 0.05 else COURT
             heading = lm.heading
             if lm.kind == "stair":
-                level = HALL
-                x, y = self.ground.head(self.reading.stairs[base])
+                st = self.reading.stairs[base]
+                if place.offsets:       # 西阶西, 阼阶东: beside the stair, below
+                    level, y = COURT, -st.run / 2
+                else:                   # the stair itself: its head on the hall
+                    level = HALL
+                    x, y = self.ground.head(st)
             if lm.kind == "formation":
                 heading = self.reading.formations[base].heading
 
@@ -275,7 +281,11 @@ class Planner:
                 px, py = x + r * math.sin(a), y + r * math.cos(a)
                 if ok(px, py):
                     return px, py
-        return self.ground.free_point(level, x, y)
+        fx, fy = self.ground.free_point(level, x, y)
+        if math.hypot(fx - x, fy - y) > 3.0:
+            self.fail(f"{me.id} cannot reach ({x:.2f}, {y:.2f}) on the {level}: the nearest free ground is "
+                      f"{math.hypot(fx - x, fy - y):.1f} m away")
+        return fx, fy
 
     def _reserved(self, me: Body, level: str) -> list[tuple[float, float]]:
         """Final positions of others whose tracks end later than mine (they will be standing there)."""
@@ -536,9 +546,8 @@ class Planner:
     def approach(self, body: Body, x: float, y: float, level: str, within: float, why: str) -> None:
         """Walk up to within a distance of a point on a level, stopping short, facing it."""
         blevel = body.level if body.level != STAIR else HALL
-        if blevel == level and math.hypot(x - body.x, y - body.y) <= within + 0.05:
-            self.face(body, _bearing(x - body.x, y - body.y))
-            return
+        if blevel == level and math.hypot(x - body.x, y - body.y) <= within + 0.35:
+            return          # within reach: keep the facing the text gave (拜受 北面, 拜送 西面 …)
         if blevel == level:
             d = math.hypot(x - body.x, y - body.y)
             f = (d - within) / d
@@ -746,6 +755,7 @@ class Planner:
         elif v in ("face", "turn"):
             if a.heading:
                 self.face(b, self.heading_toward(b, a.heading))
+                self.stated[b.id] = (self.current.id if self.current else "", b.heading)
         elif v == "kneel":
             self.posture(b, "kneel", P.kneel)
         elif v == "rise":
@@ -792,6 +802,10 @@ class Planner:
             self.hold(b, dur)
         else:
             self.fail(f"verb {v} cannot be planned")
+        if a.heading and v in ("go", "formation", "ascend", "descend", "enter", "exit", "step_back",
+                               "step_forward", "take", "put", "give", "receive", "kneel", "rise", "stand",
+                               "kneel_bow", "wash", "pour", "drink", "offer", "count", "perform", "wait"):
+            self.face(b, self.heading_toward(b, a.heading))
 
     def _near_fixture(self, b: Body, name: str, within: float) -> None:
         lm = self.reading.landmarks.get(name)
@@ -818,6 +832,7 @@ class Planner:
                           f"to receive the {a.prop} from {giver.id}")
             t = max(b.t, giver.t)
             b.hold_until(t)
+            self._keep_stated_facing(b)
             self.hold(b, P.hand_over)
         else:
             level = HALL if pr.z > self.reading.hall_height / 2 else COURT
@@ -845,6 +860,12 @@ class Planner:
         self.set_down(a.prop, x, y, z, b.t)
         b.set_state(b.t, holding=sorted(set(b.state.get("holding", [])) - {a.prop}))
 
+    def _keep_stated_facing(self, b: Body) -> None:
+        """Hand-overs are done facing the way the text says (北面拜受, 西面拜送), not face to face."""
+        ev, h = self.stated.get(b.id, ("", None))
+        if h is not None and self.current is not None and ev == self.current.id:
+            self.face(b, h)
+
     def _give(self, b: Body, a) -> None:
         P = self.pace
         if a.other is None:
@@ -854,6 +875,7 @@ class Planner:
                       f"to hand over to {other.id}")
         t = max(b.t, other.t)
         b.hold_until(t)
+        self._keep_stated_facing(b)
         self.hold(b, P.hand_over)
         if a.prop:
             if a.prop not in self.props:
