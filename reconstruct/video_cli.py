@@ -58,11 +58,11 @@ def load_plan_file(path: Path) -> dict:
     try:
         plan = json.loads(Path(path).read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise InputError(f"{path}: no such plan file") from None
+        raise InputError(path, "", "no such plan file") from None
     except json.JSONDecodeError as e:
-        raise InputError(f"{path}: line {e.lineno}: not JSON ({e.msg})") from None
+        raise InputError(path, f"line {e.lineno}", f"not JSON ({e.msg})") from None
     if not isinstance(plan, dict) or not str(plan.get("format", "xiangshe-plan/1")).startswith("xiangshe-plan/"):
-        raise InputError(f"{path}: not a xiangshe-plan document")
+        raise InputError(path, "", "not a xiangshe-plan document")
     return plan
 
 
@@ -81,6 +81,11 @@ def cmd_video(a: argparse.Namespace) -> int:
         from .rite import load_rite
 
         plan = make_plan(reading, load_rite(a.rite, zhongbin=a.zhongbin, dafu=a.dafu))
+    from .video import resolve_range
+    try:                             # check --from/--to before the ground is built
+        resolve_range(plan, a.start, a.end)
+    except ValueError as e:
+        raise InputError(a.plan or "plan", "--from/--to", str(e)) from None
     text = None
     try:
         from . import text as T
@@ -92,8 +97,8 @@ def cmd_video(a: argparse.Namespace) -> int:
         st = render_video(plan, meshes, a.out, size=a.size, fps=a.fps, crf=a.crf, start=a.start, end=a.end,
                           speed=a.speed, frames_dir=a.frames, labels=a.labels, progress=not a.quiet, text=text,
                           cards=not a.no_cards)
-    except ValueError as e:          # bad --from/--to (no such footnote / event), odd size
-        raise InputError(f"video: {e}") from None
+    except ValueError as e:          # e.g. event text not matching the seed
+        raise InputError(a.plan or "plan", "video", str(e)) from None
     vs = st.get("video_seconds") or 0.0
     secs = st.get("seconds") or 0.0
     print(f"wrote {a.out}")

@@ -46,3 +46,11 @@ def test_video_command_renders_real_plan(tmp_path, capsys):
         r.close()
     text = capsys.readouterr().out
     assert f"wrote {out}" in text and "render" in text
+
+
+def test_unknown_footnote_is_input_error(tmp_path):
+    from reconstruct.errors import InputError
+
+    with pytest.raises(InputError, match="footnote 999"):
+        _run(["video", "--from", "999", "--quiet", "--out", str(tmp_path / "x.mp4")])
+    assert not (tmp_path / "x.mp4").exists()
