@@ -143,6 +143,13 @@ class Planner:
         self.person_ids = {p.id for p in rite.people}
         self.aliases = {a: p.id for p in rite.people for a in p.aliases}
         self._arrays: dict[str, tuple] = {}
+        # nobody stops where the stairs' lanes meet the court or the hall: others must pass there
+        self.keepout: list[tuple[float, float, str]] = []
+        for st in reading.stairs.values():
+            for up in (True, False):
+                lane = self.ground.lane(st, up)
+                self.keepout += [(*self.ground.foot(st, lane), COURT), (st.x + lane, -st.run - 0.1, COURT),
+                                 (*self.ground.head(st, lane), HALL)]
         self.stated: dict[str, tuple[str, float]] = {}   # the facing the text gave someone in this event
         self.current: Any = None       # the event being planned, for error messages
         self.current_who = ""
@@ -270,7 +277,8 @@ class Planner:
 
     def free_spot(self, me: Body, x: float, y: float, level: str, t: float) -> tuple[float, float]:
         """The place itself, or the nearest spot beside it that nobody occupies and a body fits in."""
-        others = self.standing(me, t, level)
+        others = self.standing(me, t, level) + [(kx, ky) for kx, ky, kl in self.keepout if kl == level]
+
         def ok(px, py):
             return self.ground.is_free(level, px, py) and all(math.dist((px, py), o) >= PERSON_GAP + 0.05 for o in others)
         if ok(x, y):
@@ -399,23 +407,33 @@ class Planner:
         return None
 
     def _leg(self, body: Body, cur, goal, stair_name, top_step, t) -> list[tuple[float, float, float, str]]:
+        """Corner points (x, y, z, kind) from cur to goal; a stair is climbed one step at a time, going up
+        in its east lane and down in its west lane (相左: those who meet keep each other on the left)."""
         (cx, cy, clevel), (gx, gy, glevel) = cur, goal
         H = self.reading.hall_height
+        g = self.ground
         out: list[tuple[float, float, float, str]] = []
+
+        def climb(st, k_from: int, k_to: int, lane: float) -> None:
+            step = 1 if k_to >= k_from else -1
+            for k in range(k_from, k_to + step, step):
+                if 1 <= k <= st.steps:
+                    out.append((st.x + lane, st.step_y(k), k * st.rise, "stair"))
+
         if clevel == STAIR:
             st = self._stair_at(cx)
             k_now = self._step_index(st, cy)
             if glevel == HALL:
-                for k in range(k_now + 1, st.steps + 1):
-                    out.append((st.x, st.step_y(k), k * st.rise, "stair"))
-                hx, hy = self.ground.head(st)
+                lane = cx - st.x
+                climb(st, k_now + 1, st.steps, lane)
+                hx, hy = g.head(st, lane)
                 out.append((hx, hy, H, "stair"))
                 cx, cy, clevel = hx, hy, HALL
             else:
-                for k in range(k_now - 1, 0, -1):
-                    out.append((st.x, st.step_y(k), k * st.rise, "stair"))
-                out.append((st.x, -st.run + 0.02, 0.0, "stair"))
-                fx, fy = self.ground.foot(st)
+                lane = g.lane(st, up=False)
+                climb(st, k_now - 1, 1, lane)
+                out.append((st.x + lane, -st.run + 0.02, 0.0, "stair"))
+                fx, fy = g.foot(st, lane)
                 out.append((fx, fy, 0.0, "stair"))
                 cx, cy, clevel = fx, fy, COURT
         if clevel == glevel and not top_step:
@@ -424,26 +442,26 @@ class Planner:
             return out
         st = self.reading.stairs.get(stair_name or "") or self._conventional_stair(body, (cx, cy), (gx, gy))
         if clevel == COURT:
-            fx, fy = self.ground.foot(st)
+            lane = g.lane(st, up=True)
+            fx, fy = g.foot(st, lane)
             for x, y in self._route(body, COURT, (cx, cy), (fx, fy), t)[1:]:
                 out.append((x, y, 0.0, COURT))
-            out.append((st.x, -st.run + 0.02, 0.0, "stair"))
-            for k in range(1, st.steps + 1):
-                out.append((st.x, st.step_y(k), k * st.rise, "stair"))
+            out.append((st.x + lane, -st.run + 0.02, 0.0, "stair"))
+            climb(st, 1, st.steps, lane)
             if top_step:
                 return out
-            hx, hy = self.ground.head(st)
+            hx, hy = g.head(st, lane)
             out.append((hx, hy, H, "stair"))
             for x, y in self._route(body, HALL, (hx, hy), (gx, gy), t)[1:]:
                 out.append((x, y, H, HALL))
         else:  # hall → court
-            hx, hy = self.ground.head(st)
+            lane = g.lane(st, up=False)
+            hx, hy = g.head(st, lane)
             for x, y in self._route(body, HALL, (cx, cy), (hx, hy), t)[1:]:
                 out.append((x, y, H, HALL))
-            for k in range(st.steps, 0, -1):
-                out.append((st.x, st.step_y(k), k * st.rise, "stair"))
-            out.append((st.x, -st.run + 0.02, 0.0, "stair"))
-            fx, fy = self.ground.foot(st)
+            climb(st, st.steps, 1, lane)
+            out.append((st.x + lane, -st.run + 0.02, 0.0, "stair"))
+            fx, fy = g.foot(st, lane)
             out.append((fx, fy, 0.0, "stair"))
             if glevel == COURT:
                 for x, y in self._route(body, COURT, (fx, fy), (gx, gy), t)[1:]:
@@ -740,7 +758,8 @@ class Planner:
         elif v == "ascend":
             st = self.reading.stairs.get(a.stair or "") or self._conventional_stair(b, None, None)
             if a.top_step:
-                self.walk(b, (st.x, st.step_y(st.steps), HALL), f"up the {st.id} to the top step (盡階不升堂)",
+                self.walk(b, (st.x + self.ground.lane(st, True), st.step_y(st.steps), HALL),
+                          f"up the {st.id} to the top step (盡階不升堂)",
                           st.id, top_step=True)
                 self.face(b, 0.0)
             else:

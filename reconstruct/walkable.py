@@ -96,13 +96,18 @@ class Ground:
                 return STAIR
         return HALL if z > self.reading.hall_height / 2 else COURT
 
-    def foot(self, stair: Stair) -> tuple[float, float]:
-        """Where one stands in the court to climb: in front of the lowest step."""
-        return stair.x, -stair.run - self.radius - CLEARANCE - 0.15
+    def foot(self, stair: Stair, lane: float = 0.0) -> tuple[float, float]:
+        """Where one stands in the court to climb: in front of the lowest step (lane: east offset)."""
+        return stair.x + lane, -stair.run - self.radius - CLEARANCE - 0.15
 
-    def head(self, stair: Stair) -> tuple[float, float]:
+    def head(self, stair: Stair, lane: float = 0.0) -> tuple[float, float]:
         """Where one arrives on the hall at the head of the stair."""
-        return stair.x, self.radius + CLEARANCE + 0.15
+        return stair.x + lane, self.radius + CLEARANCE + 0.15
+
+    @staticmethod
+    def lane(stair: Stair, up: bool) -> float:
+        """Going up keep to the east half, going down to the west (相左: each keeps the other on his left)."""
+        return (1 if up else -1) * min(0.4, stair.width / 4)
 
     def free_point(self, level: str, x: float, y: float) -> tuple[float, float]:
         """The point itself if a body centre may stand there, else the nearest one that may."""
@@ -142,14 +147,18 @@ class Ground:
         lv = self.levels[level]
         start = self.free_point(level, *start)
         goal = self.free_point(level, *goal)
-        discs: list[tuple[float, float]] = []
-        reach = PERSON_GAP / math.cos(math.pi / 8) + 0.03
-        others = [p for p in standing if math.dist(p, start) > reach and math.dist(p, goal) > reach]
+        # A person standing closer than PERSON_GAP to the start or the goal is kept at the distance
+        # he already is (or will be) from it; everyone else at PERSON_GAP.
+        def radius(p) -> float:
+            return min(PERSON_GAP, math.dist(p, start) - 0.01, math.dist(p, goal) - 0.01)
+
+        others = [(p, radius(p)) for p in standing if radius(p) >= 0.45]
+        discs: list[tuple[tuple[float, float], float]] = []
         path = self._route_with(lv, start, goal, [])
-        for _ in range(4):
+        for _ in range(5):
             line = LineString(path) if len(path) > 1 else None
-            hit = [p for p in others if p not in discs and line is not None
-                   and line.distance(Point(p)) < PERSON_GAP - 1e-3]
+            hit = [(p, r) for p, r in others if (p, r) not in discs and line is not None
+                   and line.distance(Point(p)) < r - 1e-3]
             if not hit:
                 return path
             try:
@@ -173,19 +182,20 @@ class Ground:
 
     def _route_with(self, lv: Level, start, goal, discs) -> list[tuple[float, float]]:
         """Visibility-graph shortest path on a level, avoiding discs of radius PERSON_GAP."""
-        centres = np.asarray(discs, dtype=float).reshape(-1, 2)
+        centres = np.asarray([c for c, _ in discs], dtype=float).reshape(-1, 2)
+        radii = np.asarray([r for _, r in discs], dtype=float)
 
         def clear(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-            """Segments a→b (n, 2) that keep PERSON_GAP from every disc centre."""
+            """Segments a→b (n, 2) that keep each disc's radius from its centre."""
             if not len(centres):
                 return np.ones(len(a), bool)
             ab = b - a
             L2 = np.maximum((ab ** 2).sum(1), 1e-12)
             ok = np.ones(len(a), bool)
-            for c in centres:
+            for c, r in zip(centres, radii):
                 t = np.clip(((c - a) * ab).sum(1) / L2, 0.0, 1.0)
                 d = np.hypot(*(a + ab * t[:, None] - c).T)
-                ok &= d >= PERSON_GAP - 1e-6
+                ok &= d >= r - 1e-6
             return ok
 
         s_xy, g_xy = np.asarray(start, float), np.asarray(goal, float)
@@ -195,12 +205,12 @@ class Ground:
             return [start, goal]
         extra = np.zeros((0, 2))
         if len(centres):
-            ring = np.asarray(_octagon(0.0, 0.0, PERSON_GAP + 0.03).exterior.coords)[:-1]
-            extra = (centres[:, None, :] + ring[None]).reshape(-1, 2)
+            ring = np.asarray(_octagon(0.0, 0.0, 1.0).exterior.coords)[:-1]
+            extra = np.vstack([c + ring * (r + 0.03) for c, r in zip(centres, radii)])
             extra = extra[shapely.covers(lv.prepared, shapely.points(extra))]
             far = np.ones(len(extra), bool)
-            for c in centres:
-                far &= np.hypot(*(extra - c).T) >= PERSON_GAP
+            for c, r in zip(centres, radii):
+                far &= np.hypot(*(extra - c).T) >= r
             extra = extra[far]
         base = lv.nodes
         nb = len(base)
