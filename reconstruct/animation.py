@@ -51,8 +51,8 @@ from .ground import CHAR_PINYIN, build_ground
 from .outputs import atomic_path
 from .reading import Reading
 
-__all__ = ["export_animated", "actor_node_name", "prop_node_name", "ascii_name", "sample_channel",
-           "PICKUP_S", "ANIMATION_NAME"]
+__all__ = ["export_animated", "build_animated", "actor_node_name", "prop_node_name", "ascii_name",
+           "sample_channel", "read_channels", "from_yup", "PICKUP_S", "CARRY_DROP", "ANIMATION_NAME"]
 
 ANIMATION_NAME = "ceremony"
 PICKUP_S = 0.5          # s: a resting prop moves to its next key in this time
@@ -186,6 +186,38 @@ def _prune(t: np.ndarray, v: np.ndarray, step: bool = False, tol: float = 1e-6) 
     return np.flatnonzero(keep)
 
 
+def from_yup(points) -> np.ndarray:
+    """glTF (x, y up, z south) → the plan's (x east, y north, z up): the inverse of ``to_yup``."""
+    p = np.asarray(points, float)
+    return np.stack([p[..., 0], -p[..., 2], p[..., 1]], axis=-1)
+
+
+def read_channels(gltf: g.GLTF2) -> dict[tuple[str, str], tuple[np.ndarray, np.ndarray, str]]:
+    """Every channel of a loaded GLTF2 (e.g. ``pygltflib.GLTF2().load(path)``) as
+    ``{(node name, path): (times, values, interpolation)}`` read back from its binary buffer."""
+    blob = gltf.binary_blob()
+    if blob is None:                      # .gltf with an embedded data URI
+        import base64
+        blob = base64.b64decode(gltf.buffers[0].uri.split(",", 1)[1])
+    ncomp = {"SCALAR": 1, "VEC3": 3, "VEC4": 4}
+
+    def data(i: int) -> np.ndarray:
+        acc = gltf.accessors[i]
+        view = gltf.bufferViews[acc.bufferView]
+        n = ncomp[acc.type]
+        off = (view.byteOffset or 0) + (acc.byteOffset or 0)
+        a = np.frombuffer(blob, np.float32, count=acc.count * n, offset=off)
+        return a.reshape(acc.count, n) if n > 1 else a
+
+    out = {}
+    for anim in gltf.animations:
+        for ch in anim.channels:
+            smp = anim.samplers[ch.sampler]
+            out[(gltf.nodes[ch.target.node].name, ch.target.path)] = (
+                data(smp.input).astype(float), data(smp.output).astype(float), smp.interpolation)
+    return out
+
+
 def sample_channel(times, values, t: float, step: bool = False) -> np.ndarray:
     """The value of a glTF channel at ``t`` (LINEAR: lerp, normalised for quaternions; STEP)."""
     times = np.asarray(times, float)
@@ -265,11 +297,9 @@ class _AnimWriter:
         v = np.asarray(v, float)
         if path == "rotation":
             v = _hemisphere(v)
+        if prune and np.all(np.abs(v - v[0]) <= 1e-6):
+            return False                  # constant: the node's own TRS says it
         idx = _prune(t, v, step=step) if prune else np.arange(len(t))
-        if len(idx) < 2 and (step or np.all(np.abs(v - v[0]) <= 1e-6)):
-            return False
-        if step and len(idx) == 1:
-            return False
         kind = "VEC4" if path == "rotation" else "VEC3"
         s = g.AnimationSampler(input=self._input(t[idx]), output=self._output(v[idx], kind),
                                interpolation="STEP" if step else "LINEAR")
