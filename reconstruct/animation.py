@@ -146,6 +146,25 @@ def _quat(R: np.ndarray) -> np.ndarray:
     return q / np.linalg.norm(q)
 
 
+def _quats(R: np.ndarray) -> np.ndarray:
+    """Unit quaternions (n, 4) xyzw of rotation matrices (n, 3, 3), vectorised (Shepperd's method:
+    each row divides by its largest component, so half-turns are exact too)."""
+    m = R
+    d = np.stack([m[:, 0, 0] + m[:, 1, 1] + m[:, 2, 2], m[:, 0, 0], m[:, 1, 1], m[:, 2, 2]], axis=1)
+    k = np.argmax(d, axis=1)
+    a21, a12 = m[:, 2, 1], m[:, 1, 2]
+    a02, a20 = m[:, 0, 2], m[:, 2, 0]
+    a10, a01 = m[:, 1, 0], m[:, 0, 1]
+    cand = np.empty((len(m), 4, 4))
+    cand[:, 0] = np.stack([a21 - a12, a02 - a20, a10 - a01, 1 + d[:, 0]], axis=1)                       # w largest
+    cand[:, 1] = np.stack([1 + 2 * d[:, 1] - d[:, 0], a01 + a10, a02 + a20, a21 - a12], axis=1)         # x
+    cand[:, 2] = np.stack([a01 + a10, 1 + 2 * d[:, 2] - d[:, 0], a12 + a21, a02 - a20], axis=1)         # y
+    cand[:, 3] = np.stack([a02 + a20, a12 + a21, 1 + 2 * d[:, 3] - d[:, 0], a10 - a01], axis=1)         # z
+    q = cand[np.arange(len(m)), k]
+    q = q / np.linalg.norm(q, axis=1, keepdims=True)
+    return np.where(q[:, 3:4] < 0, -q, q)
+
+
 def _trs(M: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(translation, quaternion xyzw, scale) of a T·R·S matrix (S diagonal, positive)."""
     t = M[:3, 3].copy()
@@ -364,11 +383,18 @@ class _PoseCache:
         self.cache: dict[tuple, dict[str, tuple]] = {}
 
     def __call__(self, params: dict[str, float]) -> dict[str, tuple]:
-        key = tuple(round(v, 6) for v in params.values())
+        vals = np.fromiter(params.values(), float, len(params))
+        key = np.round(vals, 5).tobytes()
         hit = self.cache.get(key)
         if hit is None:
             L = F.local_transforms(params, self._VISIBLE)
-            hit = {p: _trs(_yup_local(L[p])) for p in F.PARTS if p not in ("l_upper_arm_bare", "l_guard")}
+            names = [p for p in F.PARTS if p not in ("l_upper_arm_bare", "l_guard")]
+            M = np.stack([L[p] for p in names])
+            A = _C @ M[:, :3, :3] @ _C.T                   # rotation·scale in Y-up
+            t = M[:, :3, 3] @ _C.T
+            sc = np.linalg.norm(A, axis=1)                  # column norms = the scale
+            q = _quats(A / np.where(sc > 1e-12, sc, 1.0)[:, None, :])
+            hit = {p: (t[i], q[i], sc[i]) for i, p in enumerate(names)}
             hit["l_upper_arm_bare"] = hit["l_upper_arm"]
             hit["l_guard"] = (np.zeros(3), np.array([0.0, 0, 0, 1]), np.ones(3))
             hit["r_ring"] = (hit["r_ring"][0], hit["r_ring"][1], np.ones(3))
