@@ -143,6 +143,8 @@ class Planner:
         self.person_ids = {p.id for p in rite.people}
         self.aliases = {a: p.id for p in rite.people for a in p.aliases}
         self._arrays: dict[str, tuple] = {}
+        self._extra_standing: list[tuple[float, float, str]] = []
+        self._behind: dict[str, int] = {}
         # nobody stops where the stairs' lanes meet the court or the hall: others must pass there
         self.keepout: list[tuple[float, float, str]] = []
         for st in reading.stairs.values():
@@ -262,7 +264,7 @@ class Planner:
 
     def standing(self, me: Body, t: float, level: str) -> list[tuple[float, float]]:
         """Where others stand at time t on a level, and where those still moving will stop."""
-        out = []
+        out = [(x, y) for x, y, lv in self._extra_standing if lv == level]
         for b in self.bodies.values():
             if b is me:
                 continue
@@ -277,7 +279,8 @@ class Planner:
 
     def free_spot(self, me: Body, x: float, y: float, level: str, t: float) -> tuple[float, float]:
         """The place itself, or the nearest spot beside it that nobody occupies and a body fits in."""
-        others = self.standing(me, t, level) + [(kx, ky) for kx, ky, kl in self.keepout if kl == level]
+        others = (self.standing(me, t, level) + self._stops_after(me, t, level)
+                  + [(kx, ky) for kx, ky, kl in self.keepout if kl == level])
 
         def ok(px, py):
             return self.ground.is_free(level, px, py) and all(math.dist((px, py), o) >= PERSON_GAP + 0.05 for o in others)
@@ -294,6 +297,19 @@ class Planner:
             self.fail(f"{me.id} cannot reach ({x:.2f}, {y:.2f}) on the {level}: the nearest free ground is "
                       f"{math.hypot(fx - x, fy - y):.1f} m away")
         return fx, fy
+
+    def _stops_after(self, me: Body, t: float, level: str, horizon: float = 180.0) -> list[tuple[float, float]]:
+        """Where others are already planned to stop between t and t + horizon (so nobody takes the spot)."""
+        out = []
+        for b in self.bodies.values():
+            if b is me or not b.keys or b.keys[-1][0] < t:
+                continue
+            for k0, k1 in zip(b.keys, b.keys[1:]):
+                if k1[0] < t or k1[0] > t + horizon:
+                    continue
+                if k0[5] == "walk" and k1[5] != "walk" and self.ground.level_at(k1[1], k1[2], k1[3]) == level:
+                    out.append((k1[1], k1[2]))
+        return out
 
     def _reserved(self, me: Body, level: str) -> list[tuple[float, float]]:
         """Final positions of others whose tracks end later than mine (they will be standing there)."""
@@ -360,7 +376,31 @@ class Planner:
             return
         if not self._time_path(body, plan, t0):
             return
-        found = self._first_clear(body, plan, t0)
+        stays = not top_step and legs[-1][2] != STAIR
+        found = self._first_clear(body, plan, t0, tail=stays)
+        tries = 0
+        while found is None and tries < 3:
+            # route round the person met, where he is when we would meet him
+            tries += 1
+            timed = self._time_path(body, plan, t0)
+            c = self.conflict(body, [(t, x, y, z) for t, x, y, z, _ in timed])
+            if c is None:
+                break
+            ox, oy, oz = self.position_at(self.bodies[c[0]], c[1])
+            self._extra_standing.append((ox, oy, self.ground.level_at(ox, oy, oz)))
+            replan = []
+            cur = (body.x, body.y, body.level)
+            for i, (gx, gy, glevel) in enumerate(legs):
+                last = i == len(legs) - 1
+                leg = self._leg(body, cur, (gx, gy, glevel), stair_name, top_step and last, t0)
+                replan.extend(leg)
+                cur = (gx, gy, glevel) if not (top_step and last) else (leg[-1][0], leg[-1][1], STAIR)
+            if replan and self._time_path(body, replan, t0):
+                alt = self._first_clear(body, replan, t0, tail=stays)
+                if alt is not None:
+                    plan, found = replan, alt
+                    self.explain.append(f"  {body.id} goes round {c[0]}")
+        self._extra_standing.clear()
         if found is None and not top_step and legs[-1][2] != STAIR:
             # someone will pass through the spot: stand a little aside instead (nearest first)
             gx, gy, glevel = legs[-1]
@@ -368,11 +408,13 @@ class Planner:
                 if not self.ground.is_free(glevel, gx + dx, gy + dy):
                     continue
                 alt = plan[:-1] + [(gx + dx, gy + dy, plan[-1][2], plan[-1][3])] if plan else plan
-                found = self._first_clear(body, alt, t0, quick=True)
+                found = self._first_clear(body, alt, t0, quick=True, tail=True)
                 if found is not None:
                     plan = alt
                     self.explain.append(f"  {body.id} stands {math.hypot(dx, dy):.1f} m aside: the spot is on another's path")
                     break
+        if found is None:
+            found = self._first_clear(body, plan, t0)    # at least a clear way there
         if found is None:
             timed = self._time_path(body, plan, t0)
             c = self.conflict(body, [(t, x, y, z) for t, x, y, z, _ in timed])
@@ -398,12 +440,20 @@ class Planner:
 
     DELAYS = (0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0, 11.0, 15.0, 20.0, 30.0, 45.0)
 
-    def _first_clear(self, body: Body, plan, t0: float, quick: bool = False):
-        """The shortest wait (from DELAYS) after which the path meets nobody: (delay, timed) or None."""
+    STAND_TAIL = 60.0   # seconds one is assumed to stand at the goal, checked against others' known tracks
+
+    def _first_clear(self, body: Body, plan, t0: float, quick: bool = False, tail: bool = False):
+        """The shortest wait (from DELAYS) after which the path meets nobody: (delay, timed) or None.
+        With ``tail``, standing at the end for a while must meet nobody either (others already planned
+        may pass there later)."""
         for delay in self.DELAYS[:6] if quick else self.DELAYS:
             timed = self._time_path(body, plan, t0 + delay)
-            if self.conflict(body, [(t, x, y, z) for t, x, y, z, _ in timed]) is None:
-                return delay, timed
+            pts = [(t, x, y, z) for t, x, y, z, _ in timed]
+            if self.conflict(body, pts) is not None:
+                continue
+            if tail and pts and self.conflict(body, [pts[-1], (pts[-1][0] + self.STAND_TAIL, *pts[-1][1:])]):
+                continue
+            return delay, timed
         return None
 
     def _leg(self, body: Body, cur, goal, stair_name, top_step, t) -> list[tuple[float, float, float, str]]:
@@ -628,10 +678,19 @@ class Planner:
             self.props[pr.id].keys.append([0.0, round(x, 4), round(y, 4), round(z, 4), round(heading, 2), "rest"])
 
     def _initial_place(self, who: str, at: str) -> tuple[float, float, str, float | None]:
-        """An initial place; a formation's name gives the person's slot in it."""
+        """An initial place; a formation's name gives the person's slot in it.  Others given a formation's
+        place wait in a second row behind its file (the 弟子 and the 有司 behind the archers at 堂西)."""
         slot = self._formation_slot(who, at)
         if slot is not None:
             return slot
+        f = self.reading.formations.get(at) or self.reading.formations.get(at + "位")
+        if f is not None and (self.rite.formations.get(at) or self.rite.formations.get(at + "位")):
+            k = self._behind.get(f.id, 0) + 1
+            self._behind[f.id] = k
+            x, y, z = f.slot(k)
+            back = math.radians(f.heading + 180)
+            level = HALL if z > self.reading.hall_height / 2 else COURT
+            return x + 1.1 * math.sin(back), y + 1.1 * math.cos(back), level, f.heading
         return self.resolve(at, who)
 
     def _formation_slot(self, who: str, name: str, rank: int | None = None):

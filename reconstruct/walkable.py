@@ -55,7 +55,12 @@ class Ground:
         self.radius = radius
         H = reading.hall_height
         hall = Polygon(reading.hall_footprint)
-        court = Polygon(reading.court_footprint)
+        # the walled court, the gate's passage and an apron of ground outside it (门外)
+        gx, gy = reading.gate[0], reading.gate[1]
+        gw = reading.gate_width
+        court = shapely.union_all([Polygon(reading.court_footprint),
+                                   box(gx - gw / 2, gy - 1.0, gx + gw / 2, gy + 1.0),
+                                   box(gx - 8.0, gy - 6.0, gx + 8.0, gy - reading.wall_thickness / 2 - 0.01)])
         stairs = [Polygon(self.stair_footprint(s)) for s in reading.stairs.values()]
         hall_obs, court_obs = [], []
         for lm in reading.landmarks.values():
