@@ -74,16 +74,29 @@ def cmd_still(a: argparse.Namespace) -> int:
 
 
 def cmd_export(a: argparse.Namespace) -> int:
+    """GLB/glTF: the ground and the whole animated ceremony (one animation); --static for the ground only.
+    OBJ/PLY/STL: the ground."""
     from .export import export_ground
 
     reading = load_reading(a.layout)
     if not (a.glb or a.obj or a.gltf or a.ply or a.stl):
         a.glb = OUT / f"{Path(a.layout).stem}.glb"
+    plan = None
     for fmt in ("glb", "gltf", "obj", "ply", "stl"):
         target = getattr(a, fmt)
-        if target:
+        if not target:
+            continue
+        if fmt in ("glb", "gltf") and not a.static:
+            from .animation import export_animated
+            from .planner import make_plan
+            from .rite import load_rite
+
+            if plan is None:
+                plan = make_plan(reading, load_rite(zhongbin=a.zhongbin, dafu=a.dafu))
+            export_animated(reading, plan, target, fmt=fmt)
+        else:
             export_ground(reading, target, fmt=fmt)
-            print(f"wrote {target}")
+        print(f"wrote {target}")
     return 0
 
 
@@ -114,6 +127,9 @@ def build_parser() -> argparse.ArgumentParser:
     with_layout(sp)
     for fmt in ("glb", "gltf", "obj", "ply", "stl"):
         sp.add_argument(f"--{fmt}", type=Path)
+    sp.add_argument("--static", action="store_true", help="GLB/glTF of the ground only, without the ceremony")
+    sp.add_argument("--zhongbin", type=int, default=3, help="number of 衆賓 (default 3)")
+    sp.add_argument("--dafu", type=int, default=1, help="number of 大夫 (default 1)")
     sp.set_defaults(func=cmd_export)
 
     sp = sub.add_parser("script", help="check the rite script against the text (and a reading): coverage, names",
