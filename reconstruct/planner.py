@@ -114,6 +114,10 @@ class PropBody:
     intervals: list[list] = field(default_factory=list)  # [carrier, t0, t1]
 
 
+_RING = np.radians(180 + 22.5 * np.arange(16))
+_RADII = (0.6, 0.9, 1.2, 1.6, 2.0, 2.6, 3.2)
+
+
 def _bearing(dx: float, dy: float) -> float:
     return math.degrees(math.atan2(dx, dy)) % 360
 
@@ -145,6 +149,7 @@ class Planner:
         self._arrays: dict[str, tuple] = {}
         self._extra_standing: list[tuple[float, float, str]] = []
         self._behind: dict[str, int] = {}
+        self._file_length: dict[str, int] = {}
         # nobody stops where the stairs' lanes meet the court or the hall: others must pass there
         self.keepout: list[tuple[float, float, str]] = []
         for st in reading.stairs.values():
@@ -282,16 +287,16 @@ class Planner:
         others = (self.standing(me, t, level) + self._stops_after(me, t, level)
                   + [(kx, ky) for kx, ky, kl in self.keepout if kl == level])
 
-        def ok(px, py):
-            return self.ground.is_free(level, px, py) and all(math.dist((px, py), o) >= PERSON_GAP + 0.05 for o in others)
-        if ok(x, y):
-            return x, y
-        for r in (0.6, 0.9, 1.2, 1.6, 2.0, 2.6, 3.2):
-            for k in range(16):
-                a = math.radians(180 + 22.5 * k)   # start to the south, turn anticlockwise
-                px, py = x + r * math.sin(a), y + r * math.cos(a)
-                if ok(px, py):
-                    return px, py
+        # the place, then rings of candidates round it (starting south, turning anticlockwise)
+        cand = np.vstack([[x, y], *[np.c_[x + r * np.sin(_RING), y + r * np.cos(_RING)] for r in _RADII]])
+        ok = self.ground.are_free(level, cand)
+        if others:
+            o = np.asarray(others)
+            d2 = ((cand[:, None, :] - o[None, :, :]) ** 2).sum(-1)
+            ok &= (d2 >= (PERSON_GAP + 0.05) ** 2).all(axis=1)
+        if ok.any():
+            k = int(np.argmax(ok))
+            return float(cand[k, 0]), float(cand[k, 1])
         fx, fy = self.ground.free_point(level, x, y)
         if math.hypot(fx - x, fy - y) > 3.0:
             self.fail(f"{me.id} cannot reach ({x:.2f}, {y:.2f}) on the {level}: the nearest free ground is "
@@ -327,8 +332,29 @@ class Planner:
             self._arrays[b.id] = cached
         return cached[1]
 
-    def conflict(self, me: Body, pts: list[tuple[float, float, float, float]]) -> tuple[str, float] | None:
-        """First other person closer than 0.45 m (same level) along a timed path [(t, x, y, z)], or None."""
+    def near_tracks(self, me: Body, xy_lo, xy_hi, t0: float, t1: float) -> list[Body]:
+        """Others whose tracks come into a box (grown by half a metre) during a time window."""
+        lo, hi = np.asarray(xy_lo) - 0.5, np.asarray(xy_hi) + 0.5
+        out = []
+        for b in self.bodies.values():
+            if b is me or not b.keys:
+                continue
+            k = self._key_array(b)
+            i0 = max(0, int(np.searchsorted(k[:, 0], t0, side="right")) - 1)
+            i1 = int(np.searchsorted(k[:, 0], t1, side="right")) + 1
+            seg = k[i0:i1] if i0 < len(k) else k[-1:]
+            if not len(seg):
+                seg = k[-1:]
+            if (seg[:, 1].max() < lo[0] or seg[:, 1].min() > hi[0] or seg[:, 2].max() < lo[1]
+                    or seg[:, 2].min() > hi[1]):
+                continue
+            out.append(b)
+        return out
+
+    def conflict(self, me: Body, pts: list[tuple[float, float, float, float]],
+                 among: list[Body] | None = None) -> tuple[str, float] | None:
+        """First other person closer than 0.45 m (same level) along a timed path [(t, x, y, z)], or None.
+        ``among`` narrows the search to people already found near (see :meth:`near_tracks`)."""
         if len(pts) < 2:
             return None
         arr = np.asarray(pts)
@@ -337,7 +363,7 @@ class Planner:
         ts = np.arange(t0, t1 + 1e-9, 0.1)
         mine = None
         first: tuple[str, float] | None = None
-        for b in self.bodies.values():
+        for b in (self.bodies.values() if among is None else among):
             if b is me or not b.keys:
                 continue
             k = self._key_array(b)
@@ -347,6 +373,7 @@ class Planner:
             seg = k[i0:i1]
             if not len(seg):
                 seg = k[-1:]
+            k = seg
             if (seg[:, 1].max() < lo[0] or seg[:, 1].min() > hi[0] or seg[:, 2].max() < lo[1]
                     or seg[:, 2].min() > hi[1]):
                 continue
@@ -446,12 +473,19 @@ class Planner:
         """The shortest wait (from DELAYS) after which the path meets nobody: (delay, timed) or None.
         With ``tail``, standing at the end for a while must meet nobody either (others already planned
         may pass there later)."""
-        for delay in self.DELAYS[:6] if quick else self.DELAYS:
+        delays = self.DELAYS[:6] if quick else self.DELAYS
+        first = self._time_path(body, plan, t0)
+        if not first:
+            return None
+        xy = np.asarray([(x, y) for _, x, y, _, _ in first] + [(body.x, body.y)])
+        span = first[-1][0] - t0
+        among = self.near_tracks(body, xy.min(0), xy.max(0), t0, t0 + delays[-1] + span + self.STAND_TAIL)
+        for delay in delays:
             timed = self._time_path(body, plan, t0 + delay)
             pts = [(t, x, y, z) for t, x, y, z, _ in timed]
-            if self.conflict(body, pts) is not None:
+            if self.conflict(body, pts, among) is not None:
                 continue
-            if tail and pts and self.conflict(body, [pts[-1], (pts[-1][0] + self.STAND_TAIL, *pts[-1][1:])]):
+            if tail and pts and self.conflict(body, [pts[-1], (pts[-1][0] + self.STAND_TAIL, *pts[-1][1:])], among):
                 continue
             return delay, timed
         return None
@@ -687,10 +721,12 @@ class Planner:
         if f is not None and (self.rite.formations.get(at) or self.rite.formations.get(at + "位")):
             k = self._behind.get(f.id, 0) + 1
             self._behind[f.id] = k
-            x, y, z = f.slot(k)
-            back = math.radians(f.heading + 180)
-            level = HALL if z > self.reading.hall_height / 2 else COURT
-            return x + 1.1 * math.sin(back), y + 1.1 * math.cos(back), level, f.heading
+            members = self.rite.formations.get(at) or self.rite.formations.get(at + "位") or []
+            # behind the last file the members fill
+            self._file_slot(f, 1)                      # measures how many fit in one file
+            files = -(-len(members) // self._file_length[f.id])
+            x, y, level = self._file_slot(f, k, behind=1.1 * max(1, files))
+            return x, y, level, f.heading
         return self.resolve(at, who)
 
     def _formation_slot(self, who: str, name: str, rank: int | None = None):
@@ -702,9 +738,28 @@ class Planner:
             if who not in members:
                 return None
             rank = members.index(who) + 1
-        x, y, z = f.slot(rank)
-        level = HALL if z > self.reading.hall_height / 2 else COURT
+        x, y, level = self._file_slot(f, rank)
         return x, y, level, f.heading
+
+    def _file_slot(self, f, rank: int, behind: float = 0.0) -> tuple[float, float, str]:
+        """The rank-th place of a file; a file longer than the ground allows folds into further files
+        behind the first (若衆則…: the text turns a long row into a file), each 1.1 m further back."""
+        z = f.origin[2]
+        level = HALL if z > self.reading.hall_height / 2 else COURT
+        length = self._file_length.get(f.id)
+        if length is None:
+            length = 1
+            while length < 400:
+                x, y, _ = f.slot(length + 1)
+                if not self.ground.is_free(level, x, y):
+                    break
+                length += 1
+            self._file_length[f.id] = length
+        file_no, k = divmod(rank - 1, length)
+        x, y, _ = f.slot(k + 1)
+        back = math.radians(f.heading + 180)
+        d = behind + 1.1 * file_no
+        return x + d * math.sin(back), y + d * math.cos(back), level
 
     def _adhoc_slot(self, b: Body, a):
         """A file at a named place that the reading does not define as a formation: the senior at the

@@ -79,9 +79,9 @@ class Ground:
         inflate = radius + CLEARANCE
         hall_free = hall.buffer(-inflate, join_style="mitre")
         if hall_obs:
-            hall_free = hall_free.difference(shapely.union_all(hall_obs).buffer(inflate, 4))
+            hall_free = hall_free.difference(shapely.union_all(hall_obs).buffer(inflate, 2))
         court_free = court.buffer(-inflate, join_style="mitre")
-        blocked = shapely.union_all([hall, *stairs, *court_obs]).buffer(inflate, 4)
+        blocked = shapely.union_all([hall, *stairs, *court_obs]).buffer(inflate, 2)
         court_free = court_free.difference(blocked)
         self._vis_cache: dict[tuple, np.ndarray] = {}
         self.levels = {HALL: Level(HALL, H, _largest(hall_free)), COURT: Level(COURT, 0.0, _largest(court_free))}
@@ -118,13 +118,17 @@ class Ground:
         """The point itself if a body centre may stand there, else the nearest one that may."""
         area = self.levels[level].area
         p = Point(x, y)
-        if area.covers(p):
+        if shapely.covers(self.levels[level].prepared, p):
             return x, y
         q = nearest_points(area.buffer(-1e-3), p)[0]
         return q.x, q.y
 
     def is_free(self, level: str, x: float, y: float) -> bool:
-        return self.levels[level].area.covers(Point(x, y))
+        return bool(shapely.covers(self.levels[level].prepared, Point(x, y)))
+
+    def are_free(self, level: str, pts: np.ndarray) -> np.ndarray:
+        """Which of the points (n, 2) a body centre may stand on."""
+        return shapely.covers(self.levels[level].prepared, shapely.points(np.asarray(pts)))
 
     # -- routing -----------------------------------------------------------
     def _build_graph(self, level: Level) -> None:
@@ -194,14 +198,13 @@ class Ground:
             """Segments a→b (n, 2) that keep each disc's radius from its centre."""
             if not len(centres):
                 return np.ones(len(a), bool)
-            ab = b - a
-            L2 = np.maximum((ab ** 2).sum(1), 1e-12)
-            ok = np.ones(len(a), bool)
-            for c, r in zip(centres, radii):
-                t = np.clip(((c - a) * ab).sum(1) / L2, 0.0, 1.0)
-                d = np.hypot(*(a + ab * t[:, None] - c).T)
-                ok &= d >= r - 1e-6
-            return ok
+            ab = b - a                                             # (n, 2)
+            L2 = np.maximum(np.einsum("ij,ij->i", ab, ab), 1e-12)  # (n,)
+            ca = centres[None, :, :] - a[:, None, :]               # (n, m, 2)
+            t = np.clip(np.einsum("nmk,nk->nm", ca, ab) / L2[:, None], 0.0, 1.0)
+            dx = ca[..., 0] - ab[:, None, 0] * t
+            dy = ca[..., 1] - ab[:, None, 1] * t
+            return ((dx * dx + dy * dy) >= (radii[None, :] - 1e-6) ** 2).all(axis=1)
 
         s_xy, g_xy = np.asarray(start, float), np.asarray(goal, float)
         if math.dist(start, goal) < 1e-6:
@@ -228,8 +231,19 @@ class Ground:
         rows, cols, wts = [e[keep, 0]], [e[keep, 1]], [lv.weights[keep]]
         # edges from the new nodes (disc corners, start, goal): to the static nodes (visibility cached per
         # point, then checked against the discs) and among themselves
+        n_extra = len(extra)
         for k in range(nb, n):
-            vis = self._visible(lv, pts[k])
+            if k < nb + n_extra:
+                # a corner round a person: link it to the static corners nearby only (cheap, and the
+                # detour round a person is local)
+                near = np.flatnonzero(np.hypot(*(base - pts[k]).T) < 4.0)
+                if len(near):
+                    segs = shapely.linestrings(np.stack([np.repeat(pts[k][None], len(near), 0), base[near]], axis=1))
+                    vis = near[shapely.covers(lv.prepared, segs)]
+                else:
+                    vis = near
+            else:
+                vis = self._visible(lv, pts[k])
             if len(vis):
                 ok = clear(np.repeat(pts[k][None], len(vis), 0), base[vis])
                 cand = vis[ok]
