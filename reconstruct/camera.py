@@ -2,15 +2,19 @@
 
 The camera is deterministic and calm:
 
-* an establishing overview of the whole ground at the start;
-* for each event, a three-quarter view from the south that frames whoever acts in it
-  (their positions over the event, read from the plan's keys);
-* a near-top-down *plan view* when someone walks a long way in the event (down the
-  range to the target and back, say), so the path can be followed;
-* a shot is kept while its frame still holds the new actors (no needless cuts), and is
-  held at least :data:`MIN_HOLD` seconds; a change starts at an event boundary (never
-  mid-gesture) and is an eased move whose length grows with the distance travelled
-  (camera speed limited to :data:`MAX_SPEED` m/s).
+* an establishing overview of the hall and the court at the start (:data:`OVERVIEW_S`);
+* for whoever acts, a three-quarter *group* shot from the south framing the actors of
+  the latest event (and those of other events under way when they fit), close enough
+  that people read as people (a figure is at least ~50 px tall at 720p): the camera is
+  fitted numerically so feet and heads sit inside the frame above the caption band;
+  on the hall the roof is cut away (``CameraPose.cutaway``) and the camera rises;
+  near the target it looks south from the north-east;
+* a *plan* view — a high oblique across the range, labelled — only when someone walks
+  a long way (down the 70 m range and back);
+* a shot is kept while its frame still holds the actors; a change happens at an event
+  start or, inside a long event, when the actors are about to leave the frame; shots are
+  held at least :data:`MIN_HOLD` s; changes are eased moves (smootherstep, 1.5–4 s) and a
+  cut only for a long jump at an event start — never mid-gesture.
 
 All positions are plan coordinates (x = east, y = north, z = up, metres).  The
 :class:`CameraPath` returned by :func:`plan_shots` answers ``at(t)`` for any plan time.
@@ -23,28 +27,38 @@ from dataclasses import dataclass, field
 import numpy as np
 
 __all__ = ["CameraPose", "Shot", "CameraPath", "plan_shots", "project", "view_matrix",
-           "track_position", "MIN_HOLD", "MAX_SPEED"]
+           "track_position", "MIN_HOLD", "MAX_SPEED", "SAFE"]
 
 MIN_HOLD = 4.0          # s, the shortest shot
-MAX_SPEED = 9.0         # m/s, the fastest the eye may travel in a move
-MIN_MOVE = 1.2          # s, the shortest move between shots
-MAX_MOVE = 3.0          # s
-CUT_OVER = 30.0         # m of eye travel: cut instead (only at an event boundary)
-LONG_WALK = 14.0        # m walked by one actor in one event: use a plan view
+MAX_SPEED = 8.0         # m/s, the fastest the eye may travel in a move
+MIN_MOVE = 1.5          # s, the shortest move between shots
+MAX_MOVE = 4.0          # s
+CUT_OVER = 30.0         # m of eye travel: cut instead (only at an event start)
+LONG_WALK = 24.0        # m of extent of one event's actors: a plan view
+CHECK_EVERY = 3.0       # s, how often the frame is checked inside long events
+LOOKAHEAD = 15.0        # s of the actors' future positions a new group shot is fitted to
 FOV = 38.0              # vertical view angle of ordinary shots, degrees
+OVERVIEW_S = 8.0        # s, the establishing shot at the start
+MAX_GROUP_DIST = 34.0   # m, farther than this a group shot is not a close shot any more
+HEAD = 1.75             # m above the feet counted as the top of a person
+# the part of the frame people should be in: (left, top, right, bottom) as fractions;
+# the caption band covers the bottom ~20%
+SAFE = (0.06, 0.07, 0.94, 0.76)
 
 
 @dataclass(frozen=True)
 class CameraPose:
-    """Eye, target and up vector (plan coordinates) and the vertical view angle in degrees."""
+    """Eye, target and up vector (plan coordinates), the vertical view angle in degrees, and
+    ``cutaway``: True when the hall's roof is cut away (shots of people on the hall)."""
     eye: tuple[float, float, float]
     target: tuple[float, float, float]
     up: tuple[float, float, float] = (0.0, 0.0, 1.0)
     view_angle: float = FOV
+    cutaway: bool = False
 
     def key(self) -> tuple:
         """A hashable, rounded identity (frames with equal keys see the same picture)."""
-        return tuple(round(v, 5) for v in (*self.eye, *self.target, *self.up, self.view_angle))
+        return tuple(round(v, 5) for v in (*self.eye, *self.target, *self.up, self.view_angle)) + (self.cutaway,)
 
 
 @dataclass(frozen=True)
@@ -63,9 +77,13 @@ class CameraPath:
     shots: list[Shot]
     moves: list[float] = field(default_factory=list)   # move duration at the start of each shot (0 = cut)
 
+    def __post_init__(self):
+        self._starts = np.array([s.t0 for s in self.shots], float)
+
     def shot_index(self, t: float) -> int:
-        starts = [s.t0 for s in self.shots]
-        return max(0, int(np.searchsorted(starts, t, side="right")) - 1)
+        if len(self._starts) != len(self.shots):
+            self._starts = np.array([s.t0 for s in self.shots], float)
+        return max(0, int(np.searchsorted(self._starts, t, side="right")) - 1)
 
     def shot_at(self, t: float) -> Shot:
         return self.shots[self.shot_index(t)]
@@ -92,13 +110,13 @@ def _lerp_pose(a: CameraPose, b: CameraPose, u: float) -> CameraPose:
     ea, eb = np.asarray(a.eye), np.asarray(b.eye)
     ta, tb = np.asarray(a.target), np.asarray(b.target)
     # lift the eye a little in the middle of long moves so it never skims the ground
-    lift = 0.15 * np.linalg.norm(eb - ea) * math.sin(math.pi * u)
+    lift = 0.12 * np.linalg.norm(eb - ea) * math.sin(math.pi * u)
     e = ea + (eb - ea) * u + np.array([0, 0, lift])
     tg = ta + (tb - ta) * u
     up = np.asarray(a.up) * (1 - u) + np.asarray(b.up) * u
     up = up / (np.linalg.norm(up) or 1.0)
     return CameraPose(tuple(map(float, e)), tuple(map(float, tg)), tuple(map(float, up)),
-                      a.view_angle + (b.view_angle - a.view_angle) * u)
+                      a.view_angle + (b.view_angle - a.view_angle) * u, a.cutaway or b.cutaway)
 
 
 # ---------------------------------------------------------------------------
@@ -149,6 +167,26 @@ def track_position(keys, t: float) -> np.ndarray:
     return np.array([np.interp(t, k[:, 0], k[:, j]) for j in (1, 2, 3)])
 
 
+class _Tracks:
+    """Fast position look-ups on the plan's actor tracks."""
+
+    def __init__(self, actors: dict):
+        self.k = {}
+        for aid, tr in actors.items():
+            keys = tr.get("keys") or []
+            if keys:
+                self.k[aid] = np.asarray([row[:4] for row in sorted(keys, key=lambda r: r[0])], float)
+
+    def at(self, aid: str, t: float) -> np.ndarray:
+        k = self.k[aid]
+        return np.array([np.interp(t, k[:, 0], k[:, j]) for j in (1, 2, 3)])
+
+    def points(self, aid: str, t0: float, t1: float) -> np.ndarray:
+        k = self.k[aid]
+        inside = k[(k[:, 0] > t0) & (k[:, 0] < t1), 1:4]
+        return np.vstack([self.at(aid, t0)[None], inside, self.at(aid, t1)[None]])
+
+
 def _track_points(keys, t0: float, t1: float) -> np.ndarray:
     pts = [track_position(keys, t0), track_position(keys, t1)]
     pts += [row[1:4] for row in keys if t0 < row[0] < t1]
@@ -177,103 +215,229 @@ def _scene_bounds(plan: dict) -> np.ndarray:
 # ---------------------------------------------------------------------------
 # framing
 
-def _group_pose(pts: np.ndarray, aspect: float, azimuth: float = 200.0, elevation: float = 24.0) -> CameraPose:
-    """A 3/4 view from the south (``azimuth``: compass direction the camera sits in, seen from the group)."""
-    lo, hi = pts.min(0), pts.max(0)
-    c = (lo + hi) / 2
-    c[2] = lo[2] + 0.8
-    half_w = max((hi[0] - lo[0]) / 2, (hi[1] - lo[1]) / 2 * 0.6) + 1.2
-    half_h = max((hi[1] - lo[1]) / 2 * math.sin(math.radians(elevation)) + 1.1, 1.3)
-    t = math.tan(math.radians(FOV) / 2)
-    dist = max(half_h / t, half_w / (t * aspect)) + (hi[1] - lo[1]) / 2 * math.cos(math.radians(elevation))
-    dist = max(dist * 1.15, 8.0)
+def _direction(azimuth: float, elevation: float) -> np.ndarray:
+    """Unit vector from the subject towards the camera (``azimuth``: compass bearing of the camera)."""
     az, el = math.radians(azimuth), math.radians(elevation)
-    d = np.array([math.sin(az) * math.cos(el), math.cos(az) * math.cos(el), math.sin(el)])
-    eye = c + d * dist
-    # the caption band covers the bottom fifth: aim below the group so it sits in the upper part
-    up_cam = np.array([-d[0] * math.sin(el), -d[1] * math.sin(el), math.cos(el)])
-    aim = c - up_cam * 0.12 * 2 * dist * t
-    return CameraPose(tuple(map(float, eye)), tuple(map(float, aim)), (0.0, 0.0, 1.0), FOV)
+    return np.array([math.sin(az) * math.cos(el), math.cos(az) * math.cos(el), math.sin(el)])
 
 
-def _plan_pose(pts: np.ndarray, aspect: float) -> CameraPose:
-    """A near-vertical view (80° down, north up on screen) holding ``pts``."""
-    lo, hi = pts.min(0), pts.max(0)
-    c = (lo + hi) / 2
-    c[2] = 0.0
-    half_w = (hi[0] - lo[0]) / 2 + 4.0
-    half_h = (hi[1] - lo[1]) / 2 + 4.0
-    t = math.tan(math.radians(FOV) / 2)
-    h = max(half_h / t, half_w / (t * aspect), 15.0)
-    pitch = math.radians(80.0)
-    d = np.array([0.0, -math.cos(pitch), math.sin(pitch)])
-    return CameraPose(tuple(map(float, c + d * h)), tuple(map(float, c)), (0.0, 0.0, 1.0), FOV)
+def _people_box(pts: np.ndarray, pad: float = 0.7) -> np.ndarray:
+    """Feet and heads of people at ``pts``, padded sideways by ``pad`` m (bodies, sleeves, bows)."""
+    pts = np.asarray(pts, float)
+    out = []
+    for dx, dy in ((-pad, 0), (pad, 0), (0, -pad), (0, pad)):
+        q = pts + [dx, dy, 0]
+        out += [q, q + [0, 0, HEAD]]
+    return np.vstack(out)
 
 
-def _overview_pose(bounds: np.ndarray, aspect: float) -> CameraPose:
-    lo, hi = bounds
-    # look at the hall end and the courtyard; the range's far end may run off the frame
-    ymin = max(lo[1], hi[1] - 30.0)
-    x0, x1 = max(lo[0], -14.0), min(hi[0], 14.0)
-    pts = np.array([[x0, ymin, 0.0], [x1, hi[1], 3.0]])
-    return _group_pose(pts, aspect, azimuth=165.0, elevation=30.0)
+def fit_pose(pts: np.ndarray, size: tuple[int, int], azimuth: float, elevation: float,
+             fov: float = FOV, safe=SAFE, min_dist: float = 6.0, cutaway: bool = False) -> tuple[CameraPose, float]:
+    """The closest pose seen from (``azimuth``, ``elevation``) with every point inside the ``safe``
+    part of the frame, and its eye distance.  Numeric: distance by bisection, aim re-centred."""
+    pts = np.asarray(pts, float)
+    d = _direction(azimuth, elevation)
+    c = (pts.min(0) + pts.max(0)) / 2
+    sl, st, sr, sb = safe
+    w, h = size
+
+    def pose_at(dist, aim):
+        return CameraPose(tuple(map(float, aim + d * dist)), tuple(map(float, aim)), (0.0, 0.0, 1.0), fov, cutaway)
+
+    aim = c.copy()
+    dist = min_dist
+    for _ in range(3):
+        lo, hi = min_dist * 0.5, 400.0
+        for _ in range(26):
+            mid = (lo + hi) / 2
+            px, dep = project(pose_at(mid, aim), pts, size)
+            ok = (not np.isnan(px).any() and (dep > 0.3).all()
+                  and np.ptp(px[:, 0]) <= (sr - sl) * w and np.ptp(px[:, 1]) <= (sb - st) * h)
+            if ok:
+                hi = mid
+            else:
+                lo = mid
+        dist = max(hi, min_dist)
+        # re-centre: move the aim so the projected box sits in the middle of the safe rectangle
+        pose = pose_at(dist, aim)
+        px, dep = project(pose, pts, size)
+        cx = (px[:, 0].min() + px[:, 0].max()) / 2 - (sl + sr) / 2 * w
+        cy = (px[:, 1].min() + px[:, 1].max()) / 2 - (st + sb) / 2 * h
+        vm = view_matrix(pose)
+        right, up = vm[0, :3], vm[1, :3]
+        t = math.tan(math.radians(fov) / 2)
+        scale = 2 * dist * t / h                         # metres per pixel at the aim's depth
+        aim = aim + right * cx * scale - up * cy * scale
+    return pose_at(dist, aim), dist
 
 
-def _fits(pose: CameraPose, pts: np.ndarray, size: tuple[int, int], margin: float = 0.1) -> bool:
-    px, depth = project(pose, np.vstack([pts, pts + [0, 0, 1.7]]), size)
-    if np.isnan(px).any():
+def _fits(pose: CameraPose, pts: np.ndarray, size: tuple[int, int], slack: float = 0.0) -> bool:
+    """Do the people at ``pts`` (feet) stand inside the safe part of the frame of ``pose``?"""
+    px, depth = project(pose, _people_box(pts, 0.4), size)
+    if np.isnan(px).any() or (depth <= 0.3).any():
         return False
     w, h = size
-    ok = (px[:, 0] > margin * w) & (px[:, 0] < (1 - margin) * w) & (px[:, 1] > margin * h) & (px[:, 1] < (1 - margin) * h)
-    if not ok.all():
-        return False
-    # not absurdly small either: the group should fill a reasonable part of the frame
-    span = max(np.ptp(px[:, 0]) / w, np.ptp(px[:, 1]) / h)
-    return span > 0.12
+    sl, st, sr, sb = SAFE
+    return bool(((px[:, 0] >= (sl - slack) * w) & (px[:, 0] <= (sr + slack) * w)
+                 & (px[:, 1] >= (st - slack) * h) & (px[:, 1] <= (sb + slack) * h)).all())
+
+
+def _span(pose: CameraPose, pts: np.ndarray, size: tuple[int, int]) -> float:
+    """How much of the frame the people at ``pts`` fill (the larger of width and height fractions)."""
+    px, _ = project(pose, _people_box(pts, 0.4), size)
+    if np.isnan(px).any():
+        return 0.0
+    return float(max(np.ptp(px[:, 0]) / size[0], np.ptp(px[:, 1]) / size[1]))
+
+
+def _on_hall(pts: np.ndarray, hall_h: float) -> bool:
+    return bool(hall_h > 0 and (pts[:, 2] > hall_h * 0.6).mean() >= 0.3)
+
+
+def _occluders(pose: CameraPose, subjects: np.ndarray, others: np.ndarray, size) -> float:
+    """How badly people not framed stand between the camera and the subjects (0 = not at all)."""
+    if not len(others):
+        return 0.0
+    _, ds = project(pose, subjects + [0, 0, 1.0], size)
+    near = float(ds.min()) - 0.8
+    px, d = project(pose, others + [0, 0, 1.0], size)
+    w, h = size
+    ok = ~np.isnan(px[:, 0]) & (d < near) & (px[:, 0] > -0.05 * w) & (px[:, 0] < 1.05 * w) & (px[:, 1] > -0.1 * h)
+    # a person near the camera blocks more of the frame
+    return float((near / np.maximum(d[ok], 0.5)).sum())
+
+
+def _group_pose(pts: np.ndarray, size, hall_h: float, range_y: float,
+                others: np.ndarray | None = None) -> tuple[CameraPose, float]:
+    """A 3/4 close shot of the people at ``pts`` (feet), from the side where nobody else stands in
+    front of them (``others``: where the rest stand)."""
+    box = _people_box(pts)
+    if _on_hall(pts, hall_h):                   # on the hall: roof cut away, the camera a little higher
+        views, el, cut = (195.0, 165.0, 225.0), 30.0, True
+    elif float(np.mean(pts[:, 1])) < range_y:   # down by the target: look south, the target behind them
+        views, el, cut = (25.0, 335.0, 60.0), 20.0, False
+    else:
+        views, el, cut = (200.0, 160.0, 235.0, 125.0), 25.0, False
+    best = None
+    for i, az in enumerate(views):
+        pose, dist = fit_pose(box, size, az, el, cutaway=cut)
+        score = (_occluders(pose, pts, others, size) if others is not None else 0.0) + 0.15 * i
+        if best is None or score < best[0] - 1e-9:
+            best = (score, pose, dist)
+        if others is None or best[0] < 0.2:
+            break
+    return best[1], best[2]
+
+
+def _plan_pose(pts: np.ndarray, size) -> CameraPose:
+    """A high oblique across the range (camera to the east, looking west: north on the right), the
+    hall's roof cut away so the people on the hall show too."""
+    pose, _ = fit_pose(_people_box(pts, 2.5), size, 90.0, 45.0, safe=(0.04, 0.06, 0.96, 0.78), min_dist=20.0,
+                       cutaway=True)
+    return pose
+
+
+def _overview_pose(bounds: np.ndarray, size, hall_h: float) -> CameraPose:
+    lo, hi = bounds
+    # the hall, the stairs and the near court; the range runs away behind the camera's left
+    ymax = max(hi[1], 6.0)
+    pts = np.array([[-12.0, ymax, 0.0], [12.0, ymax, 0.0], [-12.0, -9.0, 0.0], [12.0, -9.0, 0.0],
+                    [0.0, ymax * 0.5, hall_h + 4.5]])
+    pose, _ = fit_pose(pts, size, 155.0, 24.0, safe=(0.02, 0.04, 0.98, 0.80))
+    return pose
 
 
 def plan_shots(plan: dict, size: tuple[int, int] = (1280, 720), start: float | None = None,
-               end: float | None = None, overview_s: float = 6.0) -> CameraPath:
+               end: float | None = None, overview_s: float = OVERVIEW_S) -> CameraPath:
     """Choose the shots for the plan between ``start`` and ``end`` (plan seconds)."""
     t_start = 0.0 if start is None else float(start)
     t_end = float(plan.get("duration", 0.0)) if end is None else float(end)
-    aspect = size[0] / size[1]
     actors = plan.get("actors") or {}
+    tracks = _Tracks(actors)
+    hall_h = float((plan.get("hall") or {}).get("height_m", 0.0) or 0.0)
+    lms = plan.get("landmarks") or {}
+    range_y = -30.0
+    if "侯" in lms and lms["侯"].get("position"):
+        range_y = float(lms["侯"]["position"][1]) * 0.55
     bounds = _scene_bounds(plan)
-    shots: list[Shot] = [Shot(t_start, t_end, _overview_pose(bounds, aspect), "overview")]
+    shots: list[Shot] = [Shot(t_start, t_end, _overview_pose(bounds, size, hall_h), "overview")]
     moves: list[float] = [0.0]
-    for ev in plan.get("events") or []:
-        e0, e1 = float(ev["start"]), float(ev["end"])
-        if e1 < t_start or e0 >= t_end:
-            continue
+    events = sorted((e for e in plan.get("events") or [] if [a for a in e.get("actors") or [] if a in tracks.k]),
+                    key=lambda e: (e["start"], e["end"]))
+    starts = {round(float(e["start"]), 6) for e in events}
+    cands = sorted(starts | set(np.round(np.arange(t_start, t_end, CHECK_EVERY), 6)))
+    cands = [t for t in cands if t_start <= t < t_end]
+
+    def extend(ev_ids=()):
         cur = shots[-1]
-        # a shot is held at least MIN_HOLD: a change wanted sooner waits (as a smooth move, not a cut)
-        tc = max(e0, cur.t0 + (overview_s if cur.kind == "overview" else MIN_HOLD))
-        if tc >= e1 - 1.0:
-            shots[-1] = Shot(cur.t0, cur.t1, cur.pose, cur.kind, cur.events + (ev["id"],))
+        shots[-1] = Shot(cur.t0, cur.t1, cur.pose, cur.kind, cur.events + tuple(e for e in ev_ids if e not in cur.events))
+
+    for tc in cands:
+        cur = shots[-1]
+        hold = overview_s if cur.kind == "overview" else MIN_HOLD
+        if tc < cur.t0 + hold:
             continue
-        who = [a for a in ev.get("actors") or [] if a in actors]
-        if not who:
+        active = [e for e in events if e["start"] <= tc < e["end"]]
+        if not active:
             continue
-        pts_list = [_track_points(actors[a]["keys"], tc, e1) for a in who]
-        pts = np.vstack(pts_list)
-        walk = max(_path_length(p) for p in pts_list)
-        extent = float(np.linalg.norm(np.ptp(pts[:, :2], axis=0)))
-        if walk > LONG_WALK or extent > 28.0:
-            pose, kind = _plan_pose(pts, aspect), "plan"
-        else:
-            if cur.kind == "group" and _fits(cur.pose, pts, size):
-                shots[-1] = Shot(cur.t0, cur.t1, cur.pose, cur.kind, cur.events + (ev["id"],))
+        latest = max(e["start"] for e in active)
+        primary = [e for e in active if e["start"] == latest]
+        others = [e for e in active if e["start"] != latest]
+        boundary = round(tc, 6) in starts
+        who = list(dict.fromkeys(a for e in primary for a in e["actors"] if a in tracks.k))
+        e1 = max(e["end"] for e in primary)
+        soon = min(e1, tc + CHECK_EVERY + 1.0)
+        ahead = min(e1, tc + LOOKAHEAD)
+        p_soon = np.vstack([tracks.points(a, tc, soon) for a in who])
+        p_ahead = np.vstack([tracks.points(a, tc, ahead) for a in who])
+        ext = float(np.linalg.norm(np.ptp(p_ahead[:, :2], axis=0)))
+        # keep the current shot while it holds the acting people over the next seconds
+        # (a plan view only while the long walk goes on)
+        if cur.kind == "group" and _fits(cur.pose, p_soon, size, 0.02):
+            if not boundary or _span(cur.pose, p_soon, size) > 0.22:
+                extend([e["id"] for e in primary])
                 continue
-            pose, kind = _group_pose(pts, aspect), "group"
-        if cur.kind == kind == "plan" and _fits(cur.pose, pts, size, 0.05):
-            shots[-1] = Shot(cur.t0, cur.t1, cur.pose, cur.kind, cur.events + (ev["id"],))
+        if cur.kind == "plan" and ext > LONG_WALK and _fits(cur.pose, p_soon, size, 0.02):
+            extend([e["id"] for e in primary])
             continue
-        dist = float(np.linalg.norm(np.subtract(pose.eye, cur.pose.eye)))
-        move = min(MAX_MOVE, max(MIN_MOVE, dist / MAX_SPEED))
-        if dist > CUT_OVER and tc == e0:
-            move = 0.0                                   # a clean cut between events, never mid-gesture
-        shots[-1] = Shot(cur.t0, tc, cur.pose, cur.kind, cur.events)
-        shots.append(Shot(tc, t_end, pose, kind, (ev["id"],)))
+        if ext > LONG_WALK:
+            p_walk = np.vstack([tracks.points(a, tc, e1) for a in who])
+            pose, kind = _plan_pose(p_walk, size), "plan"
+            if cur.kind == "plan" and _fits(cur.pose, p_walk, size, 0.03):
+                extend([e["id"] for e in primary])
+                continue
+        else:
+            rest = [a for a in tracks.k if a not in who]
+            p_rest = np.array([tracks.at(a, tc + 1.0) for a in rest]) if rest else np.zeros((0, 3))
+            pose, dist = _group_pose(p_ahead, size, hall_h, range_y, p_rest)
+            # take in the people of other events under way when they fit
+            extra = list(dict.fromkeys(a for e in others for a in e["actors"] if a in tracks.k and a not in who))
+            if extra:
+                p_all = np.vstack([p_ahead] + [tracks.points(a, tc, min(ahead, tc + 6.0)) for a in extra])
+                if float(np.linalg.norm(np.ptp(p_all[:, :2], axis=0))) < 18.0:
+                    rest2 = [a for a in rest if a not in extra]
+                    p_rest2 = np.array([tracks.at(a, tc + 1.0) for a in rest2]) if rest2 else np.zeros((0, 3))
+                    pose2, dist2 = _group_pose(p_all, size, hall_h, range_y, p_rest2)
+                    if dist2 < min(MAX_GROUP_DIST, dist * 1.6):
+                        pose, dist = pose2, dist2
+            kind = "group"
+            if dist > MAX_GROUP_DIST * 1.5:
+                p_walk = np.vstack([tracks.points(a, tc, e1) for a in who])
+                pose, kind = _plan_pose(p_walk, size), "plan"
+        d_eye = float(np.linalg.norm(np.subtract(pose.eye, cur.pose.eye)))
+        if d_eye < 0.3 and pose.cutaway == cur.pose.cutaway:
+            extend([e["id"] for e in primary])
+            continue
+        move = min(MAX_MOVE, max(MIN_MOVE, d_eye / MAX_SPEED))
+        ts = tc
+        if boundary and (d_eye > CUT_OVER or (d_eye > 8.0 and move > 0.5 * (e1 - tc))):
+            # a clean cut at an event start (never mid-gesture): a long jump, or a move that would
+            # last through most of a short gesture
+            move = 0.0
+        elif boundary:
+            # anticipate: the move starts a little before the event so the camera arrives as it begins
+            ts = max(cur.t0 + hold, tc - 0.7 * move, shots[-1].t0 + 0.5)
+        shots[-1] = Shot(cur.t0, ts, cur.pose, cur.kind, cur.events)
+        shots.append(Shot(ts, t_end, pose, kind, tuple(e["id"] for e in primary)))
         moves.append(move)
     return CameraPath(shots, moves)

@@ -18,7 +18,7 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 __all__ = ["display_text", "font_path", "CaptionBand", "draw_timeline", "title_card", "end_card",
-           "label_sprite", "blit_rgba", "write_vtt", "vtt_time"]
+           "label_sprite", "blit_rgba", "write_vtt", "vtt_time", "draw_fast_marker"]
 
 _PINYIN = {"shè": "射", "jiāo": "交", "yù": "欲"}
 _SYSTEM_CJK = "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc"
@@ -123,10 +123,16 @@ class CaptionBand:
             d.text((margin, y), ln, font=en_font, fill=DIM + (255,))
             y += line_h_en
         if footnote is not None:
-            fn_font = _font(max(8, int(h * 0.026)))
-            label = f"({footnote})"
+            # the footnote number: bold, bright, on a dark tab at the right end of the Chinese line
+            fn_font = _font(max(9, int(h * 0.036)), True)
+            label = f"注 {footnote}"
             tw = d.textlength(label, font=fn_font)
-            d.text((w - margin - tw, band_h - int(h * 0.035) - total), label, font=fn_font, fill=ACCENT + (255,))
+            y_fn = band_h - int(h * 0.035) - total
+            pad = max(3, int(h * 0.008))
+            x_fn = w - margin - tw
+            d.rounded_rectangle((x_fn - pad, y_fn - pad // 2, x_fn + tw + pad, y_fn + fn_font.size * 1.25 + pad // 2),
+                                radius=pad, fill=(12, 10, 8, 215), outline=ACCENT + (255,), width=1)
+            d.text((x_fn, y_fn), label, font=fn_font, fill=(250, 214, 128, 255))
         if heading:
             hf = _font(max(8, int(h * 0.022)))
             d.text((margin, max(0, band_h - int(h * 0.035) - total - int(h * 0.035))), heading, font=hf,
@@ -155,6 +161,18 @@ def draw_timeline(frame: np.ndarray, progress: float, marks: list[float] | None 
     for m in marks or ():
         x = margin + int(round((x1 - margin) * m))
         frame[y0 - 1:y1 + 1, max(margin, x - 0):x + 1] = DIM
+
+
+@lru_cache(maxsize=8)
+def _fast_sprite(text: str, px: int) -> np.ndarray:
+    return label_sprite(text, px)
+
+
+def draw_fast_marker(frame: np.ndarray, rate: float) -> None:
+    """A "≫ 8×" tag at the top right while a long hold plays faster than real time."""
+    h, w = frame.shape[:2]
+    spr = _fast_sprite(f"≫ {rate:g}×", max(9, int(h * 0.03)))
+    blit_rgba(frame, spr, w - int(w * 0.03) - spr.shape[1] / 2, int(h * 0.03) + spr.shape[0])
 
 
 def _card(size: tuple[int, int], lines: list[tuple[str, float, tuple, bool]]) -> np.ndarray:
@@ -212,7 +230,7 @@ def label_sprite(text: str, px: int) -> np.ndarray:
     pad = max(2, px // 4)
     img = Image.new("RGBA", (tw + 2 * pad, int(px * 1.45) + pad), (0, 0, 0, 0))
     d = ImageDraw.Draw(img)
-    d.rounded_rectangle((0, 0, img.width - 1, img.height - 1), radius=pad + 1, fill=(20, 16, 12, 170))
+    d.rounded_rectangle((0, 0, img.width - 1, img.height - 1), radius=pad + 1, fill=(20, 16, 12, 205))
     d.text((pad, pad // 2), text, font=font, fill=INK + (255,))
     return np.asarray(img)
 

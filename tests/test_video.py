@@ -120,15 +120,116 @@ def test_ranges_and_events(plan):
     assert captions.display_text("司shè适堂西") == "司射适堂西"
 
 
-def test_camera_plan_view_for_long_walks(plan):
+def _long_walk_plan(plan):
+    """The mini plan with the 司射 walking the length of a real range (~63 m) and back."""
+    p2 = json.loads(json.dumps(plan))
+    for k in p2["actors"]["司射"]["keys"]:
+        k[2] = round(-1.5 + (k[2] + 1.5) * 2.8, 3)
+    return p2
+
+
+def test_camera_plan_view_only_for_long_walks(plan):
     cam = plan_shots(plan, (1280, 720))
-    kinds = {s.kind for s in cam.shots}
-    assert {"overview", "group", "plan"} <= kinds
-    s = cam.shot_at(45.0)                     # 司射 walks ~45 m down the range and back
-    assert s.kind == "plan"
-    assert cam.shots == plan_shots(plan, (1280, 720)).shots      # deterministic
+    assert cam.shots[0].kind == "overview"
+    assert {s.kind for s in cam.shots} == {"overview", "group"}        # a 22 m walk is still a close shot
+    long = _long_walk_plan(plan)
+    cam2 = plan_shots(long, (1280, 720))
+    s = cam2.shot_at(45.0)                   # 司射 walks ~63 m down the range and back
+    assert s.kind == "plan" and s.pose.cutaway
+    assert cam2.shots == plan_shots(long, (1280, 720)).shots      # deterministic
+    # he stays in the frame all the way
+    for t in np.arange(33.0, 66.0, 1.0):
+        px, _ = project(cam2.at(t), [video.PlanSampler(long).position(video.PlanSampler(long).actors["司射"], t)[0]],
+                        (1280, 720))
+        assert 0 <= px[0, 0] < 1280 and 0 <= px[0, 1] < 720
     # calm: the eye never jumps more than MAX_SPEED-ish per frame
     ts = np.arange(0, plan["duration"], 0.04)
     eyes = np.array([cam.at(t).eye for t in ts])
     steps = np.linalg.norm(np.diff(eyes, axis=0), axis=1)
     assert np.sort(steps)[-len(cam.shots)] < 1.2         # only cuts (at most one per shot) jump
+
+
+def test_group_shots_show_people_large_and_above_the_captions(plan):
+    size = (1280, 720)
+    cam = plan_shots(plan, size)
+    sampler = video.PlanSampler(plan)
+    for t, who in ((23.0, ("上耦上射", "上耦下射")), (17.5, ("宾",)), (14.0, ("释获者",))):
+        pose = cam.at(t)
+        assert cam.shot_at(t).kind == "group"
+        for aid in who:
+            feet = sampler.position(sampler.actors[aid], t)[0]
+            px, _ = project(pose, [feet, feet + [0, 0, 1.7]], size)
+            assert abs(px[0, 1] - px[1, 1]) > 60, (t, aid)            # tens of pixels tall at least
+            assert 0 < px[0, 0] < size[0] and 0 < px[1, 1] < px[0, 1] < size[1] * 0.8   # above the band
+    # on the hall the roof is cut away
+    assert cam.at(17.5).cutaway
+
+
+def test_label_placement_no_overlap_inside_frame():
+    frame = np.zeros((180, 320, 3), np.uint8)
+    anchors = [(f"person {i}", 150 + 3 * i, 90, 1.0) for i in range(12)] + [("edge", 318, 5, 2.0)]
+    placed = video.place_labels(frame, anchors, 10, bottom=150)
+    assert 1 <= len(placed) < len(anchors)                   # some dropped: no room
+    for i, a in enumerate(placed):
+        assert a[0] >= 0 and a[1] >= 0 and a[2] <= 320 and a[3] <= 150
+        for b in placed[i + 1:]:
+            assert a[2] <= b[0] or b[2] <= a[0] or a[3] <= b[1] or b[3] <= a[1]
+    assert frame.any()
+
+
+def test_unstrung_bow_across_the_palms(plan):
+    p2 = json.loads(json.dumps(plan))
+    p2["actors"]["上耦上射"]["states"] = [[0, {"holding": ["上耦上射弓"], "bow": "strung"}],
+                                        [10, {"holding": ["上耦上射弓"], "bow": "unstrung"}]]
+    layer = video.MovingLayer(video.PlanSampler(p2))
+    k = layer.items.index(("prop", "上耦上射弓"))
+    alt = layer.unstrung[k]
+
+    def shown(i):
+        return abs(np.linalg.det(layer.matrices[layer.part_start[i]][:3, :3])) > 1e-9
+
+    layer.update(5.0)
+    assert shown(k) and not shown(alt)
+    layer.update(12.0)
+    assert shown(alt) and not shown(k)
+    # lying across: its length (local z) is horizontal
+    M = layer.matrices[layer.part_start[alt]]
+    assert abs(M[2, 2]) < 0.1
+
+
+def test_long_holds_play_faster(plan):
+    from reconstruct.camera import track_position
+    p2 = json.loads(json.dumps(plan))
+    for group in ("actors", "props"):                # everything stands still from 30 s to 60 s
+        for tr in p2[group].values():
+            x, y, z = track_position(tr["keys"], 30.0)
+            last = [k for k in tr["keys"] if k[0] <= 30.0][-1]
+            tr["keys"] = [k for k in tr["keys"] if k[0] < 30.0] + [[t, x, y, z, last[4], "stand"] for t in (30.0, 60.0)]
+    p2["events"] = [e for e in p2["events"] if e["start"] < 30.0]
+    p2["duration"] = 60.0
+    cam = plan_shots(p2, SIZE)
+    plain, _ = video.hold_times(p2, cam, 20.0, 60.0, 25, hold_after=None)
+    assert np.allclose(plain, video.frame_times(20.0, 60.0, 25))
+    ts, rate = video.hold_times(p2, cam, 20.0, 60.0, 25, size=SIZE)
+    assert len(ts) < len(plain) * 0.5 and rate.max() == 8.0
+    assert np.all(np.diff(ts) > 0) and ts[0] == 20.0
+    assert np.all(rate[ts < 30.0] == 1.0)            # while people move: real time
+
+
+def test_roof_cut_away_in_hall_shots(plan, ground):
+    from reconstruct.camera import CameraPose
+    import trimesh
+    roof = trimesh.creation.box(extents=(30, 30, 0.3))
+    roof.apply_translation((0, 0, 20.0))
+    meshes = list(ground) + [("L_wu", roof, (90, 90, 90))]
+    layer = video.MovingLayer(video.PlanSampler(plan))
+    layer.update(1.0)
+    r = video.FrameRenderer(meshes, layer, SIZE)
+    try:
+        above = CameraPose((0.0, -1.0, 60.0), (0.0, 0.0, 0.0))
+        with_roof = r.full(above).astype(int)
+        cut = r.full(CameraPose(above.eye, above.target, above.up, above.view_angle, True)).astype(int)
+    finally:
+        r.close()
+    grey = (np.abs(with_roof - 90).max(-1) < 40).mean()
+    assert grey > 0.5 > (np.abs(cut - 90).max(-1) < 40).mean()
