@@ -307,24 +307,60 @@ def _occluders(pose: CameraPose, subjects: np.ndarray, others: np.ndarray, size)
     return float((near / np.maximum(d[ok], 0.5)).sum())
 
 
+WALL_H = 2.6            # m: lines of sight lower than this where they cross the court's edge are blocked
+
+
+def _wall_blocked(eye, pts: np.ndarray, court: np.ndarray | None) -> float:
+    """Fraction of the lines of sight from ``eye`` to ``pts`` (at chest height) that cross the edge of
+    the court (``court`` = [[xmin, ymin], [xmax, ymax]]: the walls) lower than :data:`WALL_H`."""
+    if court is None:
+        return 0.0
+    e = np.asarray(eye, float)
+    (x0, y0), (x1, y1) = court
+    if x0 < e[0] < x1 and y0 < e[1] < y1:
+        return 0.0
+    blocked = 0
+    for p in np.asarray(pts, float) + [0, 0, 1.2]:
+        hit = False
+        for axis, v in ((0, x0), (0, x1), (1, y0), (1, y1)):
+            den = p[axis] - e[axis]
+            if abs(den) < 1e-9:
+                continue
+            u = (v - e[axis]) / den
+            if 0 < u < 1:
+                q = e + (p - e) * u
+                other = q[1 - axis]
+                lo, hi = (y0, y1) if axis == 0 else (x0, x1)
+                if lo <= other <= hi and q[2] < WALL_H:
+                    hit = True
+        blocked += hit
+    return blocked / max(1, len(pts))
+
+
 def _group_pose(pts: np.ndarray, size, hall_h: float, range_y: float,
-                others: np.ndarray | None = None) -> tuple[CameraPose, float]:
+                others: np.ndarray | None = None, gate_y: float | None = None,
+                court: np.ndarray | None = None) -> tuple[CameraPose, float]:
     """A 3/4 close shot of the people at ``pts`` (feet), from the side where nobody else stands in
     front of them (``others``: where the rest stand)."""
     box = _people_box(pts)
     if _on_hall(pts, hall_h):                   # on the hall: roof cut away, the camera a little higher
         views, el, cut = (195.0, 165.0, 225.0), 30.0, True
+    elif gate_y is not None and float(np.mean(pts[:, 1])) < gate_y + 0.5:   # at or outside the gate: from outside
+        views, el, cut = (180.0, 205.0, 155.0), 18.0, False
     elif float(np.mean(pts[:, 1])) < range_y:   # down by the target: look south, the target behind them
         views, el, cut = (25.0, 335.0, 60.0), 20.0, False
     else:
         views, el, cut = (200.0, 160.0, 235.0, 125.0), 25.0, False
+    outside = court is not None and float(np.mean(pts[:, 1])) < court[0][1]
     best = None
-    for i, az in enumerate(views):
-        pose, dist = fit_pose(box, size, az, el, cutaway=cut)
+    for i, (az, e_) in enumerate([(a, el) for a in views] + [(a, el + 22.0) for a in views]):
+        pose, dist = fit_pose(box, size, az, e_, cutaway=cut)
         score = (_occluders(pose, pts, others, size) if others is not None else 0.0) + 0.15 * i
+        if not outside:
+            score += 6.0 * _wall_blocked(pose.eye, pts, court)
         if best is None or score < best[0] - 1e-9:
             best = (score, pose, dist)
-        if others is None or best[0] < 0.2:
+        if best[0] < 0.2:
             break
     return best[1], best[2]
 
@@ -359,6 +395,11 @@ def plan_shots(plan: dict, size: tuple[int, int] = (1280, 720), start: float | N
     range_y = -30.0
     if "侯" in lms and lms["侯"].get("position"):
         range_y = float(lms["侯"]["position"][1]) * 0.55
+    gate_y = float(lms["门"]["position"][1]) if (lms.get("门") or {}).get("position") else None
+    court = None
+    if gate_y is not None:                          # the walls: the gate's line and the people's extent
+        xs = [abs(r[1]) for tr in actors.values() for r in tr.get("keys") or [] if r[2] > gate_y]
+        court = np.array([[-max(xs) - 0.3, gate_y], [max(xs) + 0.3, _scene_bounds(plan)[1][1] + 2.0]]) if xs else None
     bounds = _scene_bounds(plan)
     shots: list[Shot] = [Shot(t_start, t_end, _overview_pose(bounds, size, hall_h), "overview")]
     moves: list[float] = [0.0]
@@ -409,7 +450,7 @@ def plan_shots(plan: dict, size: tuple[int, int] = (1280, 720), start: float | N
         else:
             rest = [a for a in tracks.k if a not in who]
             p_rest = np.array([tracks.at(a, tc + 1.0) for a in rest]) if rest else np.zeros((0, 3))
-            pose, dist = _group_pose(p_ahead, size, hall_h, range_y, p_rest)
+            pose, dist = _group_pose(p_ahead, size, hall_h, range_y, p_rest, gate_y, court)
             # take in the people of other events under way when they fit
             extra = list(dict.fromkeys(a for e in others for a in e["actors"] if a in tracks.k and a not in who))
             if extra:
@@ -417,7 +458,7 @@ def plan_shots(plan: dict, size: tuple[int, int] = (1280, 720), start: float | N
                 if float(np.linalg.norm(np.ptp(p_all[:, :2], axis=0))) < 18.0:
                     rest2 = [a for a in rest if a not in extra]
                     p_rest2 = np.array([tracks.at(a, tc + 1.0) for a in rest2]) if rest2 else np.zeros((0, 3))
-                    pose2, dist2 = _group_pose(p_all, size, hall_h, range_y, p_rest2)
+                    pose2, dist2 = _group_pose(p_all, size, hall_h, range_y, p_rest2, gate_y, court)
                     if dist2 < min(MAX_GROUP_DIST, dist * 1.6):
                         pose, dist = pose2, dist2
             kind = "group"
