@@ -249,10 +249,18 @@ def sample_channel(times, values, t: float, step: bool = False) -> np.ndarray:
     if step:
         return values[i]
     u = (t - times[i]) / (times[i + 1] - times[i])
-    v = values[i] * (1 - u) + values[i + 1] * u
+    a, b = values[i], values[i + 1]
     if values.shape[1] == 4:
-        v = v / np.linalg.norm(v)
-    return v
+        # glTF LINEAR rotation is a spherical interpolation (slerp), not a normalised lerp
+        d = float(np.dot(a, b))
+        if d < 0:
+            b, d = -b, -d
+        if d > 0.9995:
+            v = a * (1 - u) + b * u
+            return v / np.linalg.norm(v)
+        th = math.acos(min(1.0, d))
+        return (math.sin((1 - u) * th) * a + math.sin(u * th) * b) / math.sin(th)
+    return a * (1 - u) + b * u
 
 
 def _strictly_increasing(t: np.ndarray) -> np.ndarray:

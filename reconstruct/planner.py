@@ -201,7 +201,7 @@ class Planner:
             heading = lm.heading
             if lm.kind == "stair":
                 st = self.reading.stairs[base]
-                if place.offsets:       # 西阶西, 阼阶东: beside the stair, below
+                if place.offsets and not place.modifier:   # 西阶西, 阼阶东: beside the stair, below
                     level, y = COURT, -st.run / 2
                 else:                   # the stair itself: its head on the hall
                     level = HALL
@@ -215,12 +215,15 @@ class Planner:
                     pts = np.asarray(lm.footprint) - np.asarray(lm.position[:2])
                     return float(max(pts @ np.array([ux, uy]))) + 0.45
                 if lm.size:
-                    return max(lm.size[:2]) / 2 + 0.45
+                    # half the size along the direction, the size turned to the landmark's heading
+                    ux, uy = unit_vector(d)
+                    h = math.radians(lm.heading or 0.0)
+                    fwd, right = (math.sin(h), math.cos(h)), (math.cos(h), -math.sin(h))
+                    half = (abs(ux * right[0] + uy * right[1]) * lm.size[0] / 2
+                            + abs(ux * fwd[0] + uy * fwd[1]) * lm.size[1] / 2)
+                    return half + 0.45
                 return 0.7
-        for direction, length in place.offsets:
-            ux, uy = unit_vector(direction, self.reading.diagonal)
-            d = self.reading.units.metres(length) if length is not None else extent(direction)
-            x, y = x + ux * d, y + uy * d
+        # the modifier first (西阶东上 is east of the head of the 西阶), then the offsets
         if place.modifier and base is not None:
             lm = self.reading.landmarks.get(base)
             stair = self.reading.stairs.get(base) if lm else None
@@ -241,6 +244,13 @@ class Planner:
                 else:
                     d = extent("南") if lm else 0.8
                     x, y = x + math.sin(math.radians(h)) * d, y + math.cos(math.radians(h)) * d
+        for direction, length in place.offsets:
+            ux, uy = unit_vector(direction, self.reading.diagonal)
+            if length is not None:
+                d = self.reading.units.metres(length)
+            else:   # beside: clear of the thing itself, or a body's width from a point such as a stair's head
+                d = 1.0 if place.modifier else extent(direction)
+            x, y = x + ux * d, y + uy * d
         return x, y, level, heading
 
     def heading_toward(self, body: Body, text: str) -> float:
@@ -930,8 +940,9 @@ class Planner:
                 self._near_fixture(b, "洗", 1.2)
             if v == "pour" and b.level == HALL:
                 self._near_fixture(b, "尊", 1.0)
-            if v in ("announce", "reply") and a.other:
-                self.face(b, self.heading_toward(b, a.other))
+            if v in ("announce", "reply") and a.other and self.stated.get(b.id, ("",))[0] != (
+                    self.current.id if self.current else ""):
+                self.face(b, self.heading_toward(b, a.other))   # unless the text gave his facing
             self.hold(b, dur)
         else:
             self.fail(f"verb {v} cannot be planned")
@@ -939,6 +950,7 @@ class Planner:
                                "step_forward", "take", "put", "give", "receive", "kneel", "rise", "stand",
                                "kneel_bow", "wash", "pour", "drink", "offer", "count", "perform", "wait"):
             self.face(b, self.heading_toward(b, a.heading))
+            self.stated[b.id] = (self.current.id if self.current else "", b.heading)
 
     def _near_fixture(self, b: Body, name: str, within: float) -> None:
         lm = self.reading.landmarks.get(name)

@@ -245,6 +245,8 @@ class PlanView:
                 self.kind.setdefault(ident, kind)
         self.chi_m = float(plan.get("measures", {}).get("chi_m", 0.231))
         self.hall_h = float(plan.get("hall", {}).get("height_m", 0.69))
+        self.stairs = [lm["footprint"] for lm in plan.get("landmarks", {}).values()
+                       if lm.get("kind") == "stair" and lm.get("footprint")]
         self.events = plan.get("events", [])
         self.duration = float(plan.get("duration", 0.0))
 
@@ -283,7 +285,13 @@ class PlanView:
             out.append(e)
         return out
 
-    def level(self, z: float) -> str:
+    def level(self, z: float, x: float | None = None, y: float | None = None) -> str:
+        """hall, stair or court.  Off the ground and inside a stair's footprint is the stair, even on its
+        top step, which is flush with the hall (盡階不升堂: on the top step, not on the hall)."""
+        if x is not None and y is not None and z > 0.03:
+            for poly in self.stairs:
+                if _inside(poly, x, y):
+                    return "stair"
         if z >= self.hall_h - 0.03:
             return "hall"
         if z <= 0.03:
@@ -293,6 +301,17 @@ class PlanView:
 
 # ---------------------------------------------------------------------------
 # Evaluation.
+
+def _inside(poly, x: float, y: float) -> bool:
+    """Point in polygon (even-odd rule) for a footprint [[x, y], …]."""
+    inside = False
+    n = len(poly)
+    for i in range(n):
+        (x1, y1), (x2, y2) = poly[i], poly[(i + 1) % n]
+        if (y1 > y) != (y2 > y) and x < x1 + (y - y1) * (x2 - x1) / (y2 - y1):
+            inside = not inside
+    return inside
+
 
 def wanted_metres(s: Statement, chi_m: float) -> tuple[float, str]:
     """The length a statement wants, in metres, and how the text says it."""
@@ -416,7 +435,7 @@ def _measure_at(s: Statement, view: PlanView, subj, ref, t: float | None) -> Res
         return Result(s, "pass" if ok else "fail", posture, " or ".join(want), 1.0 if ok else -1.0,
                       f"{who} is in posture {posture}")
     if rel == "level":
-        lv = view.level(z)
+        lv = view.level(z, x, y)
         ok = lv == s.value
         return Result(s, "pass" if ok else "fail", lv, s.value, 1.0 if ok else -1.0,
                       f"{who} is on the {lv} (z = {z:.2f} m)")

@@ -87,7 +87,6 @@ STATEMENTS = [
     ("司shè北面拜送爵", "司射", None, 0, None, COURT),
     ("主人降席，立于宾东", "主人", ("east_of", "宾"), None, None, HALL),
     ("宾主人之西北面拜送", "宾", ("west_of", "主人"), 0, None, HALL),
-    ("大夫降席，立于主人之西", "大夫", ("west_of", "主人"), None, None, HALL),
     ("司正退立于西序端，东面", "司马", ("near", "西序端"), 90, None, HALL),
     ("遂立于阶西，东面", "宾", ("west_of", "西阶"), 90, None, COURT),
     ("主人降自阼阶，西面立", "主人", ("near", "阼阶"), 270, None, COURT),
