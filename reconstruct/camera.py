@@ -344,7 +344,7 @@ def _group_pose(pts: np.ndarray, size, hall_h: float, range_y: float,
     front of them (``others``: where the rest stand)."""
     box = _people_box(pts)
     if _on_hall(pts, hall_h):                   # on the hall: roof cut away, the camera a little higher
-        views, el, cut = (195.0, 165.0, 225.0), 30.0, True
+        views, el, cut = (218.0, 175.0, 245.0), 30.0, True
     elif gate_y is not None and float(np.mean(pts[:, 1])) < gate_y + 0.5:   # at or outside the gate: from outside
         views, el, cut = (180.0, 205.0, 155.0), 18.0, False
     elif float(np.mean(pts[:, 1])) < range_y:   # down by the target: look south, the target behind them

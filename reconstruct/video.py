@@ -1083,7 +1083,7 @@ def default_workers(n_frames: int) -> int:
 def render_video(plan: dict, static_meshes, out_path, *, size=(1280, 720), fps: int = 25, crf: int = 18,
                  start=None, end=None, speed: float = 1.0, frames_dir=None, labels: bool = False,
                  progress: bool = True, text: str | None = None, glosses: dict | None = None,
-                 cards: bool = True, preset: str = "medium", aa: bool = True,
+                 cards: bool = True, preset: str = "veryfast", aa: bool = True,
                  camera: CameraPath | None = None, compress_holds: float | None = 6.0,
                  hold_speed: float = 8.0, workers: int | None = None) -> dict:
     """Render ``plan`` to ``out_path`` (mp4, H.264 yuv420p High, +faststart) plus WebVTT sidecars.
