@@ -391,7 +391,7 @@ class Planner:
                 mine = [np.interp(ts, arr[:, 0], arr[:, j]) for j in (1, 2, 3)]
             bx, by, bz = (np.interp(ts, k[:, 0], k[:, j]) for j in (1, 2, 3))
             d = np.hypot(mine[0] - bx, mine[1] - by)
-            bad = np.flatnonzero((d < 0.45) & (np.abs(mine[2] - bz) < 0.3))
+            bad = np.flatnonzero((d < self.GAP) & (np.abs(mine[2] - bz) < 0.3))
             if len(bad) and (first is None or ts[bad[0]] < first[1]):
                 first = (b.id, float(ts[bad[0]]))
         return first
@@ -477,7 +477,14 @@ class Planner:
 
     DELAYS = (0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0, 11.0, 15.0, 20.0, 30.0, 45.0)
 
-    STAND_TAIL = 60.0   # seconds one is assumed to stand at the goal, checked against others' known tracks
+    GAP = 0.5           # planned with a margin over the 0.45 m the audit demands
+    STAND_TAIL = 60.0   # at least this long one is assumed to stand where one stops …
+    STAND_MAX = 300.0   # … and at most this long: as far as others' tracks are already planned
+
+    def _tail_end(self, t: float) -> float:
+        """Until when standing at a spot from t must meet nobody already planned."""
+        horizon = max((b.keys[-1][0] for b in self.bodies.values() if b.keys), default=t)
+        return max(t + self.STAND_TAIL, min(horizon, t + self.STAND_MAX))
 
     def _first_clear(self, body: Body, plan, t0: float, quick: bool = False, tail: bool = False):
         """The shortest wait (from DELAYS) after which the path meets nobody: (delay, timed) or None.
@@ -489,13 +496,13 @@ class Planner:
             return None
         xy = np.asarray([(x, y) for _, x, y, _, _ in first] + [(body.x, body.y)])
         span = first[-1][0] - t0
-        among = self.near_tracks(body, xy.min(0), xy.max(0), t0, t0 + delays[-1] + span + self.STAND_TAIL)
+        among = self.near_tracks(body, xy.min(0), xy.max(0), t0, self._tail_end(t0 + delays[-1] + span))
         for delay in delays:
             timed = self._time_path(body, plan, t0 + delay)
             pts = [(t, x, y, z) for t, x, y, z, _ in timed]
             if self.conflict(body, pts, among) is not None:
                 continue
-            if tail and pts and self.conflict(body, [pts[-1], (pts[-1][0] + self.STAND_TAIL, *pts[-1][1:])], among):
+            if tail and pts and self.conflict(body, [pts[-1], (self._tail_end(pts[-1][0]), *pts[-1][1:])], among):
                 continue
             return delay, timed
         return None
@@ -625,12 +632,22 @@ class Planner:
         body.key(body.t)
 
     def nudge(self, body: Body, direction_deg: float, dist: float) -> None:
-        """A short step (少退, 少進, 辟) keeping one's facing."""
+        """A short step (少退, 少進, 辟) keeping one's facing; shortened, or not taken, where it would
+        bring one too close to someone (now, or later as others are already planned)."""
         body.key(body.t)
         level = body.level if body.level != STAIR else HALL
-        nx_, ny_ = body.x + math.sin(math.radians(direction_deg)) * dist, body.y + math.cos(math.radians(direction_deg)) * dist
-        if body.level != STAIR and not self.ground.is_free(level, nx_, ny_):
-            nx_, ny_ = self.ground.free_point(level, nx_, ny_)
+        a = math.radians(direction_deg)
+        z = body.z
+        for f in (1.0, 0.5, 0.0):
+            nx_, ny_ = body.x + math.sin(a) * dist * f, body.y + math.cos(a) * dist * f
+            if f == 0.0:
+                break
+            if body.level != STAIR and not self.ground.is_free(level, nx_, ny_):
+                nx_, ny_ = self.ground.free_point(level, nx_, ny_)
+            path = [(body.t, body.x, body.y, z), (body.t + 0.9, nx_, ny_, z),
+                    (self._tail_end(body.t + 0.9), nx_, ny_, z)]
+            if self.conflict(body, path) is None:
+                break
         body.x, body.y = nx_, ny_
         body.t += 0.9
         body.key(body.t, body.posture if body.posture in ("stand", "kneel") else "stand")

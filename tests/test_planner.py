@@ -157,7 +157,7 @@ def test_audit_whole_passage(plan, reading):
     kinds = {f.kind for f in found}
     assert not {"fixture", "level", "speed", "jump"} & kinds, [str(f) for f in found if f.kind != "overlap"][:5]
     overlaps = [f for f in found if f.kind == "overlap"]
-    assert len(overlaps) <= 140
+    assert len(overlaps) <= 15
 
 
 @pytest.mark.parametrize("zhongbin", [3, 9])
