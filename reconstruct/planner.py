@@ -872,6 +872,8 @@ class Planner:
             if v == "exit" and a.place in ("门", "門"):
                 y -= 1.5
             slot = self._formation_slot(b.id, a.place) if v == "go" else None
+            if slot is None and v == "go" and a.rank:
+                slot = self._adhoc_slot(b, a)      # 北上 / 東上: one place each, in rank order
             if slot is not None:
                 x, y, level, fh = slot
             x, y = self.free_spot(b, x, y, level, b.t)

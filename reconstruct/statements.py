@@ -459,6 +459,9 @@ def _measure_at(s: Statement, view: PlanView, subj, ref, t: float | None) -> Res
     raise AssertionError(rel)
 
 
+PASS_NEAR = 2.5     # metres: crossings of a reference's line farther than this are not passing it
+
+
 def _path_side(s: Statement, view: PlanView, subj, ref, t0: float, t1: float, ev_id: str) -> Result:
     """Which side of ``ref`` the subject passes during the event.
 
@@ -484,6 +487,10 @@ def _path_side(s: Statement, view: PlanView, subj, ref, t0: float, t1: float, ev
         dist = math.hypot(dx, dy)
         if closest is None or dist < closest[0]:
             closest = (dist, off, t)
+    # passing X means crossing its line near it: a crossing far off (leaving one's place on X's
+    # line to go round it) is not where one passes it
+    near = [c for c in crossings if abs(c) <= PASS_NEAR]
+    crossings = near or ([] if closest is not None and closest[0] <= PASS_NEAR else crossings)
     if crossings:
         worst = min(crossings)
         how = f"crosses {ref[1]}'s line {len(crossings)}× , {worst:.2f} m to its {s.side} at the least"
