@@ -837,11 +837,7 @@ def hold_times(plan: dict, path: CameraPath | None, t0: float, t1: float, fps: f
             a[i0:i1] = True
         if a.any():
             act[aid] = a
-    busy = np.zeros(n, bool)
-    for pid, tr in sampler.props.items():
-        for i in range(len(tr.t) - 1):
-            if np.linalg.norm(tr.xyz[i + 1] - tr.xyz[i]) > 0.01:
-                busy[np.searchsorted(ts, tr.t[i] - step):np.searchsorted(ts, tr.t[i + 1] + step)] = True
+    busy = np.zeros(n, bool)          # (props move only in someone's hands: their carriers count)
     for e in plan.get("events") or []:
         busy[np.searchsorted(ts, e["start"] - step):np.searchsorted(ts, e["start"] + 3.0)] = True
     ids = list(act)
@@ -1077,7 +1073,7 @@ def _concat(parts: list[Path], out: Path) -> None:
 def default_workers(n_frames: int) -> int:
     """Parallel render processes: one per core (at most 2 — the encoders need CPU too), and only
     for renders long enough to pay for the set-up."""
-    return max(1, min(2, os.cpu_count() or 1)) if n_frames >= 600 else 1
+    return max(1, min(2, os.cpu_count() or 1)) if n_frames >= 300 else 1
 
 
 def render_video(plan: dict, static_meshes, out_path, *, size=(1280, 720), fps: int = 25, crf: int = 18,
