@@ -232,35 +232,34 @@ class Ground:
         # edges from the new nodes (disc corners, start, goal): to the static nodes (visibility cached per
         # point, then checked against the discs) and among themselves
         n_extra = len(extra)
-        for k in range(nb, n):
-            if k < nb + n_extra:
-                # a corner round a person: link it to the static corners nearby only (cheap, and the
-                # detour round a person is local)
-                near = np.flatnonzero(np.hypot(*(base - pts[k]).T) < 4.0)
-                if len(near):
-                    segs = shapely.linestrings(np.stack([np.repeat(pts[k][None], len(near), 0), base[near]], axis=1))
-                    vis = near[shapely.covers(lv.prepared, segs)]
-                else:
-                    vis = near
-            else:
-                vis = self._visible(lv, pts[k])
-            if len(vis):
-                ok = clear(np.repeat(pts[k][None], len(vis), 0), base[vis])
-                cand = vis[ok]
-                rows.append(np.full(len(cand), k))
-                cols.append(cand)
-                wts.append(np.hypot(*(base[cand] - pts[k]).T))
-            others = np.arange(k + 1, n)
-            if len(others):
-                a = np.repeat(pts[k][None], len(others), 0)
-                ok = clear(a, pts[others])
-                if ok.any():
-                    cand = others[ok]
-                    segs = shapely.linestrings(np.stack([a[ok], pts[cand]], axis=1))
-                    cand = cand[shapely.covers(lv.prepared, segs)]
-                    rows.append(np.full(len(cand), k))
-                    cols.append(cand)
-                    wts.append(np.hypot(*(pts[cand] - pts[k]).T))
+        pairs_a, pairs_b = [], []              # candidate edges (i, j), checked in one batch below
+        if n_extra:
+            # corners round people link to the static corners nearby only (a detour round a person is local)
+            d = np.hypot(extra[:, None, 0] - base[None, :, 0], extra[:, None, 1] - base[None, :, 1])
+            ei, bj = np.nonzero(d < 4.0)
+            pairs_a.append(nb + ei)
+            pairs_b.append(bj)
+        for k in (s_i, g_i):                   # start and goal: every static corner they see (cached)
+            vis = self._visible(lv, pts[k])
+            pairs_a.append(np.full(len(vis), k))
+            pairs_b.append(vis)
+        # among the new nodes (corners round people, start, goal)
+        ni, nj = np.triu_indices(n - nb, 1)
+        pairs_a.append(nb + ni)
+        pairs_b.append(nb + nj)
+        a_idx, b_idx = np.concatenate(pairs_a), np.concatenate(pairs_b)
+        if len(a_idx):
+            ok = clear(pts[a_idx], pts[b_idx])
+            # static visibility is already known for start/goal → static corners; the rest is checked here
+            known = ((a_idx == s_i) | (a_idx == g_i)) & (b_idx < nb)
+            need = ok & ~known
+            if need.any():
+                segs = shapely.linestrings(np.stack([pts[a_idx[need]], pts[b_idx[need]]], axis=1))
+                ok[np.flatnonzero(need)] = shapely.covers(lv.prepared, segs)
+            a_idx, b_idx = a_idx[ok], b_idx[ok]
+            rows.append(a_idx)
+            cols.append(b_idx)
+            wts.append(np.hypot(*(pts[a_idx] - pts[b_idx]).T))
         r, c, w = np.concatenate(rows), np.concatenate(cols), np.concatenate(wts)
         m = csr_matrix((np.maximum(w, 1e-9), (r, c)), shape=(n, n))
         dist, pred = dijkstra(m, directed=False, indices=s_i, return_predecessors=True)
