@@ -684,8 +684,30 @@ class Planner:
         else:
             gx, gy = x, y - within if level == COURT else y - within
         gx, gy = self.free_spot(body, gx, gy, level, body.t)
+        if blevel == level:
+            gx, gy = self._open_side(body, x, y, level, within, (gx, gy))
         self.walk(body, (gx, gy, level), why)
         self.face(body, _bearing(x - body.x, y - body.y))
+
+    def _open_side(self, body: Body, x: float, y: float, level: str, within: float,
+                   first: tuple[float, float]) -> tuple[float, float]:
+        """Where to stand to reach (x, y): the nearest spot, unless people around box the way to it in;
+        then the side of the thing (or person) that can be walked up to."""
+        standing = self.standing(body, body.t, level)
+        sides = [first] + [(x + within * math.sin(a), y + within * math.cos(a)) for a in _RING[::2]]
+        best = None
+        for gx, gy in sides:
+            if not self.ground.is_free(level, gx, gy) or any(math.dist((gx, gy), o) < self.GAP + 0.05 for o in standing):
+                continue
+            path = self.ground.route(level, (body.x, body.y), (gx, gy), standing)
+            if self.ground.boxed_in:
+                continue
+            length = path_length(path)
+            if (gx, gy) == first:
+                return gx, gy
+            if best is None or length < best[0]:
+                best = (length, gx, gy)
+        return (best[1], best[2]) if best else first
 
     # ------------------------------------------------------------------ setup
     def initial(self) -> None:

@@ -84,6 +84,7 @@ class Ground:
         blocked = shapely.union_all([hall, *stairs, *court_obs]).buffer(inflate, 2)
         court_free = court_free.difference(blocked)
         self._vis_cache: dict[tuple, np.ndarray] = {}
+        self.boxed_in = False          # whether the last route had to pass too close to someone
         self.levels = {HALL: Level(HALL, H, _largest(hall_free)), COURT: Level(COURT, 0.0, _largest(court_free))}
         for level in self.levels.values():
             self._build_graph(level)
@@ -163,6 +164,7 @@ class Ground:
 
         others = [(p, radius(p)) for p in standing if radius(p) >= 0.45]
         discs: list[tuple[tuple[float, float], float]] = []
+        self.boxed_in = False
         path = self._route_with(lv, start, goal, [])
         for _ in range(5):
             line = LineString(path) if len(path) > 1 else None
@@ -174,7 +176,10 @@ class Ground:
                 path = self._route_with(lv, start, goal, discs + hit)
                 discs.extend(hit)
             except ValueError:
-                return path        # boxed in by people: keep the path; the planner waits them out
+                self.boxed_in = True   # no way round the people standing there: keep the path; the planner
+                return path            # waits them out or tries another side
+        line = LineString(path) if len(path) > 1 else None
+        self.boxed_in = line is not None and any(line.distance(Point(p)) < r - 1e-3 for p, r in others)
         return path
 
     def _visible(self, lv: Level, p: np.ndarray) -> np.ndarray:
