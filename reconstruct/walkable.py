@@ -166,10 +166,16 @@ class Ground:
         discs: list[tuple[tuple[float, float], float]] = []
         self.boxed_in = False
         path = self._route_with(lv, start, goal, [])
+        pts_o = shapely.points(np.asarray([p for p, _ in others]).reshape(-1, 2)) if others else None
+
+        def hits(path) -> list[int]:
+            if len(path) < 2 or pts_o is None:
+                return []
+            d = shapely.distance(LineString(path), pts_o)
+            return [i for i in np.flatnonzero(d < np.asarray([r for _, r in others]) - 1e-3)]
+
         for _ in range(5):
-            line = LineString(path) if len(path) > 1 else None
-            hit = [(p, r) for p, r in others if (p, r) not in discs and line is not None
-                   and line.distance(Point(p)) < r - 1e-3]
+            hit = [others[i] for i in hits(path) if others[i] not in discs]
             if not hit:
                 return path
             try:
@@ -178,8 +184,7 @@ class Ground:
             except ValueError:
                 self.boxed_in = True   # no way round the people standing there: keep the path; the planner
                 return path            # waits them out or tries another side
-        line = LineString(path) if len(path) > 1 else None
-        self.boxed_in = line is not None and any(line.distance(Point(p)) < r - 1e-3 for p, r in others)
+        self.boxed_in = bool(hits(path))
         return path
 
     def _visible(self, lv: Level, p: np.ndarray) -> np.ndarray:
