@@ -18,7 +18,6 @@ import argparse
 import html
 import json
 import math
-import sys
 from pathlib import Path
 from typing import Any
 

@@ -260,7 +260,7 @@ def draw_ground(c: Canvas, plan: dict, color: str = INK, labels: bool = True, li
         c.line([(c.x0, yy), (c.x1, yy)], GREY, 0.6, dash=True)
     if not light and labels:
         X, Y = c.px(c.x0 + 0.5, (top + bottom) / 2)
-        c.text_px(X, Y, f"… 侯道 shortened in the drawing …", 10, GREY)
+        c.text_px(X, Y, "… 侯道 shortened in the drawing …", 10, GREY)
     # the target
     if "侯" in L:
         hx, hy = L["侯"]["position"][:2]

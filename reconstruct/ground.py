@@ -216,7 +216,7 @@ class _Roof:
 def _hall(r: Reading) -> list[GroundPart]:
     p = r.params
     H, half, depth = r.hall_height, p["half_width"], p["depth"]
-    w_xu, wt, eave = p["w_xu"], r.wall_thickness, p["eave"]
+    wt, eave = r.wall_thickness, p["eave"]
     roof = _Roof(r)
     lm = r.landmarks
     parts: list[GroundPart] = []

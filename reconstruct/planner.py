@@ -23,7 +23,7 @@ import numpy as np
 
 from .errors import InputError
 from .names import NameIndex, traditional
-from .placement import HEADINGS, Place, PlaceError, heading_of, parse_place, unit_vector
+from .placement import PlaceError, heading_of, parse_place, unit_vector
 from .reading import Reading, load_reading
 from .walkable import COURT, HALL, PERSON_GAP, STAIR, Ground, path_length
 
@@ -402,13 +402,7 @@ class Planner:
         """Walk from where the body is to a goal (x, y, level), through via points, by stairs as needed."""
         t0 = body.t
         legs = [*via, goal]
-        plan: list[tuple[float, float, float, str]] = []  # (x, y, z, kind)
-        cur = (body.x, body.y, body.level)
-        for i, (gx, gy, glevel) in enumerate(legs):
-            last = i == len(legs) - 1
-            plan_leg = self._leg(body, cur, (gx, gy, glevel), stair_name, top_step and last, t0)
-            plan.extend(plan_leg)
-            cur = (gx, gy, glevel) if not (top_step and last) else (plan_leg[-1][0], plan_leg[-1][1], STAIR)
+        plan = self._corners(body, legs, stair_name, top_step, t0)
         if not plan:
             return
         if not self._time_path(body, plan, t0):
@@ -425,13 +419,7 @@ class Planner:
                 break
             ox, oy, oz = self.position_at(self.bodies[c[0]], c[1])
             self._extra_standing.append((ox, oy, self.ground.level_at(ox, oy, oz)))
-            replan = []
-            cur = (body.x, body.y, body.level)
-            for i, (gx, gy, glevel) in enumerate(legs):
-                last = i == len(legs) - 1
-                leg = self._leg(body, cur, (gx, gy, glevel), stair_name, top_step and last, t0)
-                replan.extend(leg)
-                cur = (gx, gy, glevel) if not (top_step and last) else (leg[-1][0], leg[-1][1], STAIR)
+            replan = self._corners(body, legs, stair_name, top_step, t0)
             if replan and self._time_path(body, replan, t0):
                 alt = self._first_clear(body, replan, t0, tail=stays)
                 if alt is not None:
@@ -474,6 +462,17 @@ class Planner:
         body.key(timed[-1][0], "stand")
         body.t = timed[-1][0]
         self.explain.append(f"  {body.id}: {why}")
+
+    def _corners(self, body: Body, legs, stair_name, top_step: bool, t0: float) -> list[tuple[float, float, float, str]]:
+        """Corner points (x, y, z, kind) from where the body is through each leg's end in turn."""
+        plan: list[tuple[float, float, float, str]] = []
+        cur = (body.x, body.y, body.level)
+        for i, (gx, gy, glevel) in enumerate(legs):
+            last = i == len(legs) - 1
+            leg = self._leg(body, cur, (gx, gy, glevel), stair_name, top_step and last, t0)
+            plan.extend(leg)
+            cur = (gx, gy, glevel) if not (top_step and last and leg) else (leg[-1][0], leg[-1][1], STAIR)
+        return plan
 
     DELAYS = (0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0, 11.0, 15.0, 20.0, 30.0, 45.0)
 
@@ -1013,13 +1012,7 @@ class Planner:
             self.hold(b, 0.3)
             return
         if pr.carrier is not None:
-            giver = self.bodies[pr.carrier]
-            self.approach(b, giver.x, giver.y, giver.level if giver.level != STAIR else HALL, 0.75,
-                          f"to receive the {a.prop} from {giver.id}")
-            t = max(b.t, giver.t)
-            b.hold_until(t)
-            self._keep_stated_facing(b)
-            self.hold(b, P.hand_over)
+            self._meet(b, self.bodies[pr.carrier], f"to receive the {a.prop} from {pr.carrier}")
         else:
             level = HALL if pr.z > self.reading.hall_height / 2 else COURT
             self.approach(b, pr.x, pr.y, level, 0.6, f"to take the {a.prop}")
@@ -1052,17 +1045,18 @@ class Planner:
         if h is not None and self.current is not None and ev == self.current.id:
             self.face(b, h)
 
+    def _meet(self, b: Body, other: Body, why: str) -> None:
+        """A hand-over: come within arm's reach (0.75 m) of the other, wait for him, hand over."""
+        self.approach(b, other.x, other.y, other.level if other.level != STAIR else HALL, 0.75, why)
+        b.hold_until(max(b.t, other.t))
+        self._keep_stated_facing(b)
+        self.hold(b, self.pace.hand_over)
+
     def _give(self, b: Body, a) -> None:
-        P = self.pace
         if a.other is None:
             self.fail("give needs the person who receives")
         other = self._body(a.other)
-        self.approach(b, other.x, other.y, other.level if other.level != STAIR else HALL, 0.75,
-                      f"to hand over to {other.id}")
-        t = max(b.t, other.t)
-        b.hold_until(t)
-        self._keep_stated_facing(b)
-        self.hold(b, P.hand_over)
+        self._meet(b, other, f"to hand over to {other.id}")
         if a.prop:
             if a.prop not in self.props:
                 self.fail(f"unknown prop {a.prop}")

@@ -27,7 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from .errors import InputError
 from .names import NameIndex, simplified, traditional
-from .placement import DIRECTIONS, HEADINGS, Place, PlaceError, heading_of, parse_place, unit_vector
+from .placement import DIRECTIONS, Place, PlaceError, heading_of, parse_place, unit_vector
 from .units import DEFAULT_CHI_PER_UNIT, Length, UnitError, Units, parse_length
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -403,7 +403,6 @@ def _draw_labels(painter: _Painter, reading: Reading, proj: _Projector, anchors,
 def _camera(reading: Reading, view: str):
     """(eye, look, view angle, mode) for a perspective view."""
     p = reading.params
-    south = p["court_south"]
     if view.startswith("reading:") or (view not in BUILTIN_VIEWS and view in reading.views):
         name = view.removeprefix("reading:")
         if name not in reading.views:

@@ -1,5 +1,4 @@
 """The 3D ground: sizes of the 侯 panels, the stairs, a part for every landmark with a body, the budget."""
-import math
 
 import numpy as np
 import pytest

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from reconstruct.errors import InputError
-from reconstruct.statements import (RELATIONS, PlanView, evaluate, evaluate_all, load_catalogue, sample)
+from reconstruct.statements import (RELATIONS, evaluate_all, load_catalogue, sample)
 from reconstruct.text import load
 
 FIXTURE = Path(__file__).parent / "fixtures" / "plan_small.json"
