@@ -20,6 +20,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import shapely
+from shapely.geometry import LineString
 
 from .errors import InputError
 from .names import NameIndex, traditional
@@ -148,6 +150,13 @@ class Planner:
         self.aliases = {a: p.id for p in rite.people for a in p.aliases}
         self._arrays: dict[str, tuple] = {}
         self._extra_standing: list[tuple[float, float, str]] = []
+        self._last_walk: dict[str, tuple[str, float, list]] = {}
+        # the 下射 of each pair → his 上射 (pairs are listed 上射, 下射 in rank order)
+        self.partner: dict[str, str] = {}
+        for name in ("三耦", "宾主人", "大夫耦", "众耦"):
+            g = rite.groups.get(name, [])
+            for up, down in zip(g[0::2], g[1::2]):
+                self.partner[down] = up
         self._behind: dict[str, int] = {}
         self._file_length: dict[str, int] = {}
         # nobody stops where the stairs' lanes meet the court or the hall: others must pass there
@@ -401,6 +410,7 @@ class Planner:
              via: list[tuple[float, float, str]] = (), top_step: bool = False) -> None:
         """Walk from where the body is to a goal (x, y, level), through via points, by stairs as needed."""
         t0 = body.t
+        start_xy = (body.x, body.y)
         legs = [*via, goal]
         plan = self._corners(body, legs, stair_name, top_step, t0)
         if not plan:
@@ -408,7 +418,16 @@ class Planner:
         if not self._time_path(body, plan, t0):
             return
         stays = not top_step and legs[-1][2] != STAIR
-        found = self._first_clear(body, plan, t0, tail=stays)
+        found = None
+        abreast = self._abreast(body, plan, goal) if not via and stays else None
+        if abreast is not None:
+            side_plan, t_go = abreast         # set out with him (waiting for him if he is later)
+            found = self._first_clear(body, side_plan, t_go, quick=True, tail=True)
+            if found is not None:
+                plan, found = side_plan, (found[0] + t_go - t0, found[1])
+                why += f" beside {self.partner[body.id]}, on his {self._abreast_side} (并行)"
+        if found is None:
+            found = self._first_clear(body, plan, t0, tail=stays)
         tries = 0
         while found is None and tries < 3:
             # route round the person met, where he is when we would meet him
@@ -462,6 +481,44 @@ class Planner:
         body.key(timed[-1][0], "stand")
         body.t = timed[-1][0]
         self.explain.append(f"  {body.id}: {why}")
+        self._last_walk[body.id] = (self.current.id if self.current else "", t0 + delay, start_xy, plan)
+
+    def _abreast(self, body: Body, plan, goal) -> tuple[list, float] | None:
+        """A 下射 walking with his 上射 (耦…並行): the 上射's way, 0.6 m to its right, when both set out
+        together from side by side to places side by side on one level."""
+        up = self.partner.get(body.id)
+        last = self._last_walk.get(up) if up else None
+        if last is None or not self.current or last[0] != self.current.id:
+            return None
+        _, t_up, up_start, up_plan = last
+        if abs(t_up - body.t) > 3.0 or not up_plan or any(k not in (COURT, HALL) for *_, k in up_plan):
+            return None
+        end = up_plan[-1]
+        level = up_plan[-1][3]
+        if body.level != level or math.dist(up_start, (body.x, body.y)) > 2.5 or math.dist(end[:2], goal[:2]) > 2.5:
+            return None
+
+        line = LineString([up_start] + [(x, y) for x, y, _, _ in up_plan])
+        # on the side where his own place lies: walking north to the 物 the 下射 is on the right
+        # (the 上射 on the left, to the west); walking west to the 射位 (北上) he is on the left
+        prev = up_plan[-2][:2] if len(up_plan) > 1 else up_start
+        fx, fy = end[0] - prev[0], end[1] - prev[1]
+        right = (goal[0] - end[0]) * fy - (goal[1] - end[1]) * fx
+        self._abreast_side = "right" if right >= 0 else "left"
+        side = line.offset_curve(-0.6 if right >= 0 else 0.6, join_style="mitre", mitre_limit=2.0)
+        if side.is_empty or side.geom_type != "LineString":
+            return None
+        # join him at his side where he will be when one gets there (both walk at one pace), keep
+        # beside him, then step to one's own place
+        along = np.linspace(0.0, min(side.length, 6.0), 61)
+        join = min(along, key=lambda d: abs(math.dist((body.x, body.y), side.interpolate(d).coords[0]) - d))
+        rest = [c for c in side.coords if side.project(shapely.Point(c)) > join + 1e-6]
+        pts = [side.interpolate(join).coords[0], *rest]
+        way = LineString([(body.x, body.y), *pts, goal[:2]])
+        if not shapely.covers(self.ground.levels[level].prepared, way):
+            return None                # the side way runs into a wall or a fixture
+        z = plan[-1][2]
+        return [(x, y, z, level) for x, y in pts] + [(goal[0], goal[1], z, level)], max(body.t, t_up)
 
     def _corners(self, body: Body, legs, stair_name, top_step: bool, t0: float) -> list[tuple[float, float, float, str]]:
         """Corner points (x, y, z, kind) from where the body is through each leg's end in turn."""

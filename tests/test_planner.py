@@ -199,3 +199,23 @@ def test_cli_plan_unreachable(tmp_path):
     assert len(r.stderr.strip().splitlines()) == 1
     assert "event" in r.stderr
     assert not out.exists()
+
+
+def test_pairs_walk_abreast(plan):
+    """耦…並行: where a pair set out together they walk together, the 下射 beside the 上射 (about a metre,
+    a little behind: he first steps to his side) on the side of his own place: back to the 射位
+    (東面北上) walking west, on the 上射's left (south), never crossing to his right."""
+    ev = next(e for e in plan["events"] if e["id"] == "p8.fan.1")     # 反位: the first pair back to the 射位
+    ts = np.arange(ev["start"], ev["end"], 0.2)
+    up, down = sample(plan["actors"]["上耦上射"], ts), sample(plan["actors"]["上耦下射"], ts)
+    walking = [i for i, t in enumerate(ts) if state(plan, "上耦上射", t)[4] == "walk"
+               and state(plan, "上耦下射", t)[4] == "walk"]
+    assert len(walking) >= 5
+    gaps, rights = [], []
+    for i in walking[len(walking) // 4: 3 * len(walking) // 4]:
+        dx, dy = down[i, 0] - up[i, 0], down[i, 1] - up[i, 1]
+        h = math.radians(up[i, 3])
+        gaps.append(math.hypot(dx, dy))
+        rights.append(dx * math.cos(h) - dy * math.sin(h))   # along the 上射's right hand
+    assert 0.45 <= float(np.median(gaps)) <= 1.3 and max(gaps) < 1.8
+    assert float(np.median(rights)) < 0.0 and max(rights) < 0.3
