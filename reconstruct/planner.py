@@ -120,6 +120,13 @@ _RING = np.radians(180 + 22.5 * np.arange(16))
 _RADII = (0.6, 0.9, 1.2, 1.6, 2.0, 2.6, 3.2)
 
 
+def _way(xy: np.ndarray):
+    """The ground a track covers: a point where it stays, else the line through its points."""
+    if len(xy) == 1 or float(np.ptp(xy, axis=0).max()) < 1e-9:
+        return shapely.points(xy[0])
+    return LineString(xy)
+
+
 def _bearing(dx: float, dy: float) -> float:
     return math.degrees(math.atan2(dx, dy)) % 360
 
@@ -381,6 +388,7 @@ class Planner:
         lo, hi = arr[:, 1:3].min(0) - 0.5, arr[:, 1:3].max(0) + 0.5
         ts = np.arange(t0, t1 + 1e-9, 0.1)
         mine = None
+        my_way = None
         first: tuple[str, float] | None = None
         for b in (self.bodies.values() if among is None else among):
             if b is me or not b.keys:
@@ -395,6 +403,11 @@ class Planner:
             k = seg
             if (seg[:, 1].max() < lo[0] or seg[:, 1].min() > hi[0] or seg[:, 2].max() < lo[1]
                     or seg[:, 2].min() > hi[1]):
+                continue
+            # where the two ways never come within the gap in space, they cannot in time either
+            if my_way is None:
+                my_way = _way(arr[:, 1:3])
+            if shapely.distance(my_way, _way(seg[:, 1:3])) >= self.GAP:
                 continue
             if mine is None:
                 mine = [np.interp(ts, arr[:, 0], arr[:, j]) for j in (1, 2, 3)]
