@@ -310,16 +310,17 @@ class Planner:
 
     def free_spot(self, me: Body, x: float, y: float, level: str, t: float) -> tuple[float, float]:
         """The place itself, or the nearest spot beside it that nobody occupies and a body fits in."""
-        others = (self.standing(me, t, level) + self._stops_after(me, t, level)
-                  + [(kx, ky) for kx, ky, kl in self.keepout if kl == level])
+        others = self.standing(me, t, level) + self._stops_after(me, t, level)
+        lanes = [(kx, ky) for kx, ky, kl in self.keepout if kl == level]
 
         # the place, then rings of candidates round it (starting south, turning anticlockwise)
         cand = np.vstack([[x, y], *[np.c_[x + r * np.sin(_RING), y + r * np.cos(_RING)] for r in _RADII]])
         ok = self.ground.are_free(level, cand)
-        if others:
-            o = np.asarray(others)
-            d2 = ((cand[:, None, :] - o[None, :, :]) ** 2).sum(-1)
-            ok &= (d2 >= (PERSON_GAP + 0.05) ** 2).all(axis=1)
+        for pts, gap in ((others, PERSON_GAP + 0.05), (lanes, self.GAP)):
+            if pts:
+                o = np.asarray(pts)
+                d2 = ((cand[:, None, :] - o[None, :, :]) ** 2).sum(-1)
+                ok &= (d2 >= gap ** 2).all(axis=1)
         if ok.any():
             k = int(np.argmax(ok))
             return float(cand[k, 0]), float(cand[k, 1])
@@ -464,7 +465,9 @@ class Planner:
             for dx, dy in ((0.6, 0), (-0.6, 0), (0, 0.6), (0, -0.6), (0.9, 0.9), (-0.9, 0.9), (0.9, -0.9), (-0.9, -0.9)):
                 if not self.ground.is_free(glevel, gx + dx, gy + dy):
                     continue
-                alt = plan[:-1] + [(gx + dx, gy + dy, plan[-1][2], plan[-1][3])] if plan else plan
+                alt = self._corners(body, [*legs[:-1], (gx + dx, gy + dy, glevel)], stair_name, top_step, t0)
+                if not alt:
+                    continue
                 found = self._first_clear(body, alt, t0, quick=True, tail=True)
                 if found is not None:
                     plan = alt
@@ -1039,6 +1042,9 @@ class Planner:
             self._put(b, a)
         elif v == "give":
             self._give(b, a)
+        elif v == "tuck" and a.prop and a.prop in self.props and self.props[a.prop].carrier != b.id:
+            self._take(b, a)        # 搢扑: take it up first if it lies where he left it
+            self.hold(b, 1.0)
         elif v in ("wash", "pour", "drink", "offer", "tuck_arrows", "tuck", "count", "perform", "reply",
                    "announce", "music", "wait"):
             dur = a.duration
@@ -1097,6 +1103,8 @@ class Planner:
             return
         if a.prop not in self.props:
             self.fail(f"unknown prop {a.prop}")
+        if self.props[a.prop].carrier != b.id:
+            self._take(b, a)        # one sets down only what one has: pick it up (or receive it) first
         if a.place:
             x, y, level, _ = self.resolve(a.place, b.id)
             self.approach(b, x, y, level, 0.6, f"to set the {a.prop} at {a.place}")
@@ -1136,22 +1144,35 @@ class Planner:
             other.set_state(b.t, holding=sorted({*other.state.get("holding", []), a.prop}))
 
     # ------------------------------------------------------------------ output
+    def _hand(self, b: Body, t: float) -> list:
+        """Where a carried prop is at time t: in the right hand, a little forward and to the right, at
+        waist height (lower when kneeling), from the carrier's interpolated pose."""
+        keys = b.keys
+        i = max(0, int(np.searchsorted([k[0] for k in keys], t, side="right")) - 1)
+        x, y, z = self.position_at(b, t)
+        k0 = keys[i]
+        k1 = keys[i + 1] if i + 1 < len(keys) else k0
+        f = 0.0 if k1[0] <= k0[0] else min(1.0, max(0.0, (t - k0[0]) / (k1[0] - k0[0])))
+        heading = (k0[4] + _turn_delta(k0[4], k1[4]) * f) % 360
+        h = math.radians(heading)
+        hx = x + 0.25 * math.sin(h) + 0.2 * math.cos(h)
+        hy = y + 0.25 * math.cos(h) - 0.2 * math.sin(h)
+        return [round(t, 3), round(hx, 4), round(hy, 4), round(z + (0.5 if k0[5] == "kneel" else 0.95), 4),
+                round(heading, 2), "carried"]
+
     def prop_track(self, pr: PropBody, end: float) -> list[list]:
+        """A prop's keys: where it rests, and in its carrier's hand while carried.  It stays where it lies
+        until it is picked up (a rest key just before), so nothing drifts between keys."""
         keys = list(pr.keys)
         for who, t0, t1 in pr.intervals:
             b = self.bodies[who]
             t1 = end if t1 is None else t1
-            for k in b.keys:
-                if t0 - 1e-6 <= k[0] <= t1 + 1e-6:
-                    h = math.radians(k[4])
-                    # in the right hand: a little forward and to the right, at waist height
-                    hx = k[1] + 0.25 * math.sin(h) + 0.2 * math.cos(h)
-                    hy = k[2] + 0.25 * math.cos(h) - 0.2 * math.sin(h)
-                    keys.append([k[0], round(hx, 4), round(hy, 4), round(k[3] + (0.5 if k[5] == "kneel" else 0.95), 4),
-                                 k[4], "carried"])
-            for t in (t0, t1):
-                x, y, z = self.position_at(b, t)
-                keys.append([round(t, 3), round(x, 4), round(y, 4), round(z + 0.95, 4), round(b.heading, 2), "carried"])
+            lying = [k for k in pr.keys if k[0] <= t0 + 1e-9]
+            handed = any(a <= t0 - 0.3 <= (end if e is None else e) for _, a, e in pr.intervals)
+            if lying and t0 - 0.3 > lying[-1][0] and not handed:
+                keys.append([round(t0 - 0.3, 3), *lying[-1][1:5], "rest"])
+            keys += [self._hand(b, k[0]) for k in b.keys if t0 - 1e-6 <= k[0] <= t1 + 1e-6]
+            keys += [self._hand(b, t0), self._hand(b, t1)]
         keys.sort(key=lambda k: (k[0], k[5] != "carried"))
         out: list[list] = []
         for k in keys:
