@@ -183,6 +183,9 @@ def make_canvas(plans: list[dict], title: str = "", scale: float = 26.0) -> Canv
         for lm in p["landmarks"].values():
             xs.append(lm["position"][0])
             ys.append(lm["position"][1])
+        # and everyone's places (the 堂西 files reach well west of the hall)
+        for tr in p.get("actors", {}).values():
+            xs.extend(k[1] + (1.0 if k[1] > 0 else -1.0) for k in tr["keys"] if k[2] > -20.0)
     hall_top = max(ys) + 1.5
     y_fa = max(_lm(p, "乏")[1] for p in plans if _lm(p, "乏"))
     y_hou = min(_lm(p, "侯")[1] for p in plans if _lm(p, "侯"))
