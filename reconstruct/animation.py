@@ -27,8 +27,8 @@ The animation (one, ``ceremony``, plan seconds from 0 to the plan's duration):
   extremes, about 3–4 keys/s);
 * 袒 and 決遂: STEP scale channels (0 or 1) on ``l_upper_arm`` / ``l_upper_arm_bare`` /
   ``l_guard`` / ``r_ring``, keyed where the plan's ``states`` change;
-* props: translation + rotation LINEAR from their plan keys; a prop lying at ``rest`` stays where it
-  lies until :data:`PICKUP_S` before its next key (the plan's keys are kept exactly);
+* props: translation + rotation LINEAR from their plan keys (the plan keys a resting prop where it
+  lies until just before it is picked up);
 * quaternions are kept in one hemisphere along every channel; only keys where something changes
   are written; all accessors float32; meshes are shared (one mesh per part per role, one per prop
   kind); materials core PBR, matte.
@@ -52,10 +52,9 @@ from .outputs import atomic_path
 from .reading import Reading
 
 __all__ = ["export_animated", "build_animated", "actor_node_name", "prop_node_name", "ascii_name",
-           "sample_channel", "read_channels", "from_yup", "PICKUP_S", "CARRY_DROP", "ANIMATION_NAME"]
+           "sample_channel", "read_channels", "from_yup", "CARRY_DROP", "ANIMATION_NAME"]
 
 ANIMATION_NAME = "ceremony"
-PICKUP_S = 0.5          # s: a resting prop moves to its next key in this time
 MIN_DT = 0.004          # s: the closest two keys may be (float32 at 6000 s resolves 0.5 ms)
 BOW_PHASES = (0.0, 0.15, 0.3, 0.5, 0.7, 0.85, 1.0)
 HOLD_BLEND = 0.25       # s: arms change to/from holding something over this time
@@ -583,19 +582,8 @@ def build_animated(reading: Reading, plan: dict, *, fps_hint: float = 25, camera
         if kind not in kind_meshes:
             kind_meshes[kind] = _mesh(b, f"prop_{ascii_name(kind)}", F.prop_mesh(kind))
         kt, xyz, hd, post = _track_keys(tr["keys"], duration)
-        # a resting prop stays put until it is picked up
-        T, P, H, S = [kt[0]], [xyz[0]], [hd[0]], [post[0]]
-        for i in range(1, len(kt)):
-            moved = not (np.allclose(xyz[i], xyz[i - 1], atol=1e-6) and abs(hd[i] - hd[i - 1]) < 1e-6)
-            if post[i - 1] == "rest" and moved and kt[i] - kt[i - 1] > 2 * PICKUP_S:
-                T.append(kt[i] - PICKUP_S)
-                P.append(xyz[i - 1])
-                H.append(hd[i - 1])
-                S.append("rest")
-            T.append(kt[i])
-            P.append(xyz[i])
-            H.append(hd[i])
-            S.append(post[i])
+        # the plan keys a prop at rest until just before it is picked up: written as the plan says
+        T, P, H, S = list(kt), list(xyz), list(hd), list(post)
         T = np.asarray(T)
         P = np.asarray(P, float)
         carried = np.array([s == "carried" for s in S])

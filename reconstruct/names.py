@@ -52,14 +52,6 @@ class NameIndex:
     def __contains__(self, name: str) -> bool:
         return key(name) in self._by_key
 
-    def longest_prefix(self, text: str) -> tuple[str, int] | None:
-        """The known name that the text starts with, the longest one: (id, length)."""
-        for n in range(len(text), 0, -1):
-            hit = self._by_key.get(key(text[:n]))
-            if hit is not None:
-                return hit, n
-        return None
-
     def prefixes(self, text: str) -> list[tuple[str, int]]:
         """Every known name the text starts with, longest first: [(id, length), …]."""
         out = []

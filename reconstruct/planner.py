@@ -343,14 +343,6 @@ class Planner:
                     out.append((k1[1], k1[2]))
         return out
 
-    def _reserved(self, me: Body, level: str) -> list[tuple[float, float]]:
-        """Final positions of others whose tracks end later than mine (they will be standing there)."""
-        out = []
-        for b in self.bodies.values():
-            if b is not me and b.keys and b.keys[-1][0] > me.t and self.ground.level_at(*b.keys[-1][1:4]) == level:
-                out.append((b.keys[-1][1], b.keys[-1][2]))
-        return out
-
     def _key_array(self, b: Body) -> np.ndarray:
         cached = self._arrays.get(b.id)
         if cached is None or cached[0] != len(b.keys) or cached[2] != b.keys[-1][0]:
@@ -488,10 +480,9 @@ class Planner:
                 self.explain.append(f"  {body.id} waits {delay:.1f} s to let others pass")
         body.hold_until(t0 + delay)
         for t, x, y, z, heading in timed:
-            moving = True
             body.walked += math.hypot(x - body.x, y - body.y)
             body.x, body.y, body.z, body.heading = x, y, z, heading
-            body.key(t, "walk" if moving else body.posture)
+            body.key(t, "walk")
         # arrive: stand
         body.level = self.ground.level_at(body.x, body.y, body.z)
         body.key(timed[-1][0], "stand")
@@ -613,7 +604,7 @@ class Planner:
             for x, y in self._route(body, clevel, (cx, cy), (gx, gy), t)[1:]:
                 out.append((x, y, H if clevel == HALL else 0.0, clevel))
             return out
-        st = self.reading.stairs.get(stair_name or "") or self._conventional_stair(body, (cx, cy), (gx, gy))
+        st = self.reading.stairs.get(stair_name or "") or self._conventional_stair(body)
         if clevel == COURT:
             lane = g.lane(st, up=True)
             fx, fy = g.foot(st, lane)
@@ -655,7 +646,7 @@ class Planner:
     def _step_index(st, y: float) -> int:
         return int(min(st.steps, max(1, round((y + st.run) / st.tread + 0.5))))
 
-    def _conventional_stair(self, body: Body, a, b):
+    def _conventional_stair(self, body: Body):
         """賓 and his party use the 西階, the 主人 the 阼階 (first half; brief §4)."""
         if body.id == "主人":
             return self.reading.stairs["阼阶"]
@@ -784,12 +775,9 @@ class Planner:
     # ------------------------------------------------------------------ setup
     def initial(self) -> None:
         H = self.reading.hall_height
-        by_place: dict[str, list[str]] = {}
         for p in self.rite.people:
-            ini = self.rite.initial.get(p.id)
-            if ini is None:
+            if p.id not in self.rite.initial:
                 self.fail(f"{p.id} has no initial place")
-            by_place.setdefault(ini.at, []).append(p.id)
         for p in self.rite.people:
             ini = self.rite.initial[p.id]
             self.current_who = p.id
@@ -993,7 +981,7 @@ class Planner:
             self.walk(b, (x, y, level), f"to his slot in {a.place} (rank order)", a.stair)
             self.face(b, fh)
         elif v == "ascend":
-            st = self.reading.stairs.get(a.stair or "") or self._conventional_stair(b, None, None)
+            st = self.reading.stairs.get(a.stair or "") or self._conventional_stair(b)
             if a.top_step:
                 self.walk(b, (st.x + self.ground.lane(st, True), st.step_y(st.steps), HALL),
                           f"up the {st.id} to the top step (盡階不升堂)",
@@ -1004,7 +992,7 @@ class Planner:
                 hx, hy = self.free_spot(b, hx, hy, HALL, b.t)
                 self.walk(b, (hx, hy, HALL), f"升 by the {st.id}", st.id)
         elif v == "descend":
-            st = self.reading.stairs.get(a.stair or "") or self._conventional_stair(b, None, None)
+            st = self.reading.stairs.get(a.stair or "") or self._conventional_stair(b)
             fx, fy = self.ground.foot(st)
             fx, fy = self.free_spot(b, fx, fy, COURT, b.t)
             self.walk(b, (fx, fy, COURT), f"降 by the {st.id}", st.id)

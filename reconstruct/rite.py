@@ -481,20 +481,19 @@ def _load(path, *, zhongbin: int = 3, dafu: int = 1, options: dict[str, str] | N
     env: dict[str, Any] = {**params, **chosen, "GROUPS": {}, "PAIRS": {}}
 
     # -- cast
+    def build(model, what: str, nodes: list) -> list:
+        out = []
+        for p in nodes:
+            try:
+                out.append(model(**{str(k): v for k, v in p.items()}))
+            except Exception as e:  # noqa: BLE001
+                raise ctx.err(p, f"bad {what}: {_short(e)}") from None
+        return out
+
     people_raw = ctx.expand(raw["people"], env)
-    people: list[Person] = []
-    for p in people_raw:
-        try:
-            people.append(Person(**{str(k): v for k, v in p.items()}))
-        except Exception as e:  # noqa: BLE001
-            raise ctx.err(p, f"bad person: {_short(e)}") from None
+    people: list[Person] = build(Person, "person", people_raw)
     props_raw = ctx.expand(raw["props"], env)
-    props: list[Prop] = []
-    for p in props_raw:
-        try:
-            props.append(Prop(**{str(k): v for k, v in p.items()}))
-        except Exception as e:  # noqa: BLE001
-            raise ctx.err(p, f"bad prop: {_short(e)}") from None
+    props: list[Prop] = build(Prop, "prop", props_raw)
     person_ids = [p.id for p in people]
     prop_ids = [p.id for p in props]
     for ids, what, nodes in ((person_ids, "person", people_raw), (prop_ids, "prop", props_raw)):

@@ -566,13 +566,7 @@ class FrameRenderer:
         return rgb, self._v2n(z).reshape(y1 - y0, x1 - x0)[::-1]
 
     def _upload_baked(self, parts: np.ndarray | None) -> None:
-        V, N = self.layer.world_arrays(parts)
-        poly = self.poly
-        poly.points[:] = V
-        poly.GetPoints().Modified()
-        poly.point_data["Normals"][:] = N
-        poly.GetPointData().GetNormals().Modified()
-        poly.Modified()
+        _upload(self.poly, *self.layer.world_arrays(parts))
 
     def _set_live_geometry(self) -> None:
         """Rebuild the live mesh from the live items' parts (when the live set changes)."""
@@ -665,13 +659,7 @@ class FrameRenderer:
         self._set_live_geometry()
         if not len(self.live_vidx):
             return frame
-        V, N = self.layer.subset_arrays(self.live_vidx)
-        poly = self.lpoly
-        poly.points[:] = V
-        poly.GetPoints().Modified()
-        poly.point_data["Normals"][:] = N
-        poly.GetPointData().GetNormals().Modified()
-        poly.Modified()
+        _upload(self.lpoly, *self.layer.subset_arrays(self.live_vidx))
         # a viewport of bw*s × bh*s at the window's bottom-left, with the full frame's projection
         cam = self.lcam
         self._camera(cam, pose)
@@ -1074,6 +1062,15 @@ def default_workers(n_frames: int) -> int:
     """Parallel render processes: one per core (at most 2 — the encoders need CPU too), and only
     for renders long enough to pay for the set-up."""
     return max(1, min(2, os.cpu_count() or 1)) if n_frames >= 300 else 1
+
+
+def _upload(poly, V: np.ndarray, N: np.ndarray) -> None:
+    """Write new vertex positions and normals into a polydata in place and mark it changed."""
+    poly.points[:] = V
+    poly.GetPoints().Modified()
+    poly.point_data["Normals"][:] = N
+    poly.GetPointData().GetNormals().Modified()
+    poly.Modified()
 
 
 def render_video(plan: dict, static_meshes, out_path, *, size=(1280, 720), fps: int = 25, crf: int = 18,
