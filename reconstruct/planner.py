@@ -32,6 +32,10 @@ from .walkable import COURT, HALL, PERSON_GAP, STAIR, Ground, path_length
 FORMAT = "xiangshe-plan/1"
 
 
+class _Blocked(Exception):
+    """A walk that no wait makes clear while people in its way have yet to be planned to move."""
+
+
 class PlanError(InputError):
     """A rite that cannot be performed on a reading: one line naming the event and the person."""
 
@@ -127,6 +131,22 @@ def _way(xy: np.ndarray):
     return LineString(xy)
 
 
+def _too_close(dx: np.ndarray, dy: np.ndarray, same_level: np.ndarray, gap: float) -> np.ndarray:
+    """For two tracks sampled at the same times (dx, dy: their difference), whether they come closer
+    than ``gap`` between each sample and the next (the motion in between taken as straight), so a
+    pass between two samples is not missed.  Indexed like the samples; the last flags the last sample."""
+    if len(dx) < 2:
+        return (np.hypot(dx, dy) < gap) & same_level
+    ux, uy = np.diff(dx), np.diff(dy)
+    uu = np.maximum(ux * ux + uy * uy, 1e-12)
+    s = np.clip(-(dx[:-1] * ux + dy[:-1] * uy) / uu, 0.0, 1.0)
+    near = np.hypot(dx[:-1] + s * ux, dy[:-1] + s * uy) < gap
+    out = np.empty(len(dx), bool)
+    out[:-1] = near & (same_level[:-1] | same_level[1:])
+    out[-1] = (math.hypot(dx[-1], dy[-1]) < gap) and bool(same_level[-1])
+    return out
+
+
 def _bearing(dx: float, dy: float) -> float:
     return math.degrees(math.atan2(dx, dy)) % 360
 
@@ -145,6 +165,7 @@ class Planner:
         self.props: dict[str, PropBody] = {}
         self.explain: list[str] = []
         self.conflicts: list[str] = []
+        self._deferrable = False
         self.event_times: dict[str, tuple[float, float]] = {}
         self.names = NameIndex()
         for lm in reading.landmarks.values():
@@ -173,6 +194,11 @@ class Planner:
                 lane = self.ground.lane(st, up)
                 self.keepout += [(*self.ground.foot(st, lane), COURT), (st.x + lane, -st.run - 0.1, COURT),
                                  (*self.ground.head(st, lane), HALL)]
+        # … nor in the gate's passage, inside or out (those who leave or come in pass there)
+        gx, gy = reading.gate[0], reading.gate[1]
+        half = max(0.3, reading.gate_width / 2)
+        self.keepout += [(gx + dx, gy + dy, COURT) for dx in np.linspace(-half, half, max(3, int(2 * half / 0.4) + 1))
+                         for dy in (1.5, 0.5, -0.5, -1.5, -2.5)]
         self.stated: dict[str, tuple[str, float]] = {}   # the facing the text gave someone in this event
         self.current: Any = None       # the event being planned, for error messages
         self.current_who = ""
@@ -269,6 +295,37 @@ class Planner:
             x, y = x + ux * d, y + uy * d
         return x, y, level, heading
 
+    def _via_point(self, text: str, b: Body, goal_level: str) -> tuple[float, float, str] | None:
+        """A place the text says one passes (由司馬之南): on free ground, and where someone stands on it, a
+        little further the same way (still south of the 司馬).  Passing by a person binds only while he
+        stands on one's way (the 司馬 up on the hall as 司正 is not passed in the court): None then.
+        A via nobody can pass is an error."""
+        x, y, level, _ = self.resolve(text, b.id)
+        mine = {b.level if b.level != STAIR else HALL, goal_level}
+        if level not in mine:
+            base = parse_place(text, self.names).base
+            if base in self.bodies or base in self.aliases:
+                self.explain.append(f"  {b.id}: {text} does not bind: {base} is on the {level}")
+                return None
+            self.fail(f"{b.id} cannot pass by way of {text}: it is on the {level}, he walks on the "
+                      f"{' and '.join(sorted(mine))}")
+        if not self.ground.is_free(level, x, y):
+            fx, fy = self.ground.free_point(level, x, y)
+            if math.hypot(fx - x, fy - y) > 1.0:
+                self.fail(f"{b.id} cannot pass by way of {text}: it lies {math.hypot(fx - x, fy - y):.1f} m "
+                          f"inside walls or fixtures")
+            x, y = fx, fy
+        place = parse_place(text, self.names)
+        if not place.offsets:
+            return x, y, level
+        ux, uy = unit_vector(place.offsets[-1][0], self.reading.diagonal)
+        others = self.standing(b, b.t, level)
+        for push in (0.0, 0.3, 0.6, 0.9, 1.2, 1.5):
+            px, py = x + ux * push, y + uy * push
+            if self.ground.is_free(level, px, py) and all(math.dist((px, py), o) >= self.GAP + 0.1 for o in others):
+                return px, py, level
+        return x, y, level
+
     def heading_toward(self, body: Body, text: str) -> float:
         try:
             return heading_of(text)
@@ -316,11 +373,17 @@ class Planner:
         # the place, then rings of candidates round it (starting south, turning anticlockwise)
         cand = np.vstack([[x, y], *[np.c_[x + r * np.sin(_RING), y + r * np.cos(_RING)] for r in _RADII]])
         ok = self.ground.are_free(level, cand)
-        for pts, gap in ((others, PERSON_GAP + 0.05), (lanes, self.GAP)):
-            if pts:
-                o = np.asarray(pts)
-                d2 = ((cand[:, None, :] - o[None, :, :]) ** 2).sum(-1)
-                ok &= (d2 >= gap ** 2).all(axis=1)
+        if lanes:
+            o = np.asarray(lanes)
+            ok &= (((cand[:, None, :] - o[None, :, :]) ** 2).sum(-1) >= self.GAP ** 2).all(axis=1)
+        if others:
+            o = np.asarray(others)
+            near = np.sqrt(((cand[:, None, :] - o[None, :, :]) ** 2).sum(-1).min(axis=1))
+            # room for someone to pass between (an aisle) near the place, else at least a body's gap
+            roomy = ok & (near >= self.AISLE) & (np.hypot(cand[:, 0] - x, cand[:, 1] - y) <= self.AISLE_REACH)
+            ok &= near >= PERSON_GAP + 0.05
+            if roomy.any() and not ok[0]:      # the place itself when free, else a roomy spot near it
+                ok = roomy
         if ok.any():
             k = int(np.argmax(ok))
             return float(cand[k, 0]), float(cand[k, 1])
@@ -405,10 +468,46 @@ class Planner:
             if mine is None:
                 mine = [np.interp(ts, arr[:, 0], arr[:, j]) for j in (1, 2, 3)]
             bx, by, bz = (np.interp(ts, k[:, 0], k[:, j]) for j in (1, 2, 3))
-            d = np.hypot(mine[0] - bx, mine[1] - by)
-            bad = np.flatnonzero((d < self.GAP) & (np.abs(mine[2] - bz) < 0.3))
+            bad = np.flatnonzero(_too_close(mine[0] - bx, mine[1] - by, np.abs(mine[2] - bz) < 0.3, self.GAP))
             if len(bad) and (first is None or ts[bad[0]] < first[1]):
                 first = (b.id, float(ts[bad[0]]))
+        return first
+
+    def standing_conflict(self, me: Body, at: tuple[float, float, float, float], t1: float,
+                          among: list[Body] | None = None) -> tuple[str, float] | None:
+        """First other person who comes closer than the gap to someone standing still at ``at`` = (t, x, y, z)
+        until t1, or None: exact distances from the point to each stretch of the others' tracks."""
+        t0, x, y, z = at
+        first: tuple[str, float] | None = None
+        for b in (self.bodies.values() if among is None else among):
+            if b is me or not b.keys:
+                continue
+            k = self._key_array(b)
+            if k[-1, 0] <= t0:
+                seg = k[-1:]
+            else:
+                i0 = max(0, int(np.searchsorted(k[:, 0], t0, side="right")) - 1)
+                i1 = min(len(k), int(np.searchsorted(k[:, 0], t1, side="left")) + 1)
+                seg = k[i0:i1]
+            if len(seg) == 1:
+                if math.hypot(seg[0, 1] - x, seg[0, 2] - y) < self.GAP and abs(seg[0, 3] - z) < 0.3:
+                    if first is None or t0 < first[1]:
+                        first = (b.id, t0)
+                continue
+            ax, ay = seg[:-1, 1] - x, seg[:-1, 2] - y
+            ux, uy = np.diff(seg[:, 1]), np.diff(seg[:, 2])
+            uu = np.maximum(ux * ux + uy * uy, 1e-12)
+            f = np.clip(-(ax * ux + ay * uy) / uu, 0.0, 1.0)
+            near = np.hypot(ax + f * ux, ay + f * uy) < self.GAP
+            near &= (np.abs(seg[:-1, 3] - z) < 0.3) | (np.abs(seg[1:, 3] - z) < 0.3)
+            when = seg[:-1, 0] + f * np.diff(seg[:, 0])
+            near &= (when >= t0 - 1e-6) & (when <= t1 + 1e-6) | (seg[1:, 0] >= t0) & (seg[:-1, 0] <= t1) & (
+                np.hypot(seg[1:, 1] - x, seg[1:, 2] - y) < self.GAP)
+            hit = np.flatnonzero(near)
+            if len(hit):
+                t_hit = float(max(t0, when[hit[0]]))
+                if first is None or t_hit < first[1]:
+                    first = (b.id, t_hit)
         return first
 
     # ------------------------------------------------------------------ motion
@@ -425,13 +524,18 @@ class Planner:
             return
         stays = not top_step and legs[-1][2] != STAIR
         found = None
-        abreast = self._abreast(body, plan, goal) if not via and stays else None
-        if abreast is not None:
+        for apart in (0.6, 0.8, 1.0):       # beside him, a little wider if someone stands in the way
+            abreast = self._abreast(body, plan, goal, apart) if not via and stays else None
+            if abreast is None:
+                break
             side_plan, t_go = abreast         # set out with him (waiting for him if he is later)
             found = self._first_clear(body, side_plan, t_go, quick=True, tail=True)
+            if found is None:
+                found = self._delay_pair(body, side_plan, t_go)
             if found is not None:
                 plan, found = side_plan, (found[0] + t_go - t0, found[1])
                 why += f" beside {self.partner[body.id]}, on his {self._abreast_side} (并行)"
+                break
         if found is None:
             found = self._first_clear(body, plan, t0, tail=stays)
         tries = 0
@@ -439,7 +543,7 @@ class Planner:
             # route round the person met, where he is when we would meet him
             tries += 1
             timed = self._time_path(body, plan, t0)
-            c = self.conflict(body, [(t, x, y, z) for t, x, y, z, _ in timed])
+            c = self.conflict(body, self._from_here(body, t0, timed))
             if c is None:
                 break
             ox, oy, oz = self.position_at(self.bodies[c[0]], c[1])
@@ -454,22 +558,26 @@ class Planner:
         if found is None and not top_step and legs[-1][2] != STAIR:
             # someone will pass through the spot: stand a little aside instead (nearest first)
             gx, gy, glevel = legs[-1]
-            for dx, dy in ((0.6, 0), (-0.6, 0), (0, 0.6), (0, -0.6), (0.9, 0.9), (-0.9, 0.9), (0.9, -0.9), (-0.9, -0.9)):
-                if not self.ground.is_free(glevel, gx + dx, gy + dy):
+            lanes = [(kx, ky) for kx, ky, kl in self.keepout if kl == glevel]
+            for dx, dy in self._ASIDE:
+                if not self.ground.is_free(glevel, gx + dx, gy + dy) or any(
+                        math.dist((gx + dx, gy + dy), k) < self.GAP for k in lanes):
                     continue
                 alt = self._corners(body, [*legs[:-1], (gx + dx, gy + dy, glevel)], stair_name, top_step, t0)
                 if not alt:
                     continue
-                found = self._first_clear(body, alt, t0, quick=True, tail=True)
+                found = self._first_clear(body, alt, t0, tail=True)
                 if found is not None:
                     plan = alt
                     self.explain.append(f"  {body.id} stands {math.hypot(dx, dy):.1f} m aside: the spot is on another's path")
                     break
         if found is None:
-            found = self._first_clear(body, plan, t0)    # at least a clear way there
+            found = self._first_clear(body, plan, t0, delays=self.DELAYS + self.LONG_DELAYS)  # a clear way there
+            if found is None and self._deferrable:
+                raise _Blocked(body.id)
         if found is None:
             timed = self._time_path(body, plan, t0)
-            c = self.conflict(body, [(t, x, y, z) for t, x, y, z, _ in timed])
+            c = self.conflict(body, self._from_here(body, t0, timed))
             delay = 0.0
             if c is not None:
                 self.conflicts.append(f"{self.current.id if self.current else '-'} {body.id} ~ {c[0]} at {c[1]:.1f} s")
@@ -478,6 +586,7 @@ class Planner:
             if delay:
                 body.waited.append((delay, self.current.id if self.current else ""))
                 self.explain.append(f"  {body.id} waits {delay:.1f} s to let others pass")
+        n_before = len(body.keys)
         body.hold_until(t0 + delay)
         for t, x, y, z, heading in timed:
             body.walked += math.hypot(x - body.x, y - body.y)
@@ -488,16 +597,52 @@ class Planner:
         body.key(timed[-1][0], "stand")
         body.t = timed[-1][0]
         self.explain.append(f"  {body.id}: {why}")
-        self._last_walk[body.id] = (self.current.id if self.current else "", t0 + delay, start_xy, plan)
+        self._last_walk[body.id] = (self.current.id if self.current else "", t0 + delay, start_xy, plan, n_before)
 
-    def _abreast(self, body: Body, plan, goal) -> tuple[list, float] | None:
+    def _delay_pair(self, body: Body, side_plan, t_go: float):
+        """Plan a pair together: when the 下射 cannot set out beside his 上射 as the 上射 was planned, both
+        set out a little later, if nothing else the 上射 did since depends on the time (he only walked,
+        turned or stood).  Returns (delay, timed) for the 下射 from t_go, or None."""
+        up = self.bodies[self.partner[body.id]]
+        ev, t_up, start, up_plan, n = self._last_walk[up.id]
+        later = up.keys[n:]
+        walked = [i for i, k in enumerate(later) if k[5] == "walk"]
+        if (n < 1 or not walked or (up.states and up.states[-1][0] >= t_up - 1e-6)
+                or any(k[1:4] != later[-1][1:4] for k in later[walked[-1] + 1:])):
+            return None
+        xy = np.asarray([(x, y) for x, y, *_ in [*up_plan, *side_plan]] + [(body.x, body.y), start])
+        among = [b for b in self.near_tracks(body, xy.min(0), xy.max(0), t_go, self._tail_end(t_go + 30.0))
+                 if b is not up]
+        for delay in self.DELAYS[1:12]:
+            up_pts = [(up.keys[n - 1][0], *up.keys[n - 1][1:4])] + [(k[0] + delay, *k[1:4]) for k in later]
+            if self.conflict(up, up_pts, among) or self.standing_conflict(
+                    up, up_pts[-1], self._tail_end(up_pts[-1][0]), among):
+                continue
+            timed = self._time_path(body, side_plan, t_go + delay)
+            pts = self._from_here(body, t_go + delay, timed)
+            if self.conflict(body, pts, among) or self.standing_conflict(
+                    body, pts[-1], self._tail_end(pts[-1][0]), among):
+                continue
+            for k in later:
+                k[0] = round(k[0] + delay, 3)
+            up.t += delay
+            self._last_walk[up.id] = (ev, t_up + delay, start, up_plan, n)
+            self.explain.append(f"  {up.id} sets out {delay:.1f} s later, with {body.id}")
+            return delay, timed
+        return None
+
+    # spots a little aside of a place, nearest first: 0.6 m on the four sides, then further round
+    _ASIDE = tuple((round(r * math.sin(a), 3), round(r * math.cos(a), 3))
+                   for r, n in ((0.6, 4), (0.9, 8), (1.3, 8), (1.8, 12), (2.4, 12), (3.0, 16)) for a in np.radians(np.arange(n) * 360 / n + 90))
+
+    def _abreast(self, body: Body, plan, goal, apart: float = 0.6) -> tuple[list, float] | None:
         """A 下射 walking with his 上射 (耦…並行): the 上射's way, 0.6 m to its right, when both set out
         together from side by side to places side by side on one level."""
         up = self.partner.get(body.id)
         last = self._last_walk.get(up) if up else None
         if last is None or not self.current or last[0] != self.current.id:
             return None
-        _, t_up, up_start, up_plan = last
+        _, t_up, up_start, up_plan, _ = last
         if abs(t_up - body.t) > 3.0 or not up_plan or any(k not in (COURT, HALL) for *_, k in up_plan):
             return None
         end = up_plan[-1]
@@ -512,7 +657,7 @@ class Planner:
         fx, fy = end[0] - prev[0], end[1] - prev[1]
         right = (goal[0] - end[0]) * fy - (goal[1] - end[1]) * fx
         self._abreast_side = "right" if right >= 0 else "left"
-        side = line.offset_curve(-0.6 if right >= 0 else 0.6, join_style="mitre", mitre_limit=2.0)
+        side = line.offset_curve(-apart if right >= 0 else apart, join_style="mitre", mitre_limit=2.0)
         if side.is_empty or side.geom_type != "LineString":
             return None
         # join him at his side where he will be when one gets there (both walk at one pace), keep
@@ -524,6 +669,8 @@ class Planner:
         way = LineString([(body.x, body.y), *pts, goal[:2]])
         if not shapely.covers(self.ground.levels[level].prepared, way):
             return None                # the side way runs into a wall or a fixture
+        # to his side round anyone standing near (not through them)
+        pts = [*self._route(body, level, (body.x, body.y), pts[0], body.t)[1:-1], *pts]
         z = plan[-1][2]
         return [(x, y, z, level) for x, y in pts] + [(goal[0], goal[1], z, level)], max(body.t, t_up)
 
@@ -539,21 +686,26 @@ class Planner:
         return plan
 
     DELAYS = (0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0, 11.0, 15.0, 20.0, 30.0, 45.0)
+    LONG_DELAYS = (60.0, 80.0, 100.0, 130.0, 160.0, 200.0, 250.0, 300.0)   # when a busy way has to clear
 
     GAP = 0.5           # planned with a margin over the 0.45 m the audit demands
-    STAND_TAIL = 60.0   # at least this long one is assumed to stand where one stops …
-    STAND_MAX = 300.0   # … and at most this long: as far as others' tracks are already planned
+    AISLE = 1.05        # where one may, one stands this far from others, so that people can pass between
+    AISLE_REACH = 3.2   # … if such a spot lies this near the place
+    STAND_TAIL = 60.0   # at least this long one is assumed to stand where one stops, and as far as
+                        # others' tracks are already planned
 
     def _tail_end(self, t: float) -> float:
         """Until when standing at a spot from t must meet nobody already planned."""
         horizon = max((b.keys[-1][0] for b in self.bodies.values() if b.keys), default=t)
-        return max(t + self.STAND_TAIL, min(horizon, t + self.STAND_MAX))
+        return max(t + self.STAND_TAIL, horizon)
 
-    def _first_clear(self, body: Body, plan, t0: float, quick: bool = False, tail: bool = False):
+    def _first_clear(self, body: Body, plan, t0: float, quick: bool = False, tail: bool = False,
+                     delays: tuple[float, ...] | None = None):
         """The shortest wait (from DELAYS) after which the path meets nobody: (delay, timed) or None.
         With ``tail``, standing at the end for a while must meet nobody either (others already planned
         may pass there later)."""
-        delays = self.DELAYS[:6] if quick else self.DELAYS
+        if delays is None:
+            delays = self.DELAYS[:6] if quick else self.DELAYS
         first = self._time_path(body, plan, t0)
         if not first:
             return None
@@ -562,13 +714,18 @@ class Planner:
         among = self.near_tracks(body, xy.min(0), xy.max(0), t0, self._tail_end(t0 + delays[-1] + span))
         for delay in delays:
             timed = self._time_path(body, plan, t0 + delay)
-            pts = [(t, x, y, z) for t, x, y, z, _ in timed]
+            pts = self._from_here(body, t0 + delay, timed)
             if self.conflict(body, pts, among) is not None:
                 continue
-            if tail and pts and self.conflict(body, [pts[-1], (self._tail_end(pts[-1][0]), *pts[-1][1:])], among):
+            if tail and pts and self.standing_conflict(body, pts[-1], self._tail_end(pts[-1][0]), among):
                 continue
             return delay, timed
         return None
+
+    @staticmethod
+    def _from_here(body: Body, t: float, timed) -> list[tuple[float, float, float, float]]:
+        """A timed path as (t, x, y, z) points, starting from where the body stands when it sets out."""
+        return [(t, body.x, body.y, body.z), *((t, x, y, z) for t, x, y, z, _ in timed)]
 
     def _leg(self, body: Body, cur, goal, stair_name, top_step, t) -> list[tuple[float, float, float, str]]:
         """Corner points (x, y, z, kind) from cur to goal; a stair is climbed one step at a time, going up
@@ -707,9 +864,12 @@ class Planner:
                 break
             if body.level != STAIR and not self.ground.is_free(level, nx_, ny_):
                 nx_, ny_ = self.ground.free_point(level, nx_, ny_)
-            path = [(body.t, body.x, body.y, z), (body.t + 0.9, nx_, ny_, z),
-                    (self._tail_end(body.t + 0.9), nx_, ny_, z)]
-            if self.conflict(body, path) is None:
+            if body.level != STAIR and any(math.dist((nx_, ny_), (kx, ky)) < self.GAP
+                                           for kx, ky, kl in self.keepout if kl == level):
+                continue          # not into the way up or down a stair
+            path = [(body.t, body.x, body.y, z), (body.t + 0.9, nx_, ny_, z)]
+            if self.conflict(body, path) is None and self.standing_conflict(
+                    body, path[-1], self._tail_end(body.t + 0.9)) is None:
                 break
         body.x, body.y = nx_, ny_
         body.t += 0.9
@@ -929,12 +1089,53 @@ class Planner:
                 b = self._body(pid)
                 if b.t < t:
                     b.hold_until(t)
-            for a in phase:
-                self.current_who = a.who
-                self.act(self._body(a.who), a)
+            self._perform_phase(phase)
             self.current_who = ""
             t = max([t, *[self._body(p).t for p in people]])
         return t
+
+    def _perform_phase(self, phase: list) -> None:
+        """The actions of one phase in order; someone whose way is blocked by people who have not yet
+        been planned to move (they move later in the phase) is planned after them instead, when nothing
+        the others do in the phase depends on him."""
+        queue = list(phase)
+        deferred: dict[str, int] = {}      # who → how many actions had been done when he was put back
+        done = 0
+        i = 0
+        while i < len(queue):
+            a = queue[i]
+            who = self.aliases.get(a.who, a.who)
+            self.current_who = a.who
+            self._deferrable = deferred.get(who, -1) < done and self._independent(who, queue[i:])
+            try:
+                self.act(self._body(a.who), a)
+                done += 1
+            except _Blocked:
+                deferred[who] = done
+                mine = [x for x in queue[i:] if self.aliases.get(x.who, x.who) == who]
+                queue = queue[:i] + [x for x in queue[i:] if self.aliases.get(x.who, x.who) != who] + mine
+                self.explain.append(f"  {who} lets the others in this step go first: his way is blocked")
+                continue
+            i += 1
+        self._deferrable = False
+
+    def _independent(self, who: str, rest: list) -> bool:
+        """Whether the others' remaining actions could run before his: no hand-over with him, nothing
+        placed relative to him, none of the things he holds or handles, and others still to move."""
+        b = self.bodies[who]
+        names = {who, *(a for a, p in self.aliases.items() if p == who)}
+        mine = [x for x in rest if self.aliases.get(x.who, x.who) == who]
+        theirs = [x for x in rest if self.aliases.get(x.who, x.who) != who]
+        if not theirs or any(x.other for x in mine):
+            return False
+        props = set(b.state.get("holding", [])) | {x.prop for x in mine if x.prop}
+        for x in theirs:
+            if x.prop in props:
+                return False
+            fields = [x.other or "", x.place or "", x.heading or "", *x.via]
+            if any(n in f for n in names for f in fields):
+                return False
+        return True
 
     def _body(self, who: str) -> Body:
         who = self.aliases.get(who, who)
@@ -950,7 +1151,7 @@ class Planner:
                 if v == "exit":
                     self.walk(b, (gate[0], gate[1] + 0.6, COURT), "出 by the 门")
             x, y, level, fh = self.resolve(a.place, b.id)
-            via = [self.resolve(p, b.id)[:3] for p in a.via]
+            via = [v for v in (self._via_point(p, b, level) for p in a.via) if v is not None]
             if v == "exit" and a.place in ("门", "門"):
                 y -= 1.5
             slot = self._formation_slot(b.id, a.place) if v == "go" else None
@@ -970,7 +1171,8 @@ class Planner:
         elif v == "exit":
             gate = self.reading.landmarks["门"].position
             self.walk(b, (gate[0], gate[1] + 0.6, COURT), "出 by the 门")
-            self.walk(b, (gate[0], gate[1] - 1.5, COURT), "outside the 门")
+            x, y = self.free_spot(b, gate[0], gate[1] - 1.5, COURT, b.t)
+            self.walk(b, (x, y, COURT), "outside the 门")
         elif v == "enter":
             gate = self.reading.landmarks["门"].position
             self.walk(b, (gate[0], gate[1] + 1.5, COURT), "入 by the 门")
@@ -987,9 +1189,9 @@ class Planner:
                           f"up the {st.id} to the top step (盡階不升堂)",
                           st.id, top_step=True)
                 self.face(b, 0.0)
-            else:
-                hx, hy = self.ground.head(st)
-                hx, hy = self.free_spot(b, hx, hy, HALL, b.t)
+            else:   # one pace onto the hall from the head of the lane going up, clear of the stair's head
+                hx, hy = self.ground.head(st, self.ground.lane(st, True))
+                hx, hy = self.free_spot(b, hx, hy + self.GAP + 0.05, HALL, b.t)
                 self.walk(b, (hx, hy, HALL), f"升 by the {st.id}", st.id)
         elif v == "descend":
             st = self.reading.stairs.get(a.stair or "") or self._conventional_stair(b)

@@ -22,6 +22,7 @@ from .reading import Reading, Stair
 BODY_RADIUS = 0.25          # half a shoulder width, metres
 CLEARANCE = 0.05            # extra room kept from walls and fixtures
 PERSON_GAP = 0.5            # centre-to-centre distance kept from someone standing still
+ROUTE_MARGIN = 0.03         # routes keep a little more, so a way round someone is not at the gap exactly
 
 # Landmark kinds that block walking, and on which level.
 BLOCKING = {"wall", "column", "room", "target", "post", "screen", "basin", "jar", "basket", "chimes",
@@ -160,7 +161,7 @@ class Ground:
         # A person standing closer than PERSON_GAP to the start or the goal is kept at the distance
         # he already is (or will be) from it; everyone else at PERSON_GAP.
         def radius(p) -> float:
-            return min(PERSON_GAP, math.dist(p, start) - 0.01, math.dist(p, goal) - 0.01)
+            return min(PERSON_GAP + ROUTE_MARGIN, math.dist(p, start) - 0.01, math.dist(p, goal) - 0.01)
 
         others = [(p, radius(p)) for p in standing if radius(p) >= 0.45]
         discs: list[tuple[tuple[float, float], float]] = []

@@ -150,29 +150,28 @@ def test_stairs_one_step_at_a_time(plan, reading):
 
 
 def test_audit_whole_passage(plan, reading):
-    """Sampled every 0.1 s: nobody inside a fixture, nobody off a level except on a stair, nobody faster
-    than 2 m/s.  Overlaps between people are counted and must not grow (the planner still leaves some:
-    see the closing note)."""
+    """Sampled every 0.1 s over the whole passage: no two people closer than 0.45 m at one level, nobody
+    inside a fixture, nobody off a level except on a stair, nobody faster than 2 m/s, every track in
+    order; and the planner itself reports no conflict left."""
     found = audit(plan, reading, limit=10_000)
-    kinds = {f.kind for f in found}
-    assert not {"fixture", "level", "speed", "jump"} & kinds, [str(f) for f in found if f.kind != "overlap"][:5]
-    overlaps = [f for f in found if f.kind == "overlap"]
-    assert len(overlaps) <= 10
+    assert not found, [str(f) for f in found][:5]
+    assert plan["conflicts"] == []
 
 
-@pytest.mark.parametrize("zhongbin", [3, 9])
-def test_more_guests(reading, zhongbin):
-    p = make_plan(reading, load_rite(zhongbin=zhongbin))
-    assert f"众宾{zhongbin}" in p["actors"]
+def test_more_guests(reading):
+    """The same with 9 衆賓 (the rite's loops grow with them)."""
+    p = make_plan(reading, load_rite(zhongbin=9))
+    assert "众宾9" in p["actors"]
     found = audit(p, reading, limit=10_000)
-    assert not {"fixture", "level", "speed"} & {f.kind for f in found}
+    assert not found, [str(f) for f in found][:5]
 
 
 def test_second_reading(tmp_path):
+    """The same on 敖繼公's ground."""
     r = load_reading(ROOT / "layouts" / "ao_jigong.toml")
     p = make_plan(r, load_rite())
     found = audit(p, r, limit=10_000)
-    assert not {"fixture", "level", "speed"} & {f.kind for f in found}
+    assert not found, [str(f) for f in found][:5]
 
 
 def test_cli_plan_json(tmp_path):
@@ -201,24 +200,42 @@ def test_cli_plan_unreachable(tmp_path):
     assert not out.exists()
 
 
+def _pair_walks(plan, up_id, down_id, prefix):
+    """(median gap, median offset to the 上射's right) for each event of a pair where both walk at once."""
+    out = []
+    for ev in plan["events"]:
+        if not ev["id"].startswith(prefix) or ev["end"] - ev["start"] < 1.0:
+            continue
+        ts = np.arange(ev["start"], ev["end"], 0.2)
+        up, down = sample(plan["actors"][up_id], ts), sample(plan["actors"][down_id], ts)
+        walking = [i for i, t in enumerate(ts) if state(plan, up_id, t)[4] == "walk"
+                   and state(plan, down_id, t)[4] == "walk"]
+        if len(walking) < 5:
+            continue
+        gaps, rights = [], []
+        for i in walking[len(walking) // 4: 3 * len(walking) // 4]:
+            dx, dy = down[i, 0] - up[i, 0], down[i, 1] - up[i, 1]
+            h = math.radians(up[i, 3])
+            gaps.append(math.hypot(dx, dy))
+            rights.append(dx * math.cos(h) - dy * math.sin(h))   # along the 上射's right hand
+        out.append((ev["id"], float(np.median(gaps)), float(np.median(rights)), max(rights)))
+    return out
+
+
 def test_pairs_walk_abreast(plan):
-    """耦…並行: where a pair set out together they walk together, the 下射 beside the 上射 (about a metre,
+    """耦…並行: where a pair set out together they walk together, the 下射 beside the 上射 (a metre or so,
     a little behind: he first steps to his side) on the side of his own place: back to the 射位
-    (東面北上) walking west, on the 上射's left (south), never crossing to his right."""
-    ev = next(e for e in plan["events"] if e["id"] == "p8.fan.1")     # 反位: the first pair back to the 射位
-    ts = np.arange(ev["start"], ev["end"], 0.2)
-    up, down = sample(plan["actors"]["上耦上射"], ts), sample(plan["actors"]["上耦下射"], ts)
-    walking = [i for i, t in enumerate(ts) if state(plan, "上耦上射", t)[4] == "walk"
-               and state(plan, "上耦下射", t)[4] == "walk"]
-    assert len(walking) >= 5
-    gaps, rights = [], []
-    for i in walking[len(walking) // 4: 3 * len(walking) // 4]:
-        dx, dy = down[i, 0] - up[i, 0], down[i, 1] - up[i, 1]
-        h = math.radians(up[i, 3])
-        gaps.append(math.hypot(dx, dy))
-        rights.append(dx * math.cos(h) - dy * math.sin(h))   # along the 上射's right hand
-    assert 0.45 <= float(np.median(gaps)) <= 1.3 and max(gaps) < 1.8
-    assert float(np.median(rights)) < 0.0 and max(rights) < 0.3
+    (東面北上) walking west, on the 上射's left (south), never crossing to his right.  Where someone
+    stands in the way of the side path the pair may file instead, but most walks are abreast."""
+    walks = [w for up, down in (("上耦上射", "上耦下射"), ("次耦上射", "次耦下射"), ("下耦上射", "下耦下射"))
+             for prefix in ("p7.jin", "p8.qu", "p8.fan", "p12.she") for w in _pair_walks(plan, up, down, prefix)]
+    assert len(walks) >= 8
+    abreast = [w for w in walks if 0.45 <= w[1] <= 1.5]
+    assert len(abreast) * 3 >= len(walks) * 2, walks
+    back = [w for w in abreast if w[0].startswith("p8.fan")]
+    assert back
+    for ev, gap, right, top in back:                    # back to the 射位: the 下射 on the left
+        assert right < 0.0 and top < 0.3, (ev, gap, right, top)
 
 
 def test_props_stay_where_they_are_set_down(plan):
