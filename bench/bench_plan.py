@@ -1,7 +1,8 @@
 """Planning time for the whole passage, and how it grows with the number of 衆賓 (3 → 9 → 27).
 
 Prints the wall time of each plan and the ratio against the 3-衆賓 baseline run in the same invocation,
-with the ratio of people, so growth can be compared with linear.  Run: .venv/bin/python bench/bench_plan.py
+with the ratio of people and the seconds each added person costs (constant when growth is linear), and how
+many walks were planned (the rite's loops give each added 衆賓 more walks than the average person).  Run: .venv/bin/python bench/bench_plan.py
 """
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ def main() -> None:
     a = ap.parse_args()
     reading = load_reading(a.layout)
     base = None
+    prev = None
     for n in [int(c) for c in a.counts.split(",")]:
         rite = load_rite(zhongbin=n)
         best = float("inf")
@@ -29,11 +31,15 @@ def main() -> None:
             plan = make_plan(reading, rite)
             best = min(best, time.perf_counter() - t0)
         people = len(plan["actors"])
+        walks = sum(1 for a in plan["actors"].values() for k0, k1 in zip(a["keys"], a["keys"][1:])
+                    if k0[5] != "walk" and k1[5] == "walk")
         if base is None:
             base = (best, people)
-        print(f"众宾 {n:3d}: {people:3d} people, {len(plan['events']):4d} events, planned in {best:6.2f} s "
-              f"(x{best / base[0]:.2f} time for x{people / base[1]:.2f} people), "
+        marginal = f", +{(best - prev[0]) / (people - prev[1]):.2f} s per added person" if prev else ""
+        print(f"众宾 {n:3d}: {people:3d} people, {len(plan['events']):4d} events, {walks:5d} walks, planned in "
+              f"{best:6.2f} s (x{best / base[0]:.2f} time for x{people / base[1]:.2f} people{marginal}), "
               f"{len(plan['conflicts'])} conflicts left", flush=True)
+        prev = (best, people)
 
 
 if __name__ == "__main__":

@@ -81,6 +81,20 @@ class Body:
     walked: float = 0.0
     waited: list[tuple[float, str]] = field(default_factory=list)
 
+    # the keys as numbers too (t, x, y, z, walking 1/0), kept in step with ``keys`` for fast queries
+    _buf: np.ndarray = field(default_factory=lambda: np.zeros((64, 5)), repr=False)
+    _n: int = 0
+
+    def _put_row(self, i: int, row: list) -> None:
+        if i >= len(self._buf):
+            self._buf = np.vstack([self._buf, np.zeros_like(self._buf)])
+        self._buf[i] = (row[0], row[1], row[2], row[3], 1.0 if row[5] == "walk" else 0.0)
+        self._n = max(self._n, i + 1)
+
+    def array(self) -> np.ndarray:
+        """(n, 5): time, x, y, z and whether walking, one row per key."""
+        return self._buf[:self._n]
+
     def key(self, t: float, posture: str | None = None) -> None:
         if posture is not None:
             self.posture = posture
@@ -88,14 +102,23 @@ class Body:
                self.posture]
         if self.keys and self.keys[-1][0] == row[0]:
             self.keys[-1] = row
+            self._put_row(len(self.keys) - 1, row)
         elif not self.keys or self.keys[-1][1:] != row[1:]:
             self.keys.append(row)
+            self._put_row(len(self.keys) - 1, row)
 
     def hold_until(self, t: float) -> None:
         """Write a key that keeps the current pose up to time t (so the next move starts at t)."""
         if self.keys and t > self.keys[-1][0] + 1e-6:
             self.keys.append([round(t, 3), *self.keys[-1][1:]])
+            self._put_row(len(self.keys) - 1, self.keys[-1])
         self.t = max(self.t, t)
+
+    def shift(self, start: int, dt: float) -> None:
+        """Move the keys from index ``start`` on later by dt."""
+        for i in range(start, len(self.keys)):
+            self.keys[i][0] = round(self.keys[i][0] + dt, 3)
+            self._buf[i, 0] = self.keys[i][0]
 
     def set_state(self, t: float, **kw) -> None:
         self.state.update(kw)
@@ -121,7 +144,7 @@ class PropBody:
 
 
 _RING = np.radians(180 + 22.5 * np.arange(16))
-_RADII = (0.6, 0.9, 1.2, 1.6, 2.0, 2.6, 3.2)
+_RADII = (0.6, 0.9, 1.2, 1.6, 2.0, 2.6, 3.2, 3.8, 4.5, 5.2)
 
 
 def _way(xy: np.ndarray):
@@ -135,15 +158,15 @@ def _too_close(dx: np.ndarray, dy: np.ndarray, same_level: np.ndarray, gap: floa
     """For two tracks sampled at the same times (dx, dy: their difference), whether they come closer
     than ``gap`` between each sample and the next (the motion in between taken as straight), so a
     pass between two samples is not missed.  Indexed like the samples; the last flags the last sample."""
-    if len(dx) < 2:
+    if dx.shape[-1] < 2:
         return (np.hypot(dx, dy) < gap) & same_level
-    ux, uy = np.diff(dx), np.diff(dy)
+    ux, uy = np.diff(dx, axis=-1), np.diff(dy, axis=-1)
     uu = np.maximum(ux * ux + uy * uy, 1e-12)
-    s = np.clip(-(dx[:-1] * ux + dy[:-1] * uy) / uu, 0.0, 1.0)
-    near = np.hypot(dx[:-1] + s * ux, dy[:-1] + s * uy) < gap
-    out = np.empty(len(dx), bool)
-    out[:-1] = near & (same_level[:-1] | same_level[1:])
-    out[-1] = (math.hypot(dx[-1], dy[-1]) < gap) and bool(same_level[-1])
+    s = np.clip(-(dx[..., :-1] * ux + dy[..., :-1] * uy) / uu, 0.0, 1.0)
+    near = np.hypot(dx[..., :-1] + s * ux, dy[..., :-1] + s * uy) < gap
+    out = np.empty(dx.shape, bool)
+    out[..., :-1] = near & (same_level[..., :-1] | same_level[..., 1:])
+    out[..., -1] = (np.hypot(dx[..., -1], dy[..., -1]) < gap) & same_level[..., -1]
     return out
 
 
@@ -176,7 +199,6 @@ class Planner:
             self.names.add(p.id)
         self.person_ids = {p.id for p in rite.people}
         self.aliases = {a: p.id for p in rite.people for a in p.aliases}
-        self._arrays: dict[str, tuple] = {}
         self._extra_standing: list[tuple[float, float, str]] = []
         self._last_walk: dict[str, tuple[str, float, list]] = {}
         # the 下射 of each pair → his 上射 (pairs are listed 上射, 下射 in rank order)
@@ -208,11 +230,11 @@ class Planner:
         ev = self.current
         where = f"event {ev.id} “{ev.text}” [{ev.span[0]}:{ev.span[1]}]" if ev else "initial state"
         who = f" ({self.current_who})" if self.current_who else ""
-        raise PlanError(self.rite_file, where + who, what)
+        raise PlanError(ev.source if ev is not None and ev.source else self.rite_file, where + who, what)
 
     @property
     def rite_file(self) -> str:
-        return "assets/rite/rite.yaml"
+        return getattr(self.rite, "file", "") or "assets/rite/rite.yaml"
 
     # ------------------------------------------------------------------ places
     def resolve(self, text: str, who: str | None = None) -> tuple[float, float, str, float | None]:
@@ -338,17 +360,17 @@ class Planner:
 
     # ------------------------------------------------------------------ occupancy
     def position_at(self, body: Body, t: float) -> tuple[float, float, float]:
-        keys = body.keys
-        if not keys or t <= keys[0][0]:
-            k = keys[0] if keys else [0, body.x, body.y, body.z]
-            return k[1], k[2], k[3]
-        if t >= keys[-1][0]:
-            return keys[-1][1], keys[-1][2], keys[-1][3]
-        ts = [k[0] for k in keys]
-        i = int(np.searchsorted(ts, t, side="right")) - 1
-        a, b = keys[i], keys[i + 1]
+        k = body.array()
+        if not len(k):
+            return body.x, body.y, body.z
+        if t <= k[0, 0]:
+            return float(k[0, 1]), float(k[0, 2]), float(k[0, 3])
+        if t >= k[-1, 0]:
+            return float(k[-1, 1]), float(k[-1, 2]), float(k[-1, 3])
+        i = int(np.searchsorted(k[:, 0], t, side="right")) - 1
+        a, b = k[i], k[i + 1]
         f = (t - a[0]) / (b[0] - a[0]) if b[0] > a[0] else 1.0
-        return tuple(a[j] + (b[j] - a[j]) * f for j in (1, 2, 3))  # type: ignore[return-value]
+        return float(a[1] + (b[1] - a[1]) * f), float(a[2] + (b[2] - a[2]) * f), float(a[3] + (b[3] - a[3]) * f)
 
     def standing(self, me: Body, t: float, level: str) -> list[tuple[float, float]]:
         """Where others stand at time t on a level, and where those still moving will stop."""
@@ -397,22 +419,21 @@ class Planner:
         """Where others are already planned to stop between t and t + horizon (so nobody takes the spot)."""
         out = []
         for b in self.bodies.values():
-            if b is me or not b.keys or b.keys[-1][0] < t:
+            k = b.array()
+            if b is me or not len(k) or k[-1, 0] < t:
                 continue
-            for k0, k1 in zip(b.keys, b.keys[1:]):
-                if k1[0] < t or k1[0] > t + horizon:
-                    continue
-                if k0[5] == "walk" and k1[5] != "walk" and self.ground.level_at(k1[1], k1[2], k1[3]) == level:
-                    out.append((k1[1], k1[2]))
+            i0 = max(1, int(np.searchsorted(k[:, 0], t, side="left")))
+            i1 = int(np.searchsorted(k[:, 0], t + horizon, side="right"))
+            if i1 <= i0:
+                continue
+            stops = np.flatnonzero((k[i0 - 1:i1 - 1, 4] > 0.5) & (k[i0:i1, 4] < 0.5)) + i0
+            for i in stops:
+                if self.ground.level_at(k[i, 1], k[i, 2], k[i, 3]) == level:
+                    out.append((float(k[i, 1]), float(k[i, 2])))
         return out
 
     def _key_array(self, b: Body) -> np.ndarray:
-        cached = self._arrays.get(b.id)
-        if cached is None or cached[0] != len(b.keys) or cached[2] != b.keys[-1][0]:
-            arr = np.asarray([r[:4] for r in b.keys], dtype=float)
-            cached = (len(b.keys), arr, b.keys[-1][0])
-            self._arrays[b.id] = cached
-        return cached[1]
+        return b.array()
 
     def near_tracks(self, me: Body, xy_lo, xy_hi, t0: float, t1: float) -> list[Body]:
         """Others whose tracks come into a box (grown by half a metre) during a time window."""
@@ -490,9 +511,9 @@ class Planner:
                 i1 = min(len(k), int(np.searchsorted(k[:, 0], t1, side="left")) + 1)
                 seg = k[i0:i1]
             if len(seg) == 1:
-                if math.hypot(seg[0, 1] - x, seg[0, 2] - y) < self.GAP and abs(seg[0, 3] - z) < 0.3:
-                    if first is None or t0 < first[1]:
-                        first = (b.id, t0)
+                if (math.hypot(seg[0, 1] - x, seg[0, 2] - y) < self.GAP and abs(seg[0, 3] - z) < 0.3
+                        and (first is None or t0 < first[1])):
+                    first = (b.id, t0)
                 continue
             ax, ay = seg[:-1, 1] - x, seg[:-1, 2] - y
             ux, uy = np.diff(seg[:, 1]), np.diff(seg[:, 2])
@@ -559,9 +580,18 @@ class Planner:
             # someone will pass through the spot: stand a little aside instead (nearest first)
             gx, gy, glevel = legs[-1]
             lanes = [(kx, ky) for kx, ky, kl in self.keepout if kl == glevel]
+            horizon = self._tail_end(t0)
+            gz = self.reading.hall_height if glevel == HALL else 0.0
             for dx, dy in self._ASIDE:
                 if not self.ground.is_free(glevel, gx + dx, gy + dy) or any(
                         math.dist((gx + dx, gy + dy), k) < self.GAP for k in lanes):
+                    continue
+                # a spot someone will still pass or stop on after one could possibly be there is no use
+                reach = t0 + 3.0 * math.dist((body.x, body.y), (gx + dx, gy + dy)) / self.pace.hall + 60.0
+                spot = np.asarray([gx + dx, gy + dy])
+                spans = self._near_times(body, gx + dx, gy + dy, gz, t0, horizon,
+                                         self.near_tracks(body, spot, spot, t0, horizon))
+                if len(spans) and (spans[:, 1] > reach).any():
                     continue
                 alt = self._corners(body, [*legs[:-1], (gx + dx, gy + dy, glevel)], stair_name, top_step, t0)
                 if not alt:
@@ -623,8 +653,7 @@ class Planner:
             if self.conflict(body, pts, among) or self.standing_conflict(
                     body, pts[-1], self._tail_end(pts[-1][0]), among):
                 continue
-            for k in later:
-                k[0] = round(k[0] + delay, 3)
+            up.shift(n, delay)
             up.t += delay
             self._last_walk[up.id] = (ev, t_up + delay, start, up_plan, n)
             self.explain.append(f"  {up.id} sets out {delay:.1f} s later, with {body.id}")
@@ -690,7 +719,7 @@ class Planner:
 
     GAP = 0.5           # planned with a margin over the 0.45 m the audit demands
     AISLE = 1.05        # where one may, one stands this far from others, so that people can pass between
-    AISLE_REACH = 3.2   # … if such a spot lies this near the place
+    AISLE_REACH = 5.2   # … if such a spot lies this near the place
     STAND_TAIL = 60.0   # at least this long one is assumed to stand where one stops, and as far as
                         # others' tracks are already planned
 
@@ -703,24 +732,88 @@ class Planner:
                      delays: tuple[float, ...] | None = None):
         """The shortest wait (from DELAYS) after which the path meets nobody: (delay, timed) or None.
         With ``tail``, standing at the end for a while must meet nobody either (others already planned
-        may pass there later)."""
+        may pass there later).  Everyone near is sampled once on a 0.1 s grid covering every wait tried;
+        a wait shifts one's own samples along that grid."""
         if delays is None:
             delays = self.DELAYS[:6] if quick else self.DELAYS
         first = self._time_path(body, plan, t0)
         if not first:
             return None
-        xy = np.asarray([(x, y) for _, x, y, _, _ in first] + [(body.x, body.y)])
-        span = first[-1][0] - t0
-        among = self.near_tracks(body, xy.min(0), xy.max(0), t0, self._tail_end(t0 + delays[-1] + span))
-        for delay in delays:
-            timed = self._time_path(body, plan, t0 + delay)
-            pts = self._from_here(body, t0 + delay, timed)
-            if self.conflict(body, pts, among) is not None:
+        pts = np.asarray(self._from_here(body, t0, first))          # (t, x, y, z) setting out at once
+        span = float(pts[-1, 0] - t0)
+        lo, hi = pts[:, 1:3].min(0), pts[:, 1:3].max(0)
+        horizon = self._tail_end(t0 + delays[-1] + span)
+        among = self.near_tracks(body, lo, hi, t0, horizon)
+        if not among:
+            return delays[0], self._time_path(body, plan, t0 + delays[0])
+        step = 0.1
+        J = int(math.ceil(span / step - 1e-9)) + 1
+        rel = np.arange(J) * step
+        mine = [np.interp(t0 + rel, pts[:, 0], pts[:, j]) for j in (1, 2, 3)]
+        shifts = [int(round(d / step)) for d in delays]
+        grid = t0 + np.arange(J + max(shifts)) * step
+        others = []
+        for b in among:
+            k = b.array()
+            i0 = max(0, int(np.searchsorted(k[:, 0], grid[0], side="right")) - 1)
+            i1 = int(np.searchsorted(k[:, 0], grid[-1], side="right")) + 1
+            seg = k[i0:i1] if i0 < len(k) else k[-1:]
+            others.append([np.interp(grid, seg[:, 0], seg[:, j]) for j in (1, 2, 3)])
+        OX, OY, OZ = (np.stack([o[j] for o in others]) for j in range(3))    # (bodies, grid)
+        end = pts[-1]
+        windows = self._near_times(body, end[1], end[2], end[3], t0 + span, horizon, among) if tail else None
+        for delay, m in zip(delays, shifts):
+            dx, dy = mine[0][None, :] - OX[:, m:m + J], mine[1][None, :] - OY[:, m:m + J]
+            same = np.abs(mine[2][None, :] - OZ[:, m:m + J]) < 0.3
+            if _too_close(dx, dy, same, self.GAP).any():
                 continue
-            if tail and pts and self.standing_conflict(body, pts[-1], self._tail_end(pts[-1][0]), among):
-                continue
-            return delay, timed
+            if windows is not None and len(windows):
+                arrive = t0 + delay + span
+                until = self._tail_end(arrive)
+                if ((windows[:, 1] > arrive) & (windows[:, 0] < until)).any():
+                    continue
+            return delay, self._time_path(body, plan, t0 + delay)
         return None
+
+    def _near_times(self, me: Body, x: float, y: float, z: float, t0: float, t1: float,
+                    among: list[Body]) -> np.ndarray:
+        """(n, 2) time spans during which others, as planned, come closer than the gap to the point
+        (x, y, z) between t0 and t1: exact, from each stretch of their tracks (all at once)."""
+        G2 = self.GAP ** 2
+        spans: list[tuple[float, float]] = []
+        heads, tails = [], []
+        for b in among:
+            k = b.array()
+            if not len(k):
+                continue
+            if k[-1, 0] > t0:
+                i0 = max(0, int(np.searchsorted(k[:, 0], t0, side="right")) - 1)
+                i1 = min(len(k), int(np.searchsorted(k[:, 0], t1, side="left")) + 1)
+                if i1 - i0 >= 2:
+                    heads.append(k[i0:i1 - 1])
+                    tails.append(k[i0 + 1:i1])
+            last = k[-1]       # where he stops last, he stays
+            if last[0] < t1 and (last[1] - x) ** 2 + (last[2] - y) ** 2 < G2 and abs(last[3] - z) < 0.3:
+                spans.append((max(t0, last[0]), math.inf))
+        if heads:
+            A, B = np.concatenate(heads), np.concatenate(tails)
+            ax, ay = A[:, 1] - x, A[:, 2] - y
+            ux, uy = B[:, 1] - A[:, 1], B[:, 2] - A[:, 2]
+            level = (np.abs(A[:, 3] - z) < 0.3) | (np.abs(B[:, 3] - z) < 0.3)
+            a = ux * ux + uy * uy
+            bq = 2 * (ax * ux + ay * uy)
+            c = ax * ax + ay * ay - G2
+            moving = a > 1e-12
+            disc = bq * bq - 4 * a * c
+            root = np.sqrt(np.maximum(disc, 0.0))
+            a_safe = np.where(moving, a, 1.0)
+            s0 = np.clip(np.where(moving, (-bq - root) / (2 * a_safe), 0.0), 0.0, 1.0)
+            s1 = np.clip(np.where(moving, (-bq + root) / (2 * a_safe), 1.0), 0.0, 1.0)
+            hit = level & np.where(moving, disc > 0, c < 0) & (s1 > s0 + 1e-9)
+            dt = B[:, 0] - A[:, 0]
+            for i in np.flatnonzero(hit):
+                spans.append((A[i, 0] + s0[i] * dt[i], A[i, 0] + s1[i] * dt[i]))
+        return np.asarray(spans, dtype=float).reshape(-1, 2)
 
     @staticmethod
     def _from_here(body: Body, t: float, timed) -> list[tuple[float, float, float, float]]:
@@ -1007,7 +1100,13 @@ class Planner:
             if who not in members:
                 return None
             rank = members.index(who) + 1
+        if f.slots is not None and rank > f.slots:
+            self.fail(f"{who} has no place in {f.id}: the reading gives it {f.slots} places and the rite puts "
+                      f"{max(rank, len(members or []))} people in it")
         x, y, level = self._file_slot(f, rank)
+        if not self.ground.is_free(level, x, y) and math.dist((x, y), self.ground.free_point(level, x, y)) > 1.0:
+            self.fail(f"{who} has no place in {f.id}: place {rank} of the file, folded as the ground allows, "
+                      f"lies at ({x:.1f}, {y:.1f}) inside walls or fixtures")
         return x, y, level, f.heading
 
     def _file_slot(self, f, rank: int, behind: float = 0.0) -> tuple[float, float, str]:

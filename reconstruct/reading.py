@@ -137,6 +137,7 @@ class FormationSpec(_Strict):
     senior: str                 # 北上: the senior end is north, the file runs south
     spacing: LengthText = "四尺"
     level: Literal["庭", "堂"] = "庭"
+    slots: int | None = Field(default=None, ge=1)   # places the reading gives the file; none: as many as fit
     cite: str
 
 
@@ -199,6 +200,7 @@ class Formation:
     step: tuple[float, float]        # from one slot to the next (junior) one
     label_en: str = ""
     cite: str = ""
+    slots: int | None = None         # how many places the reading gives it (None: as many as the ground holds)
 
     def slot(self, rank: int) -> tuple[float, float, float]:
         """Position of the rank-th place (1 = senior)."""
@@ -643,7 +645,8 @@ class _Resolver:
                 self.fail(kp, f"facing {spec.facing!r} / senior {spec.senior!r}: write e.g. 东面 and 北上")
             sp = self.m(spec.spacing, kp + ["spacing"])
             z = self.spec.building and (0.0 if spec.level == "庭" else self.landmarks["堂"].position[2])
-            out[ident] = Formation(ident, (x, y, z), heading, (-ux * sp, -uy * sp), spec.label_en, spec.cite)
+            out[ident] = Formation(ident, (x, y, z), heading, (-ux * sp, -uy * sp), spec.label_en, spec.cite,
+                                   spec.slots)
             self.add(Landmark(ident, (x, y, z), heading, None, "formation", None, spec.label_en or ident, (),
                               spec.cite, f"{spec.at}; {spec.facing} {spec.senior}"))
         return out

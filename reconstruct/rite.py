@@ -152,6 +152,7 @@ class Event(_M):
     actions: list[Action]
     option: str | None = None
     rule: bool = False
+    source: str = ""            # file:line of the event in the rite script, for error messages
 
 
 class Rite(_M):
@@ -699,7 +700,7 @@ def _load(path, *, zhongbin: int = 3, dafu: int = 1, options: dict[str, str] | N
                    gloss=str(node.get("gloss") or ""), actors=actors,
                    after=[str(x) for x in _as_list(node.get("after"))] if "after" in node else ["<prev>"],
                    actions=actions, option=str(opt) if opt is not None else None,
-                   rule=bool(node.get("rule", False)))
+                   rule=bool(node.get("rule", False)), source=f"{efile}:{_line(node)}")
         events_all.append((ev, node, efile))
 
     # -- options: keep the chosen; re-route 'after' through dropped events

@@ -41,6 +41,9 @@ class Level:
     edges: np.ndarray = field(default_factory=lambda: np.zeros((0, 2), int))
     weights: np.ndarray = field(default_factory=lambda: np.zeros(0))
     prepared: object = None
+    dist: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))   # between corners
+    pred: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), int))
+    edge_box: tuple = ()                 # (lo, hi) corners of each edge's bounding box
 
 
 def _octagon(x: float, y: float, r: float) -> Polygon:
@@ -148,6 +151,12 @@ class Ground:
         g = nx.Graph()
         g.add_weighted_edges_from(zip(i[ok].tolist(), j[ok].tolist(), level.weights.tolist()))
         level.graph = g
+        # shortest ways between all corners, once: a route nobody stands in the way of is read off these
+        m = csr_matrix((np.maximum(level.weights, 1e-9), (level.edges[:, 0], level.edges[:, 1])),
+                       shape=(len(pts), len(pts)))
+        level.dist, level.pred = dijkstra(m, directed=False, return_predecessors=True)
+        a, b = pts[level.edges[:, 0]], pts[level.edges[:, 1]]
+        level.edge_box = (np.minimum(a, b), np.maximum(a, b))
 
     def route(self, level: str, start: tuple[float, float], goal: tuple[float, float],
               standing: list[tuple[float, float]] = ()) -> list[tuple[float, float]]:
@@ -166,7 +175,7 @@ class Ground:
         others = [(p, radius(p)) for p in standing if radius(p) >= 0.45]
         discs: list[tuple[tuple[float, float], float]] = []
         self.boxed_in = False
-        path = self._route_with(lv, start, goal, [])
+        path = self._route_static(lv, start, goal)
         pts_o = shapely.points(np.asarray([p for p, _ in others]).reshape(-1, 2)) if others else None
 
         def hits(path) -> list[int]:
@@ -175,8 +184,14 @@ class Ground:
             d = shapely.distance(LineString(path), pts_o)
             return [i for i in np.flatnonzero(d < np.asarray([r for _, r in others]) - 1e-3)]
 
+        centres = np.asarray([p for p, _ in others]).reshape(-1, 2)
         for _ in range(5):
-            hit = [others[i] for i in hits(path) if others[i] not in discs]
+            idx = hits(path)
+            if idx:       # those standing next to the ones hit are in the way of any way round them too
+                near = np.hypot(centres[:, None, 0] - centres[None, idx, 0],
+                                centres[:, None, 1] - centres[None, idx, 1]).min(axis=1) < 1.2
+                idx = sorted(set(idx) | set(np.flatnonzero(near).tolist()))
+            hit = [others[i] for i in idx if others[i] not in discs]
             if not hit:
                 return path
             try:
@@ -187,6 +202,27 @@ class Ground:
                 return path            # waits them out or tries another side
         self.boxed_in = bool(hits(path))
         return path
+
+    def _route_static(self, lv: Level, start, goal) -> list[tuple[float, float]]:
+        """Shortest path round the fixtures only: straight if the way is clear, else through the corners
+        each end sees, joined by the corners' shortest ways computed once."""
+        if math.dist(start, goal) < 1e-6 or shapely.covers(lv.prepared, LineString([start, goal])):
+            return [start, goal]
+        s_xy, g_xy = np.asarray(start, float), np.asarray(goal, float)
+        vs, vg = self._visible(lv, s_xy), self._visible(lv, g_xy)
+        if not len(vs) or not len(vg):
+            raise ValueError(f"no way from ({start[0]:.2f}, {start[1]:.2f}) to ({goal[0]:.2f}, {goal[1]:.2f})")
+        ds = np.hypot(*(lv.nodes[vs] - s_xy).T)
+        dg = np.hypot(*(lv.nodes[vg] - g_xy).T)
+        total = ds[:, None] + lv.dist[np.ix_(vs, vg)] + dg[None, :]
+        i, j = np.unravel_index(int(np.argmin(total)), total.shape)
+        if not np.isfinite(total[i, j]):
+            raise ValueError(f"no way from ({start[0]:.2f}, {start[1]:.2f}) to ({goal[0]:.2f}, {goal[1]:.2f})")
+        a, b = int(vs[i]), int(vg[j])
+        way = [b]
+        while way[-1] != a:
+            way.append(int(lv.pred[a, way[-1]]))
+        return [start, *(tuple(map(float, lv.nodes[k])) for k in reversed(way)), goal]
 
     def _visible(self, lv: Level, p: np.ndarray) -> np.ndarray:
         """Indices of the static nodes visible from a point (cached: people stand on the same spots)."""
@@ -200,7 +236,7 @@ class Ground:
             self._vis_cache[key] = hit
         return hit
 
-    def _route_with(self, lv: Level, start, goal, discs) -> list[tuple[float, float]]:
+    def _route_with(self, lv: Level, start, goal, discs, local: bool = True) -> list[tuple[float, float]]:
         """Visibility-graph shortest path on a level, avoiding discs of radius PERSON_GAP."""
         centres = np.asarray([c for c, _ in discs], dtype=float).reshape(-1, 2)
         radii = np.asarray([r for _, r in discs], dtype=float)
@@ -236,9 +272,23 @@ class Ground:
         pts = np.vstack([base, extra, s_xy[None], g_xy[None]])
         n = len(pts)
         s_i, g_i = n - 2, n - 1
-        # static edges still clear of the discs
+        # static edges still clear of the discs, within reach of the way (a detour round people is local;
+        # the whole ground again if no way is found there)
         e = lv.edges
-        keep = clear(base[e[:, 0]], base[e[:, 1]])
+        keep = np.ones(len(e), bool)
+        if local:
+            box = np.vstack([s_xy, g_xy, centres])
+            lo_b, hi_b = box.min(0) - 6.0, box.max(0) + 6.0
+            inside = ((base >= lo_b) & (base <= hi_b)).all(axis=1)
+            keep &= inside[e[:, 0]] & inside[e[:, 1]]
+        if len(centres):   # only edges whose box comes near a disc can be cut by it
+            lo, hi = lv.edge_box
+            near = np.zeros(len(e), bool)
+            for c, r in zip(centres, radii):
+                near |= ((lo[:, 0] <= c[0] + r) & (hi[:, 0] >= c[0] - r) & (lo[:, 1] <= c[1] + r)
+                         & (hi[:, 1] >= c[1] - r))
+            idx = np.flatnonzero(near & keep)
+            keep[idx] = clear(base[e[idx, 0]], base[e[idx, 1]])
         rows, cols, wts = [e[keep, 0]], [e[keep, 1]], [lv.weights[keep]]
         # edges from the new nodes (disc corners, start, goal): to the static nodes (visibility cached per
         # point, then checked against the discs) and among themselves
@@ -254,10 +304,12 @@ class Ground:
             vis = self._visible(lv, pts[k])
             pairs_a.append(np.full(len(vis), k))
             pairs_b.append(vis)
-        # among the new nodes (corners round people, start, goal)
+        # among the new nodes (corners round people, start, goal): near each other, or to start and goal
         ni, nj = np.triu_indices(n - nb, 1)
-        pairs_a.append(nb + ni)
-        pairs_b.append(nb + nj)
+        new_pts = pts[nb:]
+        close = (np.hypot(*(new_pts[ni] - new_pts[nj]).T) < 4.0) | (nj >= n - nb - 2)
+        pairs_a.append(nb + ni[close])
+        pairs_b.append(nb + nj[close])
         a_idx, b_idx = np.concatenate(pairs_a), np.concatenate(pairs_b)
         if len(a_idx):
             ok = clear(pts[a_idx], pts[b_idx])
@@ -275,6 +327,8 @@ class Ground:
         m = csr_matrix((np.maximum(w, 1e-9), (r, c)), shape=(n, n))
         dist, pred = dijkstra(m, directed=False, indices=s_i, return_predecessors=True)
         if not np.isfinite(dist[g_i]):
+            if local:
+                return self._route_with(lv, start, goal, discs, local=False)
             raise ValueError(f"no way from ({start[0]:.2f}, {start[1]:.2f}) to ({goal[0]:.2f}, {goal[1]:.2f})")
         idx = [g_i]
         while idx[-1] != s_i:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -198,6 +199,45 @@ def test_cli_plan_unreachable(tmp_path):
     assert len(r.stderr.strip().splitlines()) == 1
     assert "event" in r.stderr
     assert not out.exists()
+
+
+def _plan_fails(args, tmp_path):
+    out = tmp_path / "plan.json"
+    r = subprocess.run([sys.executable, "render.py", "plan", *map(str, args), "--json", str(out)], cwd=ROOT,
+                       capture_output=True, text=True)
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert "Traceback" not in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert not out.exists()
+    return r.stderr.strip()
+
+
+def test_cli_plan_formation_too_small(tmp_path):
+    """A file the reading gives fewer places than the rite puts people in: exit 2, naming the event,
+    the first person without a place and the file."""
+    bad = tmp_path / "small.toml"
+    src = (ROOT / "layouts" / "zheng_xuan.toml").read_text(encoding="utf-8")
+    head = '[formations."射位"]\n'
+    assert head in src
+    bad.write_text(src.replace(head, head + "slots = 4\n"), encoding="utf-8")
+    err = _plan_fails([bad], tmp_path)
+    assert "event" in err and "射位" in err and "4 places" in err
+    assert "下耦上射" in err          # the fifth archer in rank order
+
+
+def test_cli_plan_via_cannot_be_met(tmp_path):
+    """A via the walk cannot pass (a place up on the hall for a walk across the court): exit 2, naming
+    the rite file and line, the event with its span, and the person."""
+    shutil.copytree(ROOT / "assets" / "rite", tmp_path / "rite")
+    shutil.copytree(ROOT / "assets" / "text", tmp_path / "text")
+    f = tmp_path / "rite" / "p5_offerings.yaml"
+    src = f.read_text(encoding="utf-8")
+    line = "    - 司射 go 堂西南 via=司马之南 face=北\n"
+    assert line in src
+    f.write_text(src.replace(line, line.replace("via=司马之南", "via=宾席")), encoding="utf-8")
+    err = _plan_fails(["--rite", tmp_path / "rite" / "rite.yaml"], tmp_path)
+    assert "p5_offerings.yaml:" in err and "p7.jiang" in err and "[" in err
+    assert "司射" in err and "宾席" in err
 
 
 def _pair_walks(plan, up_id, down_id, prefix):
