@@ -743,8 +743,14 @@ class Planner:
         span = float(pts[-1, 0] - t0)
         lo, hi = pts[:, 1:3].min(0), pts[:, 1:3].max(0)
         horizon = self._tail_end(t0 + delays[-1] + span)
-        among = self.near_tracks(body, lo, hi, t0, horizon)
-        if not among:
+        among = self.near_tracks(body, lo, hi, t0, t0 + delays[-1] + span + 0.1)   # met on the way
+        end = pts[-1]
+        windows = None
+        if tail:        # who comes by the end while one stands there, until the horizon
+            spot = end[1:3]
+            windows = self._near_times(body, end[1], end[2], end[3], t0 + span, horizon,
+                                       self.near_tracks(body, spot, spot, t0 + span, horizon))
+        if not among and (windows is None or not len(windows)):
             return delays[0], self._time_path(body, plan, t0 + delays[0])
         step = 0.1
         J = int(math.ceil(span / step - 1e-9)) + 1
@@ -759,14 +765,14 @@ class Planner:
             i1 = int(np.searchsorted(k[:, 0], grid[-1], side="right")) + 1
             seg = k[i0:i1] if i0 < len(k) else k[-1:]
             others.append([np.interp(grid, seg[:, 0], seg[:, j]) for j in (1, 2, 3)])
-        OX, OY, OZ = (np.stack([o[j] for o in others]) for j in range(3))    # (bodies, grid)
-        end = pts[-1]
-        windows = self._near_times(body, end[1], end[2], end[3], t0 + span, horizon, among) if tail else None
+        if others:
+            OX, OY, OZ = (np.stack([o[j] for o in others]) for j in range(3))    # (bodies, grid)
         for delay, m in zip(delays, shifts):
-            dx, dy = mine[0][None, :] - OX[:, m:m + J], mine[1][None, :] - OY[:, m:m + J]
-            same = np.abs(mine[2][None, :] - OZ[:, m:m + J]) < 0.3
-            if _too_close(dx, dy, same, self.GAP).any():
-                continue
+            if others:
+                dx, dy = mine[0][None, :] - OX[:, m:m + J], mine[1][None, :] - OY[:, m:m + J]
+                same = np.abs(mine[2][None, :] - OZ[:, m:m + J]) < 0.3
+                if _too_close(dx, dy, same, self.GAP).any():
+                    continue
             if windows is not None and len(windows):
                 arrive = t0 + delay + span
                 until = self._tail_end(arrive)
@@ -1010,20 +1016,15 @@ class Planner:
         """Where to stand to reach (x, y): the nearest spot, unless people around box the way to it in;
         then the side of the thing (or person) that can be walked up to."""
         standing = self.standing(body, body.t, level)
-        sides = [first] + [(x + within * math.sin(a), y + within * math.cos(a)) for a in _RING[::2]]
-        best = None
-        for gx, gy in sides:
+        sides = [(x + within * math.sin(a), y + within * math.cos(a)) for a in _RING[::2]]
+        sides.sort(key=lambda p: math.dist(p, (body.x, body.y)))       # the near sides first
+        for gx, gy in [first, *sides]:
             if not self.ground.is_free(level, gx, gy) or any(math.dist((gx, gy), o) < self.GAP + 0.05 for o in standing):
                 continue
-            path = self.ground.route(level, (body.x, body.y), (gx, gy), standing)
-            if self.ground.boxed_in:
-                continue
-            length = path_length(path)
-            if (gx, gy) == first:
+            self.ground.route(level, (body.x, body.y), (gx, gy), standing)
+            if not self.ground.boxed_in:
                 return gx, gy
-            if best is None or length < best[0]:
-                best = (length, gx, gy)
-        return (best[1], best[2]) if best else first
+        return first
 
     # ------------------------------------------------------------------ setup
     def initial(self) -> None:
