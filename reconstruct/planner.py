@@ -560,7 +560,7 @@ class Planner:
         if found is None:
             found = self._first_clear(body, plan, t0, tail=stays)
         tries = 0
-        while found is None and tries < 3:
+        while found is None and tries < 1:
             # route round the person met, where he is when we would meet him
             tries += 1
             timed = self._time_path(body, plan, t0)
