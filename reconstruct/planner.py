@@ -576,8 +576,9 @@ class Planner:
                     plan, found = replan, alt
                     self.explain.append(f"  {body.id} goes round {c[0]}")
         self._extra_standing.clear()
-        if found is None and not top_step and legs[-1][2] != STAIR:
-            # someone will pass through the spot: stand a little aside instead (nearest first)
+        # someone will pass through the spot: stand a little aside instead (nearest first) — unless the way
+        # itself is busy for any short wait, when no spot aside helps: then wait for the way to clear
+        if found is None and stays and self._first_clear(body, plan, t0) is not None:
             gx, gy, glevel = legs[-1]
             lanes = [(kx, ky) for kx, ky, kl in self.keepout if kl == glevel]
             horizon = self._tail_end(t0)
@@ -601,10 +602,18 @@ class Planner:
                     plan = alt
                     self.explain.append(f"  {body.id} stands {math.hypot(dx, dy):.1f} m aside: the spot is on another's path")
                     break
+        if found is None and stays:      # a busy way: wait longer for it to clear, the spot staying clear
+            found = self._first_clear(body, plan, t0, tail=True, delays=self.LONG_DELAYS)
         if found is None:
             found = self._first_clear(body, plan, t0, delays=self.DELAYS + self.LONG_DELAYS)  # a clear way there
             if found is None and self._deferrable:
                 raise _Blocked(body.id)
+            if found is not None and stays:
+                pts = self._from_here(body, t0 + found[0], found[1])
+                c = self.standing_conflict(body, pts[-1], self._tail_end(pts[-1][0]))
+                if c is not None:        # reported, never silent: someone planned earlier passes the spot
+                    self.conflicts.append(f"{self.current.id if self.current else '-'} {body.id} ~ {c[0]} "
+                                          f"at {c[1]:.1f} s (standing)")
         if found is None:
             timed = self._time_path(body, plan, t0)
             c = self.conflict(body, self._from_here(body, t0, timed))
