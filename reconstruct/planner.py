@@ -1341,6 +1341,8 @@ class Planner:
             self._put(b, a)
         elif v == "give":
             self._give(b, a)
+        elif v == "shoot":
+            self._shoot(b, a)
         elif v == "tuck" and a.prop and a.prop in self.props and self.props[a.prop].carrier != b.id:
             self._take(b, a)        # 搢扑: take it up first if it lies where he left it
             self.hold(b, 1.0)
@@ -1414,6 +1416,21 @@ class Planner:
         self.hold(b, P.handle)
         z = self.reading.hall_height if level == HALL else 0.0
         self.set_down(a.prop, x, y, z, b.t)
+        b.set_state(b.t, holding=sorted(set(b.state.get("holding", [])) - {a.prop}))
+
+    def _shoot(self, b: Body, a) -> None:
+        """射: one shoots the arrows one holds, standing where one is; they come to rest at the target
+        (spread along its front, each bundle in its own place), where the juniors gather them (取矢)."""
+        if a.prop is None or a.prop not in self.props:
+            self.fail(f"shoot needs the arrows one holds (prop), not {a.prop!r}")
+        if self.props[a.prop].carrier != b.id:
+            self.fail(f"{b.id} cannot shoot the {a.prop}: he does not hold them")
+        self.hold(b, a.duration if a.duration is not None else 8.0)
+        x, y, level, _ = self.resolve(a.place or "侯北一步", b.id)
+        shot = sorted(self.props).index(a.prop)
+        x += ((shot % 7) - 3) * 0.3                  # side by side along the target's foot …
+        y += (shot // 7 % 3) * 0.3                   # … in rows
+        self.set_down(a.prop, x, y, self.reading.hall_height if level == HALL else 0.0, b.t)
         b.set_state(b.t, holding=sorted(set(b.state.get("holding", [])) - {a.prop}))
 
     def _keep_stated_facing(self, b: Body) -> None:

@@ -284,3 +284,22 @@ def test_props_stay_where_they_are_set_down(plan):
         for a, b in zip(tr["keys"], tr["keys"][1:]):
             if a[5] == "rest" and b[5] == "rest":
                 assert a[1:4] == b[1:4], (pid, a, b)
+
+
+def test_shot_arrows_rest_at_the_target_and_are_gathered_there(plan, reading):
+    """射: the arrows leave the archer's hand and lie in front of the target until the juniors gather
+    them there (弟子取矢) and lay them on the rack (委于楅); nobody walks round the target to do so."""
+    ev = {e["id"]: e for e in plan["events"]}
+    hou = reading.landmarks["侯"].position
+    fu = reading.landmarks["楅"].position
+    arrows = plan["props"]["上耦上射矢"]
+    t_shot = ev["p12.she.1"]["end"] + 1.0
+    x, y, z = sample({"keys": arrows["keys"]}, np.array([t_shot]))[0][:3]
+    assert abs(x - hou[0]) < 4.7 and 0.0 < y - hou[1] < 3.0 and z == 0.0        # in front of the target
+    assert not any(w == "上耦上射" for t, w in arrows["carrier"] if t > t_shot and t < ev["p13.wei"]["start"])
+    t_end = ev["p13.wei"]["end"]
+    x, y, _ = sample({"keys": arrows["keys"]}, np.array([t_end]))[0][:3]
+    assert math.hypot(x - fu[0], y - fu[1]) < 1.5                                  # on the rack
+    ts = np.arange(ev["p13.wei"]["start"], t_end, 0.5)
+    d = sample(plan["actors"]["弟子1"], ts)
+    assert (d[:, 1] > hou[1] - 0.3).all()          # never behind (south of) the target
