@@ -63,6 +63,50 @@ class Pace:
     step: float = 0.35          # 少退 / 少進 / 辟: metres
 
 
+class TrackIndex:
+    """Where each person's track goes, by 10-second buckets (a bounding box per bucket), so that those
+    who come near a place during a time window are found for everyone at once."""
+
+    SPAN = 10.0
+
+    def __init__(self, n: int) -> None:
+        self.lo = np.full((n, 64, 2), np.inf)
+        self.hi = np.full((n, 64, 2), -np.inf)
+        self.last_t = np.full(n, -np.inf)
+        self.last_xy = np.zeros((n, 2))
+
+    def add(self, i: int, a, b) -> None:
+        """The stretch of person i's track from row a (or None) to row b (t, x, y, …)."""
+        k0, k1 = int((a if a is not None else b)[0] // self.SPAN), int(b[0] // self.SPAN)
+        if k1 >= self.lo.shape[1]:
+            grow = max(k1 + 1, 2 * self.lo.shape[1]) - self.lo.shape[1]
+            self.lo = np.concatenate([self.lo, np.full((len(self.lo), grow, 2), np.inf)], axis=1)
+            self.hi = np.concatenate([self.hi, np.full((len(self.hi), grow, 2), -np.inf)], axis=1)
+        xs = (b[1],) if a is None else (a[1], b[1])
+        ys = (b[2],) if a is None else (a[2], b[2])
+        self.lo[i, k0:k1 + 1] = np.minimum(self.lo[i, k0:k1 + 1], (min(xs), min(ys)))
+        self.hi[i, k0:k1 + 1] = np.maximum(self.hi[i, k0:k1 + 1], (max(xs), max(ys)))
+        if b[0] >= self.last_t[i]:
+            self.last_t[i], self.last_xy[i] = b[0], (b[1], b[2])
+
+    def rebuild(self, i: int, rows: np.ndarray) -> None:
+        self.lo[i], self.hi[i], self.last_t[i] = np.inf, -np.inf, -np.inf
+        for j in range(len(rows)):
+            self.add(i, rows[j - 1] if j else None, rows[j])
+
+    def near(self, lo, hi, t0: float, t1: float) -> np.ndarray:
+        """Which people's tracks come into the box [lo, hi] between t0 and t1 (standing where they last
+        stop from then on)."""
+        k0 = max(0, int(t0 // self.SPAN))
+        k1 = min(self.lo.shape[1] - 1, int(t1 // self.SPAN))
+        L = self.lo[:, k0:k1 + 1].min(axis=1) if k1 >= k0 else np.full((len(self.lo), 2), np.inf)
+        H = self.hi[:, k0:k1 + 1].max(axis=1) if k1 >= k0 else np.full((len(self.hi), 2), -np.inf)
+        after = self.last_t < t1
+        L[after] = np.minimum(L[after], self.last_xy[after])
+        H[after] = np.maximum(H[after], self.last_xy[after])
+        return (H[:, 0] >= lo[0]) & (L[:, 0] <= hi[0]) & (H[:, 1] >= lo[1]) & (L[:, 1] <= hi[1])
+
+
 @dataclass
 class Body:
     """A person while planning: current pose and the keys written so far."""
@@ -84,12 +128,16 @@ class Body:
     # the keys as numbers too (t, x, y, z, walking 1/0), kept in step with ``keys`` for fast queries
     _buf: np.ndarray = field(default_factory=lambda: np.zeros((64, 5)), repr=False)
     _n: int = 0
+    index: TrackIndex | None = field(default=None, repr=False)
+    slot: int = 0                       # this person's row in the index
 
     def _put_row(self, i: int, row: list) -> None:
         if i >= len(self._buf):
             self._buf = np.vstack([self._buf, np.zeros_like(self._buf)])
         self._buf[i] = (row[0], row[1], row[2], row[3], 1.0 if row[5] == "walk" else 0.0)
         self._n = max(self._n, i + 1)
+        if self.index is not None:
+            self.index.add(self.slot, self._buf[i - 1] if i else None, self._buf[i])
 
     def array(self) -> np.ndarray:
         """(n, 5): time, x, y, z and whether walking, one row per key."""
@@ -119,6 +167,8 @@ class Body:
         for i in range(start, len(self.keys)):
             self.keys[i][0] = round(self.keys[i][0] + dt, 3)
             self._buf[i, 0] = self.keys[i][0]
+        if self.index is not None:
+            self.index.rebuild(self.slot, self.array())
 
     def set_state(self, t: float, **kw) -> None:
         self.state.update(kw)
@@ -198,6 +248,8 @@ class Planner:
         for p in rite.props:
             self.names.add(p.id)
         self.person_ids = {p.id for p in rite.people}
+        self.track_index = TrackIndex(len(rite.people))
+        self._by_slot: list[Body] = []
         self.aliases = {a: p.id for p in rite.people for a in p.aliases}
         self._extra_standing: list[tuple[float, float, str]] = []
         self._last_walk: dict[str, tuple[str, float, list]] = {}
@@ -438,21 +490,8 @@ class Planner:
     def near_tracks(self, me: Body, xy_lo, xy_hi, t0: float, t1: float) -> list[Body]:
         """Others whose tracks come into a box (grown by half a metre) during a time window."""
         lo, hi = np.asarray(xy_lo) - 0.5, np.asarray(xy_hi) + 0.5
-        out = []
-        for b in self.bodies.values():
-            if b is me or not b.keys:
-                continue
-            k = self._key_array(b)
-            i0 = max(0, int(np.searchsorted(k[:, 0], t0, side="right")) - 1)
-            i1 = int(np.searchsorted(k[:, 0], t1, side="right")) + 1
-            seg = k[i0:i1] if i0 < len(k) else k[-1:]
-            if not len(seg):
-                seg = k[-1:]
-            if (seg[:, 1].max() < lo[0] or seg[:, 1].min() > hi[0] or seg[:, 2].max() < lo[1]
-                    or seg[:, 2].min() > hi[1]):
-                continue
-            out.append(b)
-        return out
+        near = self.track_index.near(lo, hi, t0, t1)
+        return [self._by_slot[i] for i in np.flatnonzero(near) if self._by_slot[i] is not me]
 
     def conflict(self, me: Body, pts: list[tuple[float, float, float, float]],
                  among: list[Body] | None = None) -> tuple[str, float] | None:
@@ -1046,7 +1085,9 @@ class Planner:
             self.current_who = p.id
             x, y, level, fh = self._initial_place(p.id, ini.at)
             heading = heading_of(ini.heading) if ini.heading else (fh if fh is not None else 0.0)
-            b = Body(p.id, x, y, H if level == HALL else 0.0, heading, ini.posture or "stand", level)
+            b = Body(p.id, x, y, H if level == HALL else 0.0, heading, ini.posture or "stand", level,
+                     index=self.track_index, slot=len(self._by_slot))
+            self._by_slot.append(b)
             # spread people given the same spot (e.g. the 弟子 at 堂西)
             x2, y2 = self.free_spot(b, x, y, level, 0.0)
             b.x, b.y = x2, y2
