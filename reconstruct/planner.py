@@ -572,8 +572,10 @@ class Planner:
 
     # ------------------------------------------------------------------ motion
     def walk(self, body: Body, goal: tuple[float, float, str], why: str, stair_name: str | None = None,
-             via: list[tuple[float, float, str]] = (), top_step: bool = False) -> None:
-        """Walk from where the body is to a goal (x, y, level), through via points, by stairs as needed."""
+             via: list[tuple[float, float, str]] = (), top_step: bool = False,
+             first_step_at: float | None = None) -> None:
+        """Walk from where the body is to a goal (x, y, level), through via points, by stairs as needed;
+        ``first_step_at``: not onto the stair's first step before that time."""
         t0 = body.t
         start_xy = (body.x, body.y)
         legs = [*via, goal]
@@ -597,7 +599,14 @@ class Planner:
                 why += f" beside {self.partner[body.id]}, on his {self._abreast_side} (并行)"
                 break
         if found is None:
-            found = self._first_clear(body, plan, t0, tail=stays)
+            delays = None
+            if first_step_at is not None:     # wait at the foot until the one ahead is far enough up
+                step1 = next((t for t, x, y, z, _ in self._time_path(body, plan, t0)
+                              if self.ground.level_at(x, y, z) == STAIR), None)
+                if step1 is not None and first_step_at > step1:
+                    d0 = math.ceil((first_step_at - step1) * 10 - 1e-6) / 10
+                    delays = tuple(d0 + d for d in self.DELAYS)
+            found = self._first_clear(body, plan, t0, tail=stays, delays=delays)
         tries = 0
         while found is None and tries < 1:
             # route round the person met, where he is when we would meet him
@@ -676,6 +685,21 @@ class Planner:
         body.t = timed[-1][0]
         self.explain.append(f"  {body.id}: {why}")
         self._last_walk[body.id] = (self.current.id if self.current else "", t0 + delay, start_xy, plan, n_before)
+
+    def _partner_third_step(self, b: Body, st, down: bool = False) -> float | None:
+        """When a 下射's 上射 has just gone up (or down) this stair in this event: the time the 上射
+        stepped onto his third step (上射先升三等 / 降三等), so that the 下射 steps onto his first then,
+        one step between them (下射從之中等).  None otherwise."""
+        up = self.partner.get(b.id)
+        last = self._last_walk.get(up) if up else None
+        if last is None or self.current is None or last[0] != self.current.id:
+            return None
+        k = min(3, st.steps)
+        step = st.steps - k + 1 if down else k
+        for key in self.bodies[up].keys[last[4]:]:
+            if abs(key[1] - st.x) <= st.width / 2 and key[2] < 0 and abs(key[3] - step * st.rise) < 1e-3:
+                return key[0]
+        return None
 
     def _delay_pair(self, body: Body, side_plan, t_go: float):
         """Plan a pair together: when the 下射 cannot set out beside his 上射 as the 上射 was planned, both
@@ -1342,12 +1366,20 @@ class Planner:
             else:   # one pace onto the hall from the head of the lane going up, clear of the stair's head
                 hx, hy = self.ground.head(st, self.ground.lane(st, True))
                 hx, hy = self.free_spot(b, hx, hy + self.GAP + 0.05, HALL, b.t)
-                self.walk(b, (hx, hy, HALL), f"升 by the {st.id}", st.id)
+                after = self._partner_third_step(b, st)
+                why = f"升 by the {st.id}"
+                if after is not None:
+                    why += f", a step behind {self.partner[b.id]} (上射先升三等，下射從之中等)"
+                self.walk(b, (hx, hy, HALL), why, st.id, first_step_at=after)
         elif v == "descend":
             st = self.reading.stairs.get(a.stair or "") or self._conventional_stair(b)
             fx, fy = self.ground.foot(st)
             fx, fy = self.free_spot(b, fx, fy, COURT, b.t)
-            self.walk(b, (fx, fy, COURT), f"降 by the {st.id}", st.id)
+            after = self._partner_third_step(b, st, down=True)
+            why = f"降 by the {st.id}"
+            if after is not None:
+                why += f", a step behind {self.partner[b.id]} (上射降三等，下射從之中等)"
+            self.walk(b, (fx, fy, COURT), why, st.id, first_step_at=after)
         elif v in ("face", "turn"):
             if a.heading:
                 self.face(b, self.heading_toward(b, a.heading))

@@ -303,3 +303,30 @@ def test_shot_arrows_rest_at_the_target_and_are_gathered_there(plan, reading):
     ts = np.arange(ev["p13.wei"]["start"], t_end, 0.5)
     d = sample(plan["actors"]["弟子1"], ts)
     assert (d[:, 1] > hou[1] - 0.3).all()          # never behind (south of) the target
+
+
+def test_pairs_climb_one_step_apart(plan, reading):
+    """上射先升三等，下射從之中等: a pair going up the 西階 together climbs with one empty step between
+    them — the 上射 two steps above the 下射 whenever both are on the stair (the step heights are whole;
+    in between two treads a sample may read three)."""
+    st = reading.stairs["西阶"]
+    pairs = (("上耦上射", "上耦下射"), ("次耦上射", "次耦下射"), ("下耦上射", "下耦下射"))
+    seen = 0
+    for ev in plan["events"]:
+        if not ev["id"].startswith(("p3.sheng", "p15.yin")):
+            continue
+        ts = np.arange(ev["start"], ev["end"], 0.1)
+        for up_id, down_id in pairs:
+            up, down = sample(plan["actors"][up_id], ts), sample(plan["actors"][down_id], ts)
+
+            def on(p):
+                return (np.abs(p[:, 0] - st.x) < st.width / 2) & (p[:, 1] < -0.01) & (p[:, 1] > -st.run) & (
+                    p[:, 2] > 0.01)
+            both = on(up) & on(down)
+            if not both.any():
+                continue
+            gap = np.round(up[both, 2] / st.rise) - np.round(down[both, 2] / st.rise)
+            assert (gap >= 2).all(), (ev["id"], up_id, gap)
+            assert (gap == 2).mean() >= 0.75, (ev["id"], up_id, gap)
+            seen += 1
+    assert seen >= 5
