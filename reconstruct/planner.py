@@ -74,9 +74,11 @@ class TrackIndex:
         self.hi = np.full((n, 64, 2), -np.inf)
         self.last_t = np.full(n, -np.inf)
         self.last_xy = np.zeros((n, 2))
+        self.version = 0                 # counts changes, so answers derived from the tracks can be kept
 
     def add(self, i: int, a, b) -> None:
         """The stretch of person i's track from row a (or None) to row b (t, x, y, …)."""
+        self.version += 1
         k0, k1 = int((a if a is not None else b)[0] // self.SPAN), int(b[0] // self.SPAN)
         if k1 >= self.lo.shape[1]:
             grow = max(k1 + 1, 2 * self.lo.shape[1]) - self.lo.shape[1]
@@ -90,6 +92,7 @@ class TrackIndex:
             self.last_t[i], self.last_xy[i] = b[0], (b[1], b[2])
 
     def rebuild(self, i: int, rows: np.ndarray) -> None:
+        self.version += 1
         self.lo[i], self.hi[i], self.last_t[i] = np.inf, -np.inf, -np.inf
         for j in range(len(rows)):
             self.add(i, rows[j - 1] if j else None, rows[j])
@@ -249,6 +252,7 @@ class Planner:
             self.names.add(p.id)
         self.person_ids = {p.id for p in rite.people}
         self.track_index = TrackIndex(len(rite.people))
+        self._standing_memo: tuple = (None, [])
         self._by_slot: list[Body] = []
         self.aliases = {a: p.id for p in rite.people for a in p.aliases}
         self._extra_standing: list[tuple[float, float, str]] = []
@@ -425,7 +429,19 @@ class Planner:
         return float(a[1] + (b[1] - a[1]) * f), float(a[2] + (b[2] - a[2]) * f), float(a[3] + (b[3] - a[3]) * f)
 
     def standing(self, me: Body, t: float, level: str) -> list[tuple[float, float]]:
-        """Where others stand at time t on a level, and where those still moving will stop."""
+        """Where others stand at time t on a level, and where those still moving will stop (remembered
+        while nobody's track changes: a walk asks several times before it is written)."""
+        key = (me.id, t, level, self._track_version(), tuple(self._extra_standing))
+        if self._standing_memo[0] == key:
+            return list(self._standing_memo[1])
+        out = self._standing(me, t, level)
+        self._standing_memo = (key, out)
+        return list(out)
+
+    def _track_version(self) -> int:
+        return self.track_index.version
+
+    def _standing(self, me: Body, t: float, level: str) -> list[tuple[float, float]]:
         out = [(x, y) for x, y, lv in self._extra_standing if lv == level]
         for b in self.bodies.values():
             if b is me:

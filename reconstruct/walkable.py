@@ -169,10 +169,11 @@ class Ground:
         goal = self.free_point(level, *goal)
         # A person standing closer than PERSON_GAP to the start or the goal is kept at the distance
         # he already is (or will be) from it; everyone else at PERSON_GAP.
-        def radius(p) -> float:
-            return min(PERSON_GAP + ROUTE_MARGIN, math.dist(p, start) - 0.01, math.dist(p, goal) - 0.01)
-
-        others = [(p, radius(p)) for p in standing if radius(p) >= 0.45]
+        sp = np.asarray(standing, dtype=float).reshape(-1, 2)
+        radii = np.minimum(PERSON_GAP + ROUTE_MARGIN,
+                           np.minimum(np.hypot(*(sp - start).T), np.hypot(*(sp - goal).T)) - 0.01)
+        keep = radii >= 0.45
+        others = [((float(x), float(y)), float(r)) for (x, y), r in zip(sp[keep], radii[keep])]
         discs: list[tuple[tuple[float, float], float]] = []
         self.boxed_in = False
         path = self._route_static(lv, start, goal)
