@@ -602,8 +602,11 @@ class Planner:
             return
         stays = not top_step and legs[-1][2] != STAIR
         found = None
-        for apart in (0.6, 0.8, 1.0):       # beside him, a little wider if someone stands in the way
-            abreast = self._abreast(body, plan, goal, apart) if not via and stays else None
+        # beside him, a little wider if someone stands in the way; through the text's via points too (the
+        # side way passes beside them: were it to pass on the wrong side of the person named, it would
+        # come within the gap of him and fail the conflict test)
+        for apart in (0.6, 0.8, 1.0):
+            abreast = self._abreast(body, plan, goal, apart) if stays else None
             if abreast is None:
                 break
             side_plan, t_go = abreast         # set out with him (waiting for him if he is later)
