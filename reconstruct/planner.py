@@ -470,7 +470,8 @@ class Planner:
             o = np.asarray(others)
             near = np.sqrt(((cand[:, None, :] - o[None, :, :]) ** 2).sum(-1).min(axis=1))
             # room for someone to pass between (an aisle) near the place, else at least a body's gap
-            roomy = ok & (near >= self.AISLE) & (np.hypot(cand[:, 0] - x, cand[:, 1] - y) <= self.AISLE_REACH)
+            reach = self.AISLE_REACH if level == COURT else self.AISLE_REACH_HALL
+            roomy = ok & (near >= self.AISLE) & (np.hypot(cand[:, 0] - x, cand[:, 1] - y) <= reach)
             ok &= near >= PERSON_GAP + 0.05
             if roomy.any() and not ok[0]:      # the place itself when free, else a roomy spot near it
                 ok = roomy
@@ -810,7 +811,8 @@ class Planner:
 
     GAP = 0.5           # planned with a margin over the 0.45 m the audit demands
     AISLE = 1.05        # where one may, one stands this far from others, so that people can pass between
-    AISLE_REACH = 5.2   # … if such a spot lies this near the place
+    AISLE_REACH = 5.2   # … if such a spot lies this near the place (in the court;
+    AISLE_REACH_HALL = 1.2  # on the hall, whose places the text names closely: 西階上, 西序端)
     STAND_TAIL = 60.0   # at least this long one is assumed to stand where one stops, and as far as
                         # others' tracks are already planned
 
