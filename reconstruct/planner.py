@@ -27,7 +27,7 @@ from .errors import InputError
 from .names import NameIndex, traditional
 from .placement import PlaceError, heading_of, parse_place, unit_vector
 from .reading import Reading, load_reading
-from .walkable import COURT, HALL, PERSON_GAP, STAIR, Ground, path_length
+from .walkable import COURT, HALL, PERSON_GAP, STAIR, Ground
 
 FORMAT = "xiangshe-plan/1"
 
@@ -501,9 +501,6 @@ class Planner:
                     out.append((float(k[i, 1]), float(k[i, 2])))
         return out
 
-    def _key_array(self, b: Body) -> np.ndarray:
-        return b.array()
-
     def near_tracks(self, me: Body, xy_lo, xy_hi, t0: float, t1: float) -> list[Body]:
         """Others whose tracks come into a box (grown by half a metre) during a time window."""
         lo, hi = np.asarray(xy_lo) - 0.5, np.asarray(xy_hi) + 0.5
@@ -526,7 +523,7 @@ class Planner:
         for b in (self.bodies.values() if among is None else among):
             if b is me or not b.keys:
                 continue
-            k = self._key_array(b)
+            k = b.array()
             # only the part of the other's track inside my time window can meet me
             i0 = max(0, int(np.searchsorted(k[:, 0], t0, side="right")) - 1)
             i1 = int(np.searchsorted(k[:, 0], t1, side="right")) + 1
@@ -553,39 +550,15 @@ class Planner:
     def standing_conflict(self, me: Body, at: tuple[float, float, float, float], t1: float,
                           among: list[Body] | None = None) -> tuple[str, float] | None:
         """First other person who comes closer than the gap to someone standing still at ``at`` = (t, x, y, z)
-        until t1, or None: exact distances from the point to each stretch of the others' tracks."""
+        until t1, or None (from :meth:`_near_times`)."""
         t0, x, y, z = at
-        first: tuple[str, float] | None = None
-        for b in (self.bodies.values() if among is None else among):
-            if b is me or not b.keys:
-                continue
-            k = self._key_array(b)
-            if k[-1, 0] <= t0:
-                seg = k[-1:]
-            else:
-                i0 = max(0, int(np.searchsorted(k[:, 0], t0, side="right")) - 1)
-                i1 = min(len(k), int(np.searchsorted(k[:, 0], t1, side="left")) + 1)
-                seg = k[i0:i1]
-            if len(seg) == 1:
-                if (math.hypot(seg[0, 1] - x, seg[0, 2] - y) < self.GAP and abs(seg[0, 3] - z) < 0.3
-                        and (first is None or t0 < first[1])):
-                    first = (b.id, t0)
-                continue
-            ax, ay = seg[:-1, 1] - x, seg[:-1, 2] - y
-            ux, uy = np.diff(seg[:, 1]), np.diff(seg[:, 2])
-            uu = np.maximum(ux * ux + uy * uy, 1e-12)
-            f = np.clip(-(ax * ux + ay * uy) / uu, 0.0, 1.0)
-            near = np.hypot(ax + f * ux, ay + f * uy) < self.GAP
-            near &= (np.abs(seg[:-1, 3] - z) < 0.3) | (np.abs(seg[1:, 3] - z) < 0.3)
-            when = seg[:-1, 0] + f * np.diff(seg[:, 0])
-            near &= (when >= t0 - 1e-6) & (when <= t1 + 1e-6) | (seg[1:, 0] >= t0) & (seg[:-1, 0] <= t1) & (
-                np.hypot(seg[1:, 1] - x, seg[1:, 2] - y) < self.GAP)
-            hit = np.flatnonzero(near)
-            if len(hit):
-                t_hit = float(max(t0, when[hit[0]]))
-                if first is None or t_hit < first[1]:
-                    first = (b.id, t_hit)
-        return first
+        others = [b for b in (self.bodies.values() if among is None else among) if b is not me]
+        spans, who = self._near_times(me, x, y, z, t0, t1, others, with_who=True)
+        hit = np.flatnonzero((spans[:, 1] > t0) & (spans[:, 0] < t1)) if len(spans) else []
+        if not len(hit):
+            return None
+        i = hit[int(np.argmin(spans[hit, 0]))]
+        return who[i], float(max(t0, spans[i, 0]))
 
     # ------------------------------------------------------------------ motion
     def walk(self, body: Body, goal: tuple[float, float, str], why: str, stair_name: str | None = None,
@@ -846,10 +819,10 @@ class Planner:
         if not among and (windows is None or not len(windows)):
             return delays[0], self._time_path(body, plan, t0 + delays[0])
         step = 0.1
-        J = int(math.ceil(span / step - 1e-9)) + 1
+        J = math.ceil(span / step - 1e-9) + 1
         rel = np.arange(J) * step
         mine = [np.interp(t0 + rel, pts[:, 0], pts[:, j]) for j in (1, 2, 3)]
-        shifts = [int(round(d / step)) for d in delays]
+        shifts = [round(d / step) for d in delays]
         grid = t0 + np.arange(J + max(shifts)) * step
         others = []
         for b in among:
@@ -875,12 +848,14 @@ class Planner:
         return None
 
     def _near_times(self, me: Body, x: float, y: float, z: float, t0: float, t1: float,
-                    among: list[Body]) -> np.ndarray:
+                    among: list[Body], with_who: bool = False):
         """(n, 2) time spans during which others, as planned, come closer than the gap to the point
-        (x, y, z) between t0 and t1: exact, from each stretch of their tracks (all at once)."""
+        (x, y, z) between t0 and t1: exact, from each stretch of their tracks (all at once).  With
+        ``with_who``, also the person of each span."""
         G2 = self.GAP ** 2
         spans: list[tuple[float, float]] = []
-        heads, tails = [], []
+        names: list[str] = []
+        heads, tails, owners = [], [], []
         for b in among:
             k = b.array()
             if not len(k):
@@ -891,9 +866,11 @@ class Planner:
                 if i1 - i0 >= 2:
                     heads.append(k[i0:i1 - 1])
                     tails.append(k[i0 + 1:i1])
+                    owners += [b.id] * (i1 - 1 - i0)
             last = k[-1]       # where he stops last, he stays
             if last[0] < t1 and (last[1] - x) ** 2 + (last[2] - y) ** 2 < G2 and abs(last[3] - z) < 0.3:
                 spans.append((max(t0, last[0]), math.inf))
+                names.append(b.id)
         if heads:
             A, B = np.concatenate(heads), np.concatenate(tails)
             ax, ay = A[:, 1] - x, A[:, 2] - y
@@ -912,7 +889,9 @@ class Planner:
             dt = B[:, 0] - A[:, 0]
             for i in np.flatnonzero(hit):
                 spans.append((A[i, 0] + s0[i] * dt[i], A[i, 0] + s1[i] * dt[i]))
-        return np.asarray(spans, dtype=float).reshape(-1, 2)
+                names.append(owners[i])
+        out = np.asarray(spans, dtype=float).reshape(-1, 2)
+        return (out, names) if with_who else out
 
     @staticmethod
     def _from_here(body: Body, t: float, timed) -> list[tuple[float, float, float, float]]:

@@ -342,7 +342,3 @@ def _largest(geom) -> Polygon:
         return geom
     parts = list(getattr(geom, "geoms", []))
     return max(parts, key=lambda p: p.area) if parts else Polygon()
-
-
-def path_length(points: list[tuple[float, float]]) -> float:
-    return float(sum(math.dist(a, b) for a, b in zip(points, points[1:])))
