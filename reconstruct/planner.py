@@ -588,6 +588,7 @@ class Planner:
             if found is None:
                 found = self._delay_pair(body, side_plan, t_go)
             if found is not None:
+                found = self._catch_up(body, side_plan, found, t_go)
                 plan, found = side_plan, (found[0] + t_go - t0, found[1])
                 why += f" beside {self.partner[body.id]}, on his {self._abreast_side} (并行)"
                 break
@@ -679,6 +680,37 @@ class Planner:
         self.explain.append(f"  {body.id}: {why}")
         self._last_walk[body.id] = (self.current.id if self.current else "", t0 + delay, start_xy, plan, n_before)
 
+    def _catch_up(self, body: Body, side_plan, found, t_go: float):
+        """A 下射 setting out beside his 上射 comes to his side when the 上射 passes there: the way to
+        the side is walked a little faster (up to 1.5 m/s) when he would otherwise trail behind, if that
+        meets nobody.  Returns ``found`` (delay, timed), adjusted or as it was."""
+        delay, timed = found
+        j = getattr(self, "_abreast_join", 0)
+        jx, jy = side_plan[j][0], side_plan[j][1]
+        k = next((i for i, p in enumerate(timed) if abs(p[1] - jx) < 1e-6 and abs(p[2] - jy) < 1e-6), None)
+        walk0 = next((i for i, p in enumerate(timed) if math.hypot(p[1] - body.x, p[2] - body.y) > 1e-6), None)
+        if k is None or walk0 is None or k < walk0:
+            return found
+        up = self.bodies[self.partner[body.id]]
+        ts = np.arange(t_go, timed[-1][0] + 0.05, 0.1)
+        u = np.asarray([self.position_at(up, t) for t in ts])
+        t_up = float(ts[int(np.argmin(np.hypot(u[:, 0] - jx, u[:, 1] - jy)))])
+        late = timed[k][0] - t_up
+        t_a = timed[walk0 - 1][0] if walk0 else t_go + delay
+        length = sum(math.dist(timed[i - 1][1:3] if i else (body.x, body.y), timed[i][1:3]) for i in range(walk0, k + 1))
+        span = timed[k][0] - t_a
+        if late < 0.2 or span <= 0 or length <= 0:
+            return found
+        new_span = max(span - late, length / 1.5)
+        f = new_span / span
+        shift = span - new_span
+        adj = [((t_a + (t - t_a) * f) if i <= k and t > t_a else (t - shift if i > k else t), x, y, z, h)
+               for i, (t, x, y, z, h) in enumerate(timed)]
+        pts = self._from_here(body, t_go + delay, adj)
+        if self.conflict(body, pts) or self.standing_conflict(body, pts[-1], self._tail_end(pts[-1][0])):
+            return found
+        return delay, adj
+
     def _partner_third_step(self, b: Body, st, down: bool = False) -> float | None:
         """When a 下射's 上射 has just gone up (or down) this stair in this event: the time the 上射
         stepped onto his third step (上射先升三等 / 降三等), so that the 下射 steps onto his first then,
@@ -764,7 +796,9 @@ class Planner:
         if not shapely.covers(self.ground.levels[level].prepared, way):
             return None                # the side way runs into a wall or a fixture
         # to his side round anyone standing near (not through them)
-        pts = [*self._route(body, level, (body.x, body.y), pts[0], body.t)[1:-1], *pts]
+        lead = self._route(body, level, (body.x, body.y), pts[0], body.t)[1:-1]
+        self._abreast_join = len(lead)          # index of the point where he comes beside him
+        pts = [*lead, *pts]
         z = plan[-1][2]
         return [(x, y, z, level) for x, y in pts] + [(goal[0], goal[1], z, level)], max(body.t, t_up)
 

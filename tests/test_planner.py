@@ -274,8 +274,9 @@ def test_pairs_walk_abreast(plan):
     assert len(abreast) * 3 >= len(walks) * 2, walks
     back = [w for w in abreast if w[0].startswith("p8.fan")]
     assert back
-    for ev, gap, right, top in back:                    # back to the 射位: the 下射 on the left
+    for ev, gap, right, top in back:                    # back to the 射位: the 下射 on the left, beside
         assert right < 0.0 and top < 0.3, (ev, gap, right, top)
+        assert gap <= 1.0, (ev, gap)                    # him, not trailing (he catches up to his side)
 
 
 def test_props_stay_where_they_are_set_down(plan):
