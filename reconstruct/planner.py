@@ -583,12 +583,12 @@ class Planner:
             abreast = self._abreast(body, plan, goal, apart) if stays else None
             if abreast is None:
                 break
-            side_plan, t_go = abreast         # set out with him (waiting for him if he is later)
+            side_plan, t_go, join = abreast   # set out with him (waiting for him if he is later)
             found = self._first_clear(body, side_plan, t_go, quick=True, tail=True)
             if found is None:
                 found = self._delay_pair(body, side_plan, t_go)
             if found is not None:
-                found = self._catch_up(body, side_plan, found, t_go)
+                found = self._catch_up(body, side_plan, join, found, t_go)
                 plan, found = side_plan, (found[0] + t_go - t0, found[1])
                 why += f" beside {self.partner[body.id]}, on his {self._abreast_side} (并行)"
                 break
@@ -680,12 +680,11 @@ class Planner:
         self.explain.append(f"  {body.id}: {why}")
         self._last_walk[body.id] = (self.current.id if self.current else "", t0 + delay, start_xy, plan, n_before)
 
-    def _catch_up(self, body: Body, side_plan, found, t_go: float):
+    def _catch_up(self, body: Body, side_plan, j: int, found, t_go: float):
         """A 下射 setting out beside his 上射 comes to his side when the 上射 passes there: the way to
         the side is walked a little faster (up to 1.5 m/s) when he would otherwise trail behind, if that
         meets nobody.  Returns ``found`` (delay, timed), adjusted or as it was."""
         delay, timed = found
-        j = getattr(self, "_abreast_join", 0)
         jx, jy = side_plan[j][0], side_plan[j][1]
         k = next((i for i, p in enumerate(timed) if abs(p[1] - jx) < 1e-6 and abs(p[2] - jy) < 1e-6), None)
         walk0 = next((i for i, p in enumerate(timed) if math.hypot(p[1] - body.x, p[2] - body.y) > 1e-6), None)
@@ -761,7 +760,7 @@ class Planner:
     _ASIDE = tuple((round(r * math.sin(a), 3), round(r * math.cos(a), 3))
                    for r, n in ((0.6, 4), (0.9, 8), (1.3, 8), (1.8, 12), (2.4, 12), (3.0, 16)) for a in np.radians(np.arange(n) * 360 / n + 90))
 
-    def _abreast(self, body: Body, plan, goal, apart: float = 0.6) -> tuple[list, float] | None:
+    def _abreast(self, body: Body, plan, goal, apart: float = 0.6) -> tuple[list, float, int] | None:
         """A 下射 walking with his 上射 (耦…並行): the 上射's way, 0.6 m to its right, when both set out
         together from side by side to places side by side on one level."""
         up = self.partner.get(body.id)
@@ -797,10 +796,10 @@ class Planner:
             return None                # the side way runs into a wall or a fixture
         # to his side round anyone standing near (not through them)
         lead = self._route(body, level, (body.x, body.y), pts[0], body.t)[1:-1]
-        self._abreast_join = len(lead)          # index of the point where he comes beside him
         pts = [*lead, *pts]
         z = plan[-1][2]
-        return [(x, y, z, level) for x, y in pts] + [(goal[0], goal[1], z, level)], max(body.t, t_up)
+        # the way, when to set out, and the index of the point where he comes beside him
+        return [(x, y, z, level) for x, y in pts] + [(goal[0], goal[1], z, level)], max(body.t, t_up), len(lead)
 
     def _corners(self, body: Body, legs, stair_name, top_step: bool, t0: float) -> list[tuple[float, float, float, str]]:
         """Corner points (x, y, z, kind) from where the body is through each leg's end in turn."""
