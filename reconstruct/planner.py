@@ -223,6 +223,15 @@ def _too_close(dx: np.ndarray, dy: np.ndarray, same_level: np.ndarray, gap: floa
     return out
 
 
+def _window(k: np.ndarray, t0: float, t1: float) -> np.ndarray:
+    """The rows of a track's keys that cover t0…t1 (the key before t0 to the one after t1; the last key
+    when the track ended before), enough to interpolate it anywhere in between."""
+    i0 = max(0, int(np.searchsorted(k[:, 0], t0, side="right")) - 1)
+    i1 = int(np.searchsorted(k[:, 0], t1, side="right")) + 1
+    seg = k[i0:i1]
+    return seg if len(seg) else k[-1:]
+
+
 def _bearing(dx: float, dy: float) -> float:
     return math.degrees(math.atan2(dx, dy)) % 360
 
@@ -379,9 +388,10 @@ class Planner:
         stands on one's way (the 司馬 up on the hall as 司正 is not passed in the court): None then.
         A via nobody can pass is an error."""
         x, y, level, _ = self.resolve(text, b.id)
+        place = parse_place(text, self.names)
         mine = {b.level if b.level != STAIR else HALL, goal_level}
         if level not in mine:
-            base = parse_place(text, self.names).base
+            base = place.base
             if base in self.bodies or base in self.aliases:
                 self.explain.append(f"  {b.id}: {text} does not bind: {base} is on the {level}")
                 return None
@@ -393,7 +403,6 @@ class Planner:
                 self.fail(f"{b.id} cannot pass by way of {text}: it lies {math.hypot(fx - x, fy - y):.1f} m "
                           f"inside walls or fixtures")
             x, y = fx, fy
-        place = parse_place(text, self.names)
         if not place.offsets:
             return x, y, level
         ux, uy = unit_vector(place.offsets[-1][0], self.reading.diagonal)
@@ -431,15 +440,12 @@ class Planner:
     def standing(self, me: Body, t: float, level: str) -> list[tuple[float, float]]:
         """Where others stand at time t on a level, and where those still moving will stop (remembered
         while nobody's track changes: a walk asks several times before it is written)."""
-        key = (me.id, t, level, self._track_version(), tuple(self._extra_standing))
+        key = (me.id, t, level, self.track_index.version, tuple(self._extra_standing))
         if self._standing_memo[0] == key:
             return list(self._standing_memo[1])
         out = self._standing(me, t, level)
         self._standing_memo = (key, out)
         return list(out)
-
-    def _track_version(self) -> int:
-        return self.track_index.version
 
     def _standing(self, me: Body, t: float, level: str) -> list[tuple[float, float]]:
         out = [(x, y) for x, y, lv in self._extra_standing if lv == level]
@@ -458,14 +464,10 @@ class Planner:
     def free_spot(self, me: Body, x: float, y: float, level: str, t: float) -> tuple[float, float]:
         """The place itself, or the nearest spot beside it that nobody occupies and a body fits in."""
         others = self.standing(me, t, level) + self._stops_after(me, t, level)
-        lanes = [(kx, ky) for kx, ky, kl in self.keepout if kl == level]
 
         # the place, then rings of candidates round it (starting south, turning anticlockwise)
         cand = np.vstack([[x, y], *[np.c_[x + r * np.sin(_RING), y + r * np.cos(_RING)] for r in _RADII]])
-        ok = self.ground.are_free(level, cand)
-        if lanes:
-            o = np.asarray(lanes)
-            ok &= (((cand[:, None, :] - o[None, :, :]) ** 2).sum(-1) >= self.GAP ** 2).all(axis=1)
+        ok = self.ground.are_free(level, cand) & self.clear_of_lanes(level, cand)
         if others:
             o = np.asarray(others)
             near = np.sqrt(((cand[:, None, :] - o[None, :, :]) ** 2).sum(-1).min(axis=1))
@@ -483,6 +485,12 @@ class Planner:
             self.fail(f"{me.id} cannot reach ({x:.2f}, {y:.2f}) on the {level}: the nearest free ground is "
                       f"{math.hypot(fx - x, fy - y):.1f} m away")
         return fx, fy
+
+    def clear_of_lanes(self, level: str, pts: np.ndarray) -> np.ndarray:
+        """Which points (n, 2) keep the gap from the ways up and down the stairs and through the gate."""
+        lanes = np.asarray([(kx, ky) for kx, ky, kl in self.keepout if kl == level]).reshape(-1, 2)
+        d2 = ((pts[:, None, :] - lanes[None, :, :]) ** 2).sum(-1)
+        return (d2 >= self.GAP ** 2).all(axis=1)
 
     def _stops_after(self, me: Body, t: float, level: str, horizon: float = 180.0) -> list[tuple[float, float]]:
         """Where others are already planned to stop between t and t + horizon (so nobody takes the spot)."""
@@ -523,14 +531,7 @@ class Planner:
         for b in (self.bodies.values() if among is None else among):
             if b is me or not b.keys:
                 continue
-            k = b.array()
-            # only the part of the other's track inside my time window can meet me
-            i0 = max(0, int(np.searchsorted(k[:, 0], t0, side="right")) - 1)
-            i1 = int(np.searchsorted(k[:, 0], t1, side="right")) + 1
-            seg = k[i0:i1]
-            if not len(seg):
-                seg = k[-1:]
-            k = seg
+            k = seg = _window(b.array(), t0, t1)    # only this part of his track can meet me
             if (seg[:, 1].max() < lo[0] or seg[:, 1].min() > hi[0] or seg[:, 2].max() < lo[1]
                     or seg[:, 2].min() > hi[1]):
                 continue
@@ -622,12 +623,11 @@ class Planner:
         # itself is busy for any short wait, when no spot aside helps: then wait for the way to clear
         if found is None and stays and self._first_clear(body, plan, t0) is not None:
             gx, gy, glevel = legs[-1]
-            lanes = [(kx, ky) for kx, ky, kl in self.keepout if kl == glevel]
             horizon = self._tail_end(t0)
             gz = self.reading.hall_height if glevel == HALL else 0.0
             for dx, dy in self._ASIDE:
-                if not self.ground.is_free(glevel, gx + dx, gy + dy) or any(
-                        math.dist((gx + dx, gy + dy), k) < self.GAP for k in lanes):
+                if not (self.ground.is_free(glevel, gx + dx, gy + dy)
+                        and self.clear_of_lanes(glevel, np.asarray([[gx + dx, gy + dy]]))[0]):
                     continue
                 # a spot someone will still pass or stop on after one could possibly be there is no use
                 reach = t0 + 3.0 * math.dist((body.x, body.y), (gx + dx, gy + dy)) / self.pace.hall + 60.0
@@ -654,14 +654,13 @@ class Planner:
                 pts = self._from_here(body, t0 + found[0], found[1])
                 c = self.standing_conflict(body, pts[-1], self._tail_end(pts[-1][0]))
                 if c is not None:        # reported, never silent: someone planned earlier passes the spot
-                    self.conflicts.append(f"{self.current.id if self.current else '-'} {body.id} ~ {c[0]} "
-                                          f"at {c[1]:.1f} s (standing)")
+                    self._report(body, c, " (standing)")
         if found is None:
             timed = self._time_path(body, plan, t0)
             c = self.conflict(body, self._from_here(body, t0, timed))
             delay = 0.0
             if c is not None:
-                self.conflicts.append(f"{self.current.id if self.current else '-'} {body.id} ~ {c[0]} at {c[1]:.1f} s")
+                self._report(body, c)
         else:
             delay, timed = found
             if delay:
@@ -679,6 +678,10 @@ class Planner:
         body.t = timed[-1][0]
         self.explain.append(f"  {body.id}: {why}")
         self._last_walk[body.id] = (self.current.id if self.current else "", t0 + delay, start_xy, plan, n_before)
+
+    def _report(self, body: Body, c: tuple[str, float], what: str = "") -> None:
+        """A conflict the planner could not wait out or walk round, kept in the plan's ``conflicts``."""
+        self.conflicts.append(f"{self.current.id if self.current else '-'} {body.id} ~ {c[0]} at {c[1]:.1f} s{what}")
 
     def _catch_up(self, body: Body, side_plan, j: int, found, t_go: float):
         """A 下射 setting out beside his 上射 comes to his side when the 上射 passes there: the way to
@@ -710,14 +713,23 @@ class Planner:
             return found
         return delay, adj
 
-    def _partner_third_step(self, b: Body, st, down: bool = False) -> float | None:
-        """When a 下射's 上射 has just gone up (or down) this stair in this event: the time the 上射
-        stepped onto his third step (上射先升三等 / 降三等), so that the 下射 steps onto his first then,
-        one step between them (下射從之中等).  None otherwise."""
+    def _partner_walk(self, b: Body) -> tuple | None:
+        """The last walk of a 下射's 上射 if it belongs to the event being planned (event, set-out time,
+        start, corners, index of its first key), else None."""
         up = self.partner.get(b.id)
         last = self._last_walk.get(up) if up else None
         if last is None or self.current is None or last[0] != self.current.id:
             return None
+        return last
+
+    def _partner_third_step(self, b: Body, st, down: bool = False) -> float | None:
+        """When a 下射's 上射 has just gone up (or down) this stair in this event: the time the 上射
+        stepped onto his third step (上射先升三等 / 降三等), so that the 下射 steps onto his first then,
+        one step between them (下射從之中等).  None otherwise."""
+        last = self._partner_walk(b)
+        if last is None:
+            return None
+        up = self.partner[b.id]
         k = min(3, st.steps)
         step = st.steps - k + 1 if down else k
         for key in self.bodies[up].keys[last[4]:]:
@@ -763,9 +775,8 @@ class Planner:
     def _abreast(self, body: Body, plan, goal, apart: float = 0.6) -> tuple[list, float, int] | None:
         """A 下射 walking with his 上射 (耦…並行): the 上射's way, 0.6 m to its right, when both set out
         together from side by side to places side by side on one level."""
-        up = self.partner.get(body.id)
-        last = self._last_walk.get(up) if up else None
-        if last is None or not self.current or last[0] != self.current.id:
+        last = self._partner_walk(body)
+        if last is None:
             return None
         _, t_up, up_start, up_plan, _ = last
         if abs(t_up - body.t) > 3.0 or not up_plan or any(k not in (COURT, HALL) for *_, k in up_plan):
@@ -859,10 +870,7 @@ class Planner:
         grid = t0 + np.arange(J + max(shifts)) * step
         others = []
         for b in among:
-            k = b.array()
-            i0 = max(0, int(np.searchsorted(k[:, 0], grid[0], side="right")) - 1)
-            i1 = int(np.searchsorted(k[:, 0], grid[-1], side="right")) + 1
-            seg = k[i0:i1] if i0 < len(k) else k[-1:]
+            seg = _window(b.array(), grid[0], grid[-1])
             others.append([np.interp(grid, seg[:, 0], seg[:, j]) for j in (1, 2, 3)])
         if others:
             OX, OY, OZ = (np.stack([o[j] for o in others]) for j in range(3))    # (bodies, grid)
@@ -1068,8 +1076,7 @@ class Planner:
                 break
             if body.level != STAIR and not self.ground.is_free(level, nx_, ny_):
                 nx_, ny_ = self.ground.free_point(level, nx_, ny_)
-            if body.level != STAIR and any(math.dist((nx_, ny_), (kx, ky)) < self.GAP
-                                           for kx, ky, kl in self.keepout if kl == level):
+            if body.level != STAIR and not self.clear_of_lanes(level, np.asarray([[nx_, ny_]]))[0]:
                 continue          # not into the way up or down a stair
             path = [(body.t, body.x, body.y, z), (body.t + 0.9, nx_, ny_, z)]
             if self.conflict(body, path) is None and self.standing_conflict(

@@ -173,19 +173,18 @@ class Ground:
         radii = np.minimum(PERSON_GAP + ROUTE_MARGIN,
                            np.minimum(np.hypot(*(sp - start).T), np.hypot(*(sp - goal).T)) - 0.01)
         keep = radii >= 0.45
-        others = [((float(x), float(y)), float(r)) for (x, y), r in zip(sp[keep], radii[keep])]
+        centres, radii = sp[keep], radii[keep]
+        others = [((float(x), float(y)), float(r)) for (x, y), r in zip(centres, radii)]
         discs: list[tuple[tuple[float, float], float]] = []
         self.boxed_in = False
         path = self._route_static(lv, start, goal)
-        pts_o = shapely.points(np.asarray([p for p, _ in others]).reshape(-1, 2)) if others else None
+        pts_o = shapely.points(centres) if others else None
 
         def hits(path) -> list[int]:
             if len(path) < 2 or pts_o is None:
                 return []
-            d = shapely.distance(LineString(path), pts_o)
-            return [i for i in np.flatnonzero(d < np.asarray([r for _, r in others]) - 1e-3)]
+            return list(np.flatnonzero(shapely.distance(LineString(path), pts_o) < radii - 1e-3))
 
-        centres = np.asarray([p for p, _ in others]).reshape(-1, 2)
         for _ in range(5):
             idx = hits(path)
             if idx:       # those standing next to the ones hit are in the way of any way round them too
