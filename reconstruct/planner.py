@@ -869,8 +869,12 @@ class Planner:
         shifts = [round(d / step) for d in delays]
         grid = t0 + np.arange(J + max(shifts)) * step
         others = []
+        my_way = _way(pts[:, 1:3])
         for b in among:
             seg = _window(b.array(), grid[0], grid[-1])
+            # where his way over every wait tried never comes within the gap of mine, no wait meets him
+            if shapely.distance(my_way, _way(seg[:, 1:3])) >= self.GAP:
+                continue
             others.append([np.interp(grid, seg[:, 0], seg[:, j]) for j in (1, 2, 3)])
         if others:
             OX, OY, OZ = (np.stack([o[j] for o in others]) for j in range(3))    # (bodies, grid)
