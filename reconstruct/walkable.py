@@ -88,6 +88,7 @@ class Ground:
         blocked = shapely.union_all([hall, *stairs, *court_obs]).buffer(inflate, 2)
         court_free = court_free.difference(blocked)
         self._vis_cache: dict[tuple, np.ndarray] = {}
+        self._route_cache: dict[tuple, object] = {}
         self.boxed_in = False          # whether the last route had to pass too close to someone
         self.levels = {HALL: Level(HALL, H, _largest(hall_free)), COURT: Level(COURT, 0.0, _largest(court_free))}
         for level in self.levels.values():
@@ -237,21 +238,46 @@ class Ground:
         return hit
 
     def _route_with(self, lv: Level, start, goal, discs, local: bool = True) -> list[tuple[float, float]]:
-        """Visibility-graph shortest path on a level, avoiding discs of radius PERSON_GAP."""
+        """Visibility-graph shortest path on a level, avoiding discs of radius PERSON_GAP (remembered: the
+        planner asks the same way round the same people again when it tries waits and spots aside)."""
+        key = (lv.name, tuple(start), tuple(goal), tuple(discs), local)
+        hit = self._route_cache.get(key)
+        if hit is None:
+            try:
+                hit = self._route_with_uncached(lv, start, goal, discs, local)
+            except ValueError as e:
+                hit = e
+            if len(self._route_cache) > 20000:
+                self._route_cache.clear()
+            self._route_cache[key] = hit
+        if isinstance(hit, ValueError):
+            raise hit
+        return list(hit)
+
+    def _route_with_uncached(self, lv: Level, start, goal, discs, local: bool) -> list[tuple[float, float]]:
         centres = np.asarray([c for c, _ in discs], dtype=float).reshape(-1, 2)
         radii = np.asarray([r for _, r in discs], dtype=float)
+        d_lo, d_hi = centres - radii[:, None], centres + radii[:, None]
 
         def clear(a: np.ndarray, b: np.ndarray) -> np.ndarray:
             """Segments a→b (n, 2) that keep each disc's radius from its centre."""
-            if not len(centres):
-                return np.ones(len(a), bool)
-            ab = b - a                                             # (n, 2)
-            L2 = np.maximum(np.einsum("ij,ij->i", ab, ab), 1e-12)  # (n,)
-            ca = centres[None, :, :] - a[:, None, :]               # (n, m, 2)
-            t = np.clip(np.einsum("nmk,nk->nm", ca, ab) / L2[:, None], 0.0, 1.0)
-            dx = ca[..., 0] - ab[:, None, 0] * t
-            dy = ca[..., 1] - ab[:, None, 1] * t
-            return ((dx * dx + dy * dy) >= (radii[None, :] - 1e-6) ** 2).all(axis=1)
+            out = np.ones(len(a), bool)
+            if not len(centres) or not len(a):
+                return out
+            # only a disc whose box meets the segment's box can cut it: test those pairs exactly
+            lo, hi = np.minimum(a, b), np.maximum(a, b)
+            ei, di = np.nonzero((lo[:, None, 0] <= d_hi[None, :, 0]) & (hi[:, None, 0] >= d_lo[None, :, 0])
+                                & (lo[:, None, 1] <= d_hi[None, :, 1]) & (hi[:, None, 1] >= d_lo[None, :, 1]))
+            if not len(ei):
+                return out
+            p, ab = a[ei], b[ei] - a[ei]
+            L2 = np.maximum((ab * ab).sum(1), 1e-12)
+            ca = centres[di] - p
+            t = np.clip((ca * ab).sum(1) / L2, 0.0, 1.0)
+            dx, dy = ca[:, 0] - ab[:, 0] * t, ca[:, 1] - ab[:, 1] * t
+            cut = (dx * dx + dy * dy) < (radii[di] - 1e-6) ** 2
+            out[ei[cut]] = False
+            return out
 
         s_xy, g_xy = np.asarray(start, float), np.asarray(goal, float)
         if math.dist(start, goal) < 1e-6:
