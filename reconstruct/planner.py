@@ -1364,21 +1364,20 @@ class Planner:
     def act(self, b: Body, a) -> None:  # noqa: C901 — one branch per verb of the vocabulary
         P, v = self.pace, a.verb
         if v in ("go", "enter", "exit", "step_back", "step_forward") and a.place:
-            if v == "exit" or v == "enter":
-                gate = self.reading.landmarks["门"].position
-                if v == "exit":
-                    self.walk(b, (gate[0], gate[1] + 0.6, COURT), "出 by the 门")
             x, y, level, fh = self.resolve(a.place, b.id)
             via = [v for v in (self._via_point(p, b, level) for p in a.via) if v is not None]
             if v == "exit" and a.place in ("门", "門"):
                 y -= 1.5
-            slot = self._formation_slot(b.id, a.place) if v == "go" else None
+            # one's slot when the place is a formation one belongs to (反位, or 門外 as the guests leave)
+            slot = self._formation_slot(b.id, a.place) if v in ("go", "exit") else None
             if slot is None and v == "go" and a.rank:
                 slot = self._adhoc_slot(b, a)      # 北上 / 東上: one place each, in rank order
             if slot is not None:
                 x, y, level, fh = slot
             x, y = self.free_spot(b, x, y, level, b.t)
             why = f"{v} to {a.place}" + (f" by way of {', '.join(a.via)} (the text's via)" if a.via else "")
+            if v == "exit":
+                why += " (出: through the 门, the only way out)"
             if a.stair:
                 why += f" by the {a.stair} (stated)"
             self.walk(b, (x, y, level), why, a.stair, via=via)

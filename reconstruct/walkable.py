@@ -140,7 +140,7 @@ class Ground:
     def _build_graph(self, level: Level) -> None:
         area = level.area
         rings = [area.exterior, *area.interiors]
-        pts = np.unique(np.vstack([np.asarray(r.coords)[:-1] for r in rings]).round(4), axis=0)
+        pts = np.unique(np.vstack([np.asarray(r.coords)[:-1] for r in rings]), axis=0)
         level.nodes = pts
         level.prepared = area.buffer(1e-6)
         shapely.prepare(level.prepared)
