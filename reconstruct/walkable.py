@@ -330,12 +330,13 @@ class Ground:
             vis = self._visible(lv, pts[k])
             pairs_a.append(np.full(len(vis), k))
             pairs_b.append(vis)
-        # among the new nodes (corners round people, start, goal): near each other, or to start and goal
+        # among the new nodes (corners round people, start, goal): every pair, however far apart — from
+        # round one group of people straight to round another (with only near pairs, a goal just beyond
+        # a file could be reached only from where a straight line happened to be clear: round the far side
+        # of the court)
         ni, nj = np.triu_indices(n - nb, 1)
-        new_pts = pts[nb:]
-        close = (np.hypot(*(new_pts[ni] - new_pts[nj]).T) < 4.0) | (nj >= n - nb - 2)
-        pairs_a.append(nb + ni[close])
-        pairs_b.append(nb + nj[close])
+        pairs_a.append(nb + ni)
+        pairs_b.append(nb + nj)
         a_idx, b_idx = np.concatenate(pairs_a), np.concatenate(pairs_b)
         if len(a_idx):
             ok = clear(pts[a_idx], pts[b_idx])
