@@ -22,6 +22,7 @@ from .reading import Reading, Stair
 BODY_RADIUS = 0.25          # half a shoulder width, metres
 CLEARANCE = 0.05            # extra room kept from walls and fixtures
 PERSON_GAP = 0.5            # centre-to-centre distance kept from someone standing still
+END_REACH = 1.5             # corners round people this near the start or goal link to every other corner
 ROUTE_MARGIN = 0.03         # routes keep a little more, so a way round someone is not at the gap exactly
 
 # Landmark kinds that block walking, and on which level.
@@ -330,13 +331,16 @@ class Ground:
             vis = self._visible(lv, pts[k])
             pairs_a.append(np.full(len(vis), k))
             pairs_b.append(vis)
-        # among the new nodes (corners round people, start, goal): every pair, however far apart — from
-        # round one group of people straight to round another (with only near pairs, a goal just beyond
-        # a file could be reached only from where a straight line happened to be clear: round the far side
-        # of the court)
+        # among the new nodes (corners round people, start, goal): near pairs, and from the corners next to
+        # the start or the goal to every other however far (with near pairs only, a goal just past the end
+        # of a file could be reached only where a straight line to it happened to be clear: from the far
+        # side of the court)
         ni, nj = np.triu_indices(n - nb, 1)
-        pairs_a.append(nb + ni)
-        pairs_b.append(nb + nj)
+        new_pts = pts[nb:]
+        ends = np.minimum(np.hypot(*(new_pts - s_xy).T), np.hypot(*(new_pts - g_xy).T)) < END_REACH
+        close = (np.hypot(*(new_pts[ni] - new_pts[nj]).T) < 4.0) | ends[ni] | ends[nj]
+        pairs_a.append(nb + ni[close])
+        pairs_b.append(nb + nj[close])
         a_idx, b_idx = np.concatenate(pairs_a), np.concatenate(pairs_b)
         if len(a_idx):
             ok = clear(pts[a_idx], pts[b_idx])
