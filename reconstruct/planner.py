@@ -262,6 +262,7 @@ class Planner:
         self.person_ids = {p.id for p in rite.people}
         self.track_index = TrackIndex(len(rite.people))
         self._standing_memo: tuple = (None, [])
+        self._spots: dict[tuple, tuple] = {}      # candidate spots round a place, and which the ground allows
         self._by_slot: list[Body] = []
         self.aliases = {a: p.id for p in rite.people for a in p.aliases}
         self._extra_standing: list[tuple[float, float, str]] = []
@@ -452,6 +453,11 @@ class Planner:
         for b in self.bodies.values():
             if b is me:
                 continue
+            if b.keys and b.keys[-1][0] <= t:      # his track has ended: he stands where it ends
+                x, y, z = b.keys[-1][1:4]
+                if self.ground.level_at(x, y, z) == level:
+                    out.append((x, y))
+                continue
             x, y, z = self.position_at(b, t)
             if self.ground.level_at(x, y, z) == level:
                 out.append((x, y))
@@ -465,9 +471,13 @@ class Planner:
         """The place itself, or the nearest spot beside it that nobody occupies and a body fits in."""
         others = self.standing(me, t, level) + self._stops_after(me, t, level)
 
-        # the place, then rings of candidates round it (starting south, turning anticlockwise)
-        cand = np.vstack([[x, y], *[np.c_[x + r * np.sin(_RING), y + r * np.cos(_RING)] for r in _RADII]])
-        ok = self.ground.are_free(level, cand) & self.clear_of_lanes(level, cand)
+        # the place, then rings of candidates round it (starting south, turning anticlockwise); which of
+        # them the ground and the lanes allow is remembered per place (places are named again and again)
+        spots = self._spots.get((level, x, y))
+        if spots is None:
+            cand = np.vstack([[x, y], *[np.c_[x + r * np.sin(_RING), y + r * np.cos(_RING)] for r in _RADII]])
+            spots = self._spots[(level, x, y)] = (cand, self.ground.are_free(level, cand) & self.clear_of_lanes(level, cand))
+        cand, ok = spots[0], spots[1].copy()
         if others:
             o = np.asarray(others)
             near = np.sqrt(((cand[:, None, :] - o[None, :, :]) ** 2).sum(-1).min(axis=1))
