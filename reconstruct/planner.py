@@ -1590,7 +1590,7 @@ class Planner:
         """Where a carried prop is at time t: in the right hand, a little forward and to the right, at
         waist height (lower when kneeling), from the carrier's interpolated pose."""
         keys = b.keys
-        i = max(0, int(np.searchsorted([k[0] for k in keys], t, side="right")) - 1)
+        i = max(0, int(np.searchsorted(b.array()[:, 0], t, side="right")) - 1)
         x, y, z = self.position_at(b, t)
         k0 = keys[i]
         k1 = keys[i + 1] if i + 1 < len(keys) else k0
@@ -1613,7 +1613,9 @@ class Planner:
             handed = any(a <= t0 - 0.3 <= (end if e is None else e) for _, a, e in pr.intervals)
             if lying and t0 - 0.3 > lying[-1][0] and not handed:
                 keys.append([round(t0 - 0.3, 3), *lying[-1][1:5], "rest"])
-            keys += [self._hand(b, k[0]) for k in b.keys if t0 - 1e-6 <= k[0] <= t1 + 1e-6]
+            times = b.array()[:, 0]
+            i0, i1 = np.searchsorted(times, t0 - 1e-6, side="left"), np.searchsorted(times, t1 + 1e-6, side="right")
+            keys += [self._hand(b, k[0]) for k in b.keys[i0:i1]]
             keys += [self._hand(b, t0), self._hand(b, t1)]
         keys.sort(key=lambda k: (k[0], k[5] != "carried"))
         out: list[list] = []
