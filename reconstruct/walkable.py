@@ -45,6 +45,8 @@ class Level:
     dist: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))   # between corners
     pred: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), int))
     edge_box: tuple = ()                 # (lo, hi) corners of each edge's bounding box
+    prev: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))   # each corner's ring neighbours
+    next: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))
 
 
 def _octagon(x: float, y: float, r: float) -> Polygon:
@@ -140,12 +142,23 @@ class Ground:
     # -- routing -----------------------------------------------------------
     def _build_graph(self, level: Level) -> None:
         area = level.area
-        rings = [area.exterior, *area.interiors]
-        pts = np.unique(np.vstack([np.asarray(r.coords)[:-1] for r in rings]), axis=0)
+        rings = [np.asarray(r.coords)[:-1] for r in (area.exterior, *area.interiors)]
+        pts, inv = np.unique(np.vstack(rings), axis=0, return_inverse=True)
+        inv = inv.reshape(-1)
+        # each corner's neighbours along its ring: a shortest way turns at a corner only along a line
+        # that keeps both of them on one side (a tangent); other links are never used
+        level.prev, level.next = np.empty_like(pts), np.empty_like(pts)
+        k = 0
+        for ring in rings:
+            idx = inv[k:k + len(ring)]
+            level.prev[idx], level.next[idx] = np.roll(ring, 1, axis=0), np.roll(ring, -1, axis=0)
+            k += len(ring)
         level.nodes = pts
         level.prepared = area.buffer(1e-6)
         shapely.prepare(level.prepared)
         i, j = np.triu_indices(len(pts), 1)
+        tangent = _tangent(level, i, pts[j]) & _tangent(level, j, pts[i])
+        i, j = i[tangent], j[tangent]
         segs = shapely.linestrings(np.stack([pts[i], pts[j]], axis=1))
         ok = shapely.covers(level.prepared, segs)
         level.edges = np.stack([i[ok], j[ok]], axis=1)
@@ -233,6 +246,7 @@ class Ground:
         if hit is None:
             segs = shapely.linestrings(np.stack([np.repeat(p[None], len(lv.nodes), 0), lv.nodes], axis=1))
             hit = np.flatnonzero(shapely.covers(lv.prepared, segs))
+            hit = hit[_tangent(lv, hit, np.repeat(p[None], len(hit), 0))]    # only corners one turns at
             if len(self._vis_cache) > 20000:
                 self._vis_cache.clear()
             self._vis_cache[key] = hit
@@ -325,6 +339,8 @@ class Ground:
             # corners round people link to the static corners nearby only (a detour round a person is local)
             d = np.hypot(extra[:, None, 0] - base[None, :, 0], extra[:, None, 1] - base[None, :, 1])
             ei, bj = np.nonzero(d < 4.0)
+            turn = _tangent(lv, bj, extra[ei])
+            ei, bj = ei[turn], bj[turn]
             pairs_a.append(nb + ei)
             pairs_b.append(bj)
         for k in (s_i, g_i):                   # start and goal: every static corner they see (cached)
@@ -365,6 +381,17 @@ class Ground:
         while idx[-1] != s_i:
             idx.append(int(pred[idx[-1]]))
         return [tuple(map(float, pts[k])) for k in reversed(idx)]
+
+
+def _tangent(lv: Level, i: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """Whether the lines from corners i of a level to points q (n, 2) leave both ring neighbours of the
+    corner on one side (or on the line)."""
+    p = lv.nodes[i]
+    d = q - p
+    a, b = lv.prev[i] - p, lv.next[i] - p
+    c1 = d[:, 0] * a[:, 1] - d[:, 1] * a[:, 0]
+    c2 = d[:, 0] * b[:, 1] - d[:, 1] * b[:, 0]
+    return c1 * c2 >= -1e-9
 
 
 def _largest(geom) -> Polygon:
