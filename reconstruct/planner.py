@@ -1407,7 +1407,10 @@ class Planner:
             slot = self._formation_slot(b.id, a.place, a.rank) or self._adhoc_slot(b, a)
             x, y, level, fh = slot
             x, y = self.free_spot(b, x, y, level, b.t)
-            self.walk(b, (x, y, level), f"to his slot in {a.place} (rank order)", a.stair)
+            via = [v for v in (self._via_point(p, b, level) for p in a.via) if v is not None]
+            why = f"to his slot in {a.place} (rank order)" + (
+                f" by way of {', '.join(a.via)} (the text's via)" if a.via else "")
+            self.walk(b, (x, y, level), why, a.stair, via=via)
             self.face(b, fh)
         elif v == "ascend":
             st = self.reading.stairs.get(a.stair or "") or self._conventional_stair(b)

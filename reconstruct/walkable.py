@@ -67,7 +67,7 @@ class Ground:
         gw = reading.gate_width
         court = shapely.union_all([Polygon(reading.court_footprint),
                                    box(gx - gw / 2, gy - 1.0, gx + gw / 2, gy + 1.0),
-                                   box(gx - 8.0, gy - 6.0, gx + 8.0, gy - reading.wall_thickness / 2 - 0.01)])
+                                   box(gx - 12.0, gy - 8.0, gx + 12.0, gy - reading.wall_thickness / 2 - 0.01)])
         stairs = [Polygon(self.stair_footprint(s)) for s in reading.stairs.values()]
         hall_obs, court_obs = [], []
         for lm in reading.landmarks.values():

@@ -137,6 +137,18 @@ def test_via_east_of_the_zhong(plan):
     assert (p[beside, 0] > zx).all()
 
 
+def test_formation_keeps_the_texts_via(plan):
+    """三耦及众射者…进立于射位 by way of 司马之南 (formation … via=司马之南): every archer taking his place on
+    the 射位 (SW of the 司马) passes directly south of the 司马 on the way, not straight past his west."""
+    ev = next(e for e in plan["events"] if e["id"] == "p2.shewei")
+    ts = np.arange(ev["start"], ev["end"] + 1e-9, 0.1)
+    sima = sample(plan["actors"]["司马"], ts)
+    for who in ("上耦上射", "次耦下射", "下耦下射", "众宾3"):
+        p = sample(plan["actors"][who], ts)
+        south = (p[:, 1] < sima[:, 1] - 0.3) & (np.abs(p[:, 0] - sima[:, 0]) < 0.3)
+        assert south.any(), f"{who} never passes south of the 司马"
+
+
 def test_stairs_one_step_at_a_time(plan, reading):
     """Whoever goes up or down is on one step at a time: z takes only the step heights on the stair."""
     st = reading.stairs["西阶"]
