@@ -538,7 +538,9 @@ class Planner:
         mine = None
         my_way = None
         first: tuple[str, float] | None = None
-        for b in (self.bodies.values() if among is None else among):
+        if among is None:       # only those whose tracks come near, from the index
+            among = self.near_tracks(me, arr[:, 1:3].min(0), arr[:, 1:3].max(0), t0, t1)
+        for b in among:
             if b is me or not b.keys:
                 continue
             k = seg = _window(b.array(), t0, t1)    # only this part of his track can meet me
