@@ -565,7 +565,9 @@ class Planner:
         """First other person who comes closer than the gap to someone standing still at ``at`` = (t, x, y, z)
         until t1, or None (from :meth:`_near_times`)."""
         t0, x, y, z = at
-        others = [b for b in (self.bodies.values() if among is None else among) if b is not me]
+        if among is None:       # only those whose tracks come near the spot, from the index
+            among = self.near_tracks(me, (x, y), (x, y), t0, t1)
+        others = [b for b in among if b is not me]
         spans, who = self._near_times(me, x, y, z, t0, t1, others, with_who=True)
         hit = np.flatnonzero((spans[:, 1] > t0) & (spans[:, 0] < t1)) if len(spans) else []
         if not len(hit):
