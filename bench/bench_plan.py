@@ -2,7 +2,8 @@
 
 Prints the wall time of each plan and the ratio against the 3-衆賓 baseline run in the same invocation,
 with the ratio of people and the seconds each added person costs (constant when growth is linear), and how
-many walks were planned (the rite's loops give each added 衆賓 more walks than the average person).  Run: .venv/bin/python bench/bench_plan.py
+many walks were planned (the rite's loops give each added 衆賓 more walks than the average person) and
+what each cost on average (constant when crowds cost nothing extra).  Run: .venv/bin/python bench/bench_plan.py
 """
 from __future__ import annotations
 
@@ -37,8 +38,8 @@ def main() -> None:
             base = (best, people)
         marginal = f", +{(best - prev[0]) / (people - prev[1]):.2f} s per added person" if prev else ""
         print(f"众宾 {n:3d}: {people:3d} people, {len(plan['events']):4d} events, {walks:5d} walks, planned in "
-              f"{best:6.2f} s (x{best / base[0]:.2f} time for x{people / base[1]:.2f} people{marginal}), "
-              f"{len(plan['conflicts'])} conflicts left", flush=True)
+              f"{best:6.2f} s (x{best / base[0]:.2f} time for x{people / base[1]:.2f} people{marginal}; "
+              f"{1000 * best / walks:.2f} ms per walk), {len(plan['conflicts'])} conflicts left", flush=True)
         prev = (best, people)
 
 
