@@ -186,6 +186,8 @@ def make_canvas(plans: list[dict], title: str = "", scale: float = 26.0) -> Canv
         # and everyone's places (the 堂西 files reach well west of the hall)
         for tr in p.get("actors", {}).values():
             xs.extend(k[1] + (1.0 if k[1] > 0 else -1.0) for k in tr["keys"] if k[2] > -20.0)
+    # the lowest anyone stands (the guests' files outside the gate at the end)
+    y_low = min([k[2] for p in plans for tr in p.get("actors", {}).values() for k in tr["keys"]] + [0.0])
     hall_top = max(ys) + 1.5
     y_fa = max(_lm(p, "乏")[1] for p in plans if _lm(p, "乏"))
     y_hou = min(_lm(p, "侯")[1] for p in plans if _lm(p, "侯"))
@@ -195,7 +197,7 @@ def make_canvas(plans: list[dict], title: str = "", scale: float = 26.0) -> Canv
     fa_top = y_fa + 4.0
     x_half = max(16.0, max(abs(x) for x in xs if abs(x) < 30) + 2.0)
     sections = [(hall_top, court_bottom, scale), (court_bottom, fa_top, 60.0 / max(1.0, court_bottom - fa_top)),
-                (fa_top, y_hou - 3.0, scale * 0.55)]
+                (fa_top, min(y_hou - 3.0, y_low - 1.5), scale * 0.55)]
     return Canvas(-x_half, x_half, sections, scale, title=title)
 
 
