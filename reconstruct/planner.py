@@ -473,11 +473,12 @@ class Planner:
 
         # the place, then rings of candidates round it (starting south, turning anticlockwise); which of
         # them the ground and the lanes allow is remembered per place (places are named again and again)
-        spots = self._spots.get((level, x, y))
-        if spots is None:
+        if (level, x, y) not in self._spots:
             cand = np.vstack([[x, y], *[np.c_[x + r * np.sin(_RING), y + r * np.cos(_RING)] for r in _RADII]])
-            spots = self._spots[(level, x, y)] = (cand, self.ground.are_free(level, cand) & self.clear_of_lanes(level, cand))
-        cand, ok = spots[0], spots[1].copy()
+            allowed = self.ground.are_free(level, cand) & self.clear_of_lanes(level, cand)
+            self._spots[(level, x, y)] = (cand, allowed)
+        cand, allowed = self._spots[(level, x, y)]
+        ok = allowed.copy()
         if others:
             o = np.asarray(others)
             near = np.sqrt(((cand[:, None, :] - o[None, :, :]) ** 2).sum(-1).min(axis=1))

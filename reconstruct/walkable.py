@@ -2,7 +2,8 @@
 
 Each level is a shapely polygon of free space for a body centre (obstacles inflated
 by the body radius).  Routes are shortest paths on a visibility graph (shapely +
-networkx); people standing still are added as discs when a route would cross them.
+scipy), kept to the tangent links between corners (the only ones a shortest way
+uses); people standing still are added as discs when a route would cross them.
 """
 from __future__ import annotations
 
@@ -12,10 +13,10 @@ from dataclasses import dataclass, field
 import networkx as nx
 import numpy as np
 import shapely
-from shapely.geometry import LineString, Point, Polygon, box
-from shapely.ops import nearest_points
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import dijkstra
+from shapely.geometry import LineString, Point, Polygon, box
+from shapely.ops import nearest_points
 
 from .reading import Reading, Stair
 
@@ -54,6 +55,9 @@ def _octagon(x: float, y: float, r: float) -> Polygon:
     return Polygon(np.c_[x + r * np.cos(a) / math.cos(math.pi / 8), y + r * np.sin(a) / math.cos(math.pi / 8)])
 
 
+_RING = np.asarray(_octagon(0.0, 0.0, 1.0).exterior.coords)[:-1]     # a unit octagon's corners
+
+
 class Ground:
     """The two walkable levels of a reading and how to route across them."""
 
@@ -62,7 +66,8 @@ class Ground:
         self.radius = radius
         H = reading.hall_height
         hall = Polygon(reading.hall_footprint)
-        # the walled court, the gate's passage and an apron of ground outside it (门外)
+        # the walled court, the gate's passage and an apron of ground outside it (门外), room enough for
+        # the guests' files as they leave (门外位)
         gx, gy = reading.gate[0], reading.gate[1]
         gw = reading.gate_width
         court = shapely.union_all([Polygon(reading.court_footprint),
@@ -301,8 +306,7 @@ class Ground:
             return [start, goal]
         extra = np.zeros((0, 2))
         if len(centres):
-            ring = np.asarray(_octagon(0.0, 0.0, 1.0).exterior.coords)[:-1]
-            extra = np.vstack([c + ring * (r + 0.03) for c, r in zip(centres, radii)])
+            extra = np.vstack([c + _RING * (r + 0.03) for c, r in zip(centres, radii)])
             extra = extra[shapely.covers(lv.prepared, shapely.points(extra))]
             far = np.ones(len(extra), bool)
             for c, r in zip(centres, radii):
