@@ -1380,7 +1380,7 @@ class Planner:
         P, v = self.pace, a.verb
         if v in ("go", "enter", "exit", "step_back", "step_forward") and a.place:
             x, y, level, fh = self.resolve(a.place, b.id)
-            via = [v for v in (self._via_point(p, b, level) for p in a.via) if v is not None]
+            via, by_way = self._text_via(b, a, level)
             if v == "exit" and a.place in ("门", "門"):
                 y -= 1.5
             # one's slot when the place is a formation one belongs to (反位, or 門外 as the guests leave)
@@ -1390,7 +1390,7 @@ class Planner:
             if slot is not None:
                 x, y, level, fh = slot
             x, y = self.free_spot(b, x, y, level, b.t)
-            why = f"{v} to {a.place}" + (f" by way of {', '.join(a.via)} (the text's via)" if a.via else "")
+            why = f"{v} to {a.place}" + by_way
             if v == "exit":
                 why += " (出: through the 门, the only way out)"
             if a.stair:
@@ -1412,10 +1412,8 @@ class Planner:
             slot = self._formation_slot(b.id, a.place, a.rank) or self._adhoc_slot(b, a)
             x, y, level, fh = slot
             x, y = self.free_spot(b, x, y, level, b.t)
-            via = [v for v in (self._via_point(p, b, level) for p in a.via) if v is not None]
-            why = f"to his slot in {a.place} (rank order)" + (
-                f" by way of {', '.join(a.via)} (the text's via)" if a.via else "")
-            self.walk(b, (x, y, level), why, a.stair, via=via)
+            via, by_way = self._text_via(b, a, level)
+            self.walk(b, (x, y, level), f"to his slot in {a.place} (rank order)" + by_way, a.stair, via=via)
             self.face(b, fh)
         elif v == "ascend":
             st = self.reading.stairs.get(a.stair or "") or self._conventional_stair(b)
@@ -1502,6 +1500,11 @@ class Planner:
                                "kneel_bow", "wash", "pour", "drink", "offer", "count", "perform", "wait"):
             self.face(b, self.heading_toward(b, a.heading))
             self.stated[b.id] = (self.current.id if self.current else "", b.heading)
+
+    def _text_via(self, b: Body, a, level: str) -> tuple[list, str]:
+        """The via points the text names for an action (由X之南 …), and the words that explain them."""
+        via = [p for p in (self._via_point(name, b, level) for name in a.via) if p is not None]
+        return via, (f" by way of {', '.join(a.via)} (the text's via)" if a.via else "")
 
     def _near_fixture(self, b: Body, name: str, within: float) -> None:
         lm = self.reading.landmarks.get(name)
