@@ -249,9 +249,9 @@ class Ground:
         key = (lv.name, round(float(p[0]), 3), round(float(p[1]), 3))
         hit = self._vis_cache.get(key)
         if hit is None:
-            segs = shapely.linestrings(np.stack([np.repeat(p[None], len(lv.nodes), 0), lv.nodes], axis=1))
-            hit = np.flatnonzero(shapely.covers(lv.prepared, segs))
-            hit = hit[_tangent(lv, hit, np.repeat(p[None], len(hit), 0))]    # only corners one turns at
+            turn = np.flatnonzero(_tangent(lv, np.arange(len(lv.nodes)), np.repeat(p[None], len(lv.nodes), 0)))
+            segs = shapely.linestrings(np.stack([np.repeat(p[None], len(turn), 0), lv.nodes[turn]], axis=1))
+            hit = turn[shapely.covers(lv.prepared, segs)]       # only corners one turns at, and sees
             if len(self._vis_cache) > 20000:
                 self._vis_cache.clear()
             self._vis_cache[key] = hit
