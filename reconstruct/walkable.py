@@ -307,11 +307,11 @@ class Ground:
         extra = np.zeros((0, 2))
         if len(centres):
             extra = np.vstack([c + _RING * (r + 0.03) for c, r in zip(centres, radii)])
-            extra = extra[shapely.covers(lv.prepared, shapely.points(extra))]
-            far = np.ones(len(extra), bool)
+            owner = np.repeat(np.arange(len(centres)), len(_RING))     # whose corner each is
+            keep = shapely.covers(lv.prepared, shapely.points(extra))
             for c, r in zip(centres, radii):
-                far &= np.hypot(*(extra - c).T) >= r
-            extra = extra[far]
+                keep &= np.hypot(*(extra - c).T) >= r
+            extra, owner = extra[keep], owner[keep]
         base = lv.nodes
         nb = len(base)
         pts = np.vstack([base, extra, s_xy[None], g_xy[None]])
@@ -362,6 +362,15 @@ class Ground:
         pairs_a.append(nb + ni[close])
         pairs_b.append(nb + nj[close])
         a_idx, b_idx = np.concatenate(pairs_a), np.concatenate(pairs_b)
+        if len(a_idx) and len(extra):
+            # a line from a corner round someone that cuts into him fails the test below anyway: drop
+            # those first, testing only him (the same test), so the full test has fewer lines to try
+            drop = np.zeros(len(a_idx), bool)
+            for end, other in ((a_idx, b_idx), (b_idx, a_idx)):
+                mine = np.flatnonzero((end >= nb) & (end < nb + len(extra)))
+                who = owner[end[mine] - nb]
+                drop[mine[_cuts(pts[end[mine]], pts[other[mine]], centres[who], radii[who])]] = True
+            a_idx, b_idx = a_idx[~drop], b_idx[~drop]
         if len(a_idx):
             ok = clear(pts[a_idx], pts[b_idx])
             # static visibility is already known for start/goal → static corners; the rest is checked here
@@ -385,6 +394,16 @@ class Ground:
         while idx[-1] != s_i:
             idx.append(int(pred[idx[-1]]))
         return [tuple(map(float, pts[k])) for k in reversed(idx)]
+
+
+def _cuts(a: np.ndarray, b: np.ndarray, c: np.ndarray, r: np.ndarray) -> np.ndarray:
+    """Whether segments a→b (n, 2) come closer than r (n,) to points c (n, 2), one disc per segment."""
+    ab = b - a
+    L2 = np.maximum((ab * ab).sum(1), 1e-12)
+    ca = c - a
+    t = np.clip((ca * ab).sum(1) / L2, 0.0, 1.0)
+    dx, dy = ca[:, 0] - ab[:, 0] * t, ca[:, 1] - ab[:, 1] * t
+    return (dx * dx + dy * dy) < (r - 1e-6) ** 2
 
 
 def _tangent(lv: Level, i: np.ndarray, q: np.ndarray) -> np.ndarray:
