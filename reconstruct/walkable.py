@@ -290,13 +290,7 @@ class Ground:
                                 & (lo[:, None, 1] <= d_hi[None, :, 1]) & (hi[:, None, 1] >= d_lo[None, :, 1]))
             if not len(ei):
                 return out
-            p, ab = a[ei], b[ei] - a[ei]
-            L2 = np.maximum((ab * ab).sum(1), 1e-12)
-            ca = centres[di] - p
-            t = np.clip((ca * ab).sum(1) / L2, 0.0, 1.0)
-            dx, dy = ca[:, 0] - ab[:, 0] * t, ca[:, 1] - ab[:, 1] * t
-            cut = (dx * dx + dy * dy) < (radii[di] - 1e-6) ** 2
-            out[ei[cut]] = False
+            out[ei[_cuts(a[ei], b[ei], centres[di], radii[di])]] = False
             return out
 
         s_xy, g_xy = np.asarray(start, float), np.asarray(goal, float)
