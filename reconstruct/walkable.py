@@ -10,7 +10,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-import networkx as nx
 import numpy as np
 import shapely
 from scipy.sparse import csr_matrix
@@ -39,7 +38,6 @@ class Level:
     z: float
     area: Polygon                        # where a body centre may be
     nodes: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))
-    graph: nx.Graph = field(default_factory=nx.Graph)   # the static visibility graph, for inspection
     edges: np.ndarray = field(default_factory=lambda: np.zeros((0, 2), int))
     weights: np.ndarray = field(default_factory=lambda: np.zeros(0))
     prepared: object = None
@@ -50,12 +48,9 @@ class Level:
     next: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))
 
 
-def _octagon(x: float, y: float, r: float) -> Polygon:
-    a = np.arange(8) * math.pi / 4 + math.pi / 8
-    return Polygon(np.c_[x + r * np.cos(a) / math.cos(math.pi / 8), y + r * np.sin(a) / math.cos(math.pi / 8)])
-
-
-_RING = np.asarray(_octagon(0.0, 0.0, 1.0).exterior.coords)[:-1]     # a unit octagon's corners
+# the corners of a unit octagon whose sides touch the unit circle: the corners of a way round someone
+_A = np.arange(8) * math.pi / 4 + math.pi / 8
+_RING = np.c_[np.cos(_A) / math.cos(math.pi / 8), np.sin(_A) / math.cos(math.pi / 8)]
 
 
 class Ground:
@@ -168,9 +163,6 @@ class Ground:
         ok = shapely.covers(level.prepared, segs)
         level.edges = np.stack([i[ok], j[ok]], axis=1)
         level.weights = np.hypot(*(pts[i[ok]] - pts[j[ok]]).T)
-        g = nx.Graph()
-        g.add_weighted_edges_from(zip(i[ok].tolist(), j[ok].tolist(), level.weights.tolist()))
-        level.graph = g
         # shortest ways between all corners, once: a route nobody stands in the way of is read off these
         m = csr_matrix((np.maximum(level.weights, 1e-9), (level.edges[:, 0], level.edges[:, 1])),
                        shape=(len(pts), len(pts)))
