@@ -634,6 +634,19 @@ STRUCTURAL = {"hall", "edge", "purlin", "wall", "column", "eave", "stair", "room
 NO_GEOMETRY = {"mark", "formation"}
 
 
+FIELD_COLOR = "#a3a27c"
+
+
+def field_mesh(reading: Reading, size: float = 600.0) -> trimesh.Trimesh:
+    """The fields outside the court wall: a square of ground round the court, a little below it, so that
+    whoever stands outside the gate (门外) stands on something."""
+    fp = np.asarray(reading.court_footprint)
+    cx, cy = fp[:, 0].mean(), fp[:, 1].mean()
+    h = size / 2
+    v = np.array([[cx - h, cy - h, -0.08], [cx + h, cy - h, -0.08], [cx + h, cy + h, -0.08], [cx - h, cy + h, -0.08]])
+    return trimesh.Trimesh(v, np.array([[0, 1, 2], [0, 2, 3]]), process=False)
+
+
 def build_ground(reading: Reading) -> list[GroundPart]:
     """All the parts of the ground, grouped and named by landmark (node names unique, ASCII)."""
     parts = _hall(reading) + _court(reading) + _target(reading)

@@ -31,7 +31,7 @@ os.environ.setdefault("VTK_DEFAULT_OPENGL_WINDOW", "vtkEGLRenderWindow")
 from PIL import Image, ImageDraw, ImageFont  # noqa: E402
 
 from .fonts import font_path  # noqa: E402
-from .ground import GroundPart, build_ground  # noqa: E402
+from .ground import FIELD_COLOR, GroundPart, build_ground, field_mesh  # noqa: E402
 from .names import traditional  # noqa: E402
 from .outputs import atomic_path  # noqa: E402
 from .reading import Reading  # noqa: E402
@@ -112,11 +112,7 @@ def _split_roof(reading: Reading, part: GroundPart):
 
 def _add_scene(pl, reading: Reading, parts: list[GroundPart], mode: str) -> None:
     pv = _pv()
-    fp = np.array(reading.court_footprint)
-    # fields outside the wall
-    cx, cy = fp[:, 0].mean(), fp[:, 1].mean()
-    field = pv.Plane(center=(cx, cy, -0.08), direction=(0, 0, 1), i_size=600, j_size=600)
-    pl.add_mesh(field, color="#a3a27c", ambient=0.35, diffuse=0.7, specular=0.0)
+    pl.add_mesh(pv.wrap(field_mesh(reading)), color=FIELD_COLOR, ambient=0.35, diffuse=0.7, specular=0.0)
     for p in parts:
         if mode == "plan" and p.node in HIDE_IN_PLAN:
             continue

@@ -47,11 +47,13 @@ def parse_size(value: str) -> tuple[int, int]:
     return w, h
 
 
-def ground_meshes(reading) -> list[tuple[str, object, tuple[float, float, float]]]:
-    """The ground as the ``(name, mesh, rgb)`` tuples :func:`render_video` expects."""
-    from .ground import build_ground
+def ground_meshes(reading) -> list[tuple[str, object, tuple[float, float, float] | str]]:
+    """The ground as the ``(name, mesh, rgb)`` tuples :func:`render_video` expects, with the fields
+    outside the wall (as the stills draw them) for those who stand outside the gate."""
+    from .ground import FIELD_COLOR, build_ground, field_mesh
 
-    return [(p.node, p.mesh, tuple(float(c) for c in p.color)) for p in build_ground(reading)]
+    return [("field", field_mesh(reading), FIELD_COLOR),
+            *((p.node, p.mesh, tuple(float(c) for c in p.color)) for p in build_ground(reading))]
 
 
 def load_plan_file(path: Path) -> dict:
