@@ -92,6 +92,12 @@ class Ground:
         court_free = court_free.difference(blocked)
         self._vis_cache: dict[tuple, np.ndarray] = {}
         self._route_cache: dict[tuple, object] = {}
+        self._disc_ids: dict[tuple, int] = {}    # ways round people standing (see _disc)
+        self._discs: list[tuple] = []
+        self._link_cache: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
+        self._n_corners = 0
+        self._corner_rows: list[tuple] = [(np.zeros((0, 2)), np.zeros((0, 2)), np.zeros(0))]  # every disc corner:
+        # where it is, its disc's centre and radius (in chunks, joined when needed)
         self.boxed_in = False          # whether the last route had to pass too close to someone
         self.levels = {HALL: Level(HALL, H, _largest(hall_free)), COURT: Level(COURT, 0.0, _largest(court_free))}
         for level in self.levels.values():
@@ -290,63 +296,89 @@ class Ground:
             return [start, goal]
         if shapely.covers(lv.prepared, LineString([start, goal])) and clear(s_xy[None], g_xy[None])[0]:
             return [start, goal]
-        extra = np.zeros((0, 2))
-        if len(centres):
-            extra = np.vstack([c + _RING * (r + 0.03) for c, r in zip(centres, radii)])
-            owner = np.repeat(np.arange(len(centres)), len(_RING))     # whose corner each is
-            keep = shapely.covers(lv.prepared, shapely.points(extra))
-            for c, r in zip(centres, radii):
-                keep &= np.hypot(*(extra - c).T) >= r
-            extra, owner = extra[keep], owner[keep]
         base = lv.nodes
         nb = len(base)
+        # the corners round each person that the ground allows and nobody else's disc covers
+        ids = [self._disc(lv, c, r) for c, r in discs]
+        info = [self._discs[i] for i in ids]
+        sizes = np.asarray([len(d[2]) for d in info], int)
+        offset = np.concatenate([[0], np.cumsum(sizes)])
+        extra = np.vstack([d[2] for d in info]) if info else np.zeros((0, 2))
+        owner = np.repeat(np.arange(len(info)), sizes)                 # whose corner each is
+        keep = np.ones(len(extra), bool)
+        if len(extra):
+            keep = (np.hypot(extra[:, None, 0] - centres[None, :, 0], extra[:, None, 1] - centres[None, :, 1])
+                    >= radii[None, :]).all(axis=1)
+        new_index = np.cumsum(keep) - 1 + nb          # a kept corner's node number
+        extra, owner = extra[keep], owner[keep]
         pts = np.vstack([base, extra, s_xy[None], g_xy[None]])
         n = len(pts)
         s_i, g_i = n - 2, n - 1
         # static edges still clear of the discs, within reach of the way (a detour round people is local;
         # the whole ground again if no way is found there)
         e = lv.edges
-        keep = np.ones(len(e), bool)
+        keep_e = np.ones(len(e), bool)
         if local:
             box = np.vstack([s_xy, g_xy, centres])
             lo_b, hi_b = box.min(0) - 6.0, box.max(0) + 6.0
             inside = ((base >= lo_b) & (base <= hi_b)).all(axis=1)
-            keep &= inside[e[:, 0]] & inside[e[:, 1]]
+            keep_e &= inside[e[:, 0]] & inside[e[:, 1]]
         if len(centres):   # only edges whose box comes near a disc can be cut by it
             lo, hi = lv.edge_box
             near = np.zeros(len(e), bool)
             for c, r in zip(centres, radii):
                 near |= ((lo[:, 0] <= c[0] + r) & (hi[:, 0] >= c[0] - r) & (lo[:, 1] <= c[1] + r)
                          & (hi[:, 1] >= c[1] - r))
-            idx = np.flatnonzero(near & keep)
-            keep[idx] = clear(base[e[idx, 0]], base[e[idx, 1]])
-        rows, cols, wts = [e[keep, 0]], [e[keep, 1]], [lv.weights[keep]]
-        # edges from the new nodes (disc corners, start, goal): to the static nodes (visibility cached per
-        # point, then checked against the discs) and among themselves
-        n_extra = len(extra)
-        pairs_a, pairs_b = [], []              # candidate edges (i, j), checked in one batch below
-        if n_extra:
-            # corners round people link to the static corners nearby only (a detour round a person is local)
-            d = np.hypot(extra[:, None, 0] - base[None, :, 0], extra[:, None, 1] - base[None, :, 1])
-            ei, bj = np.nonzero(d < 4.0)
-            turn = _tangent(lv, bj, extra[ei])
-            ei, bj = ei[turn], bj[turn]
-            pairs_a.append(nb + ei)
-            pairs_b.append(bj)
-        for k in (s_i, g_i):                   # start and goal: every static corner they see (cached)
+            idx = np.flatnonzero(near & keep_e)
+            keep_e[idx] = clear(base[e[idx, 0]], base[e[idx, 1]])
+        rows, cols, wts = [e[keep_e, 0]], [e[keep_e, 1]], [lv.weights[keep_e]]
+        # links known on the ground already (worked out once per person's disc and pair of discs): from
+        # the corners round people to the fixtures' corners near, and among corners round people near
+        # each other; they are only tested against the other discs here
+        known_a = known_b = np.zeros(0, int)
+        if len(info):
+            local_of = np.full(self._n_corners, -1)
+            gids = np.concatenate([np.arange(d[5], d[5] + len(d[2])) for d in info])
+            local_of[gids] = np.where(keep, new_index, -1)
+            ga = np.concatenate([d[5] + d[3] for d in info])
+            sb = np.concatenate([d[4] for d in info])
+            la = local_of[ga]
+            known_a, known_b = [la[la >= 0]], [sb[la >= 0]]
+            cr = (radii + 0.03) / math.cos(math.pi / 8)        # how far a disc's corners lie from its centre
+            pi, qi = np.triu_indices(len(info), 0)
+            reach = np.hypot(*(centres[pi] - centres[qi]).T) < 4.0 + cr[pi] + cr[qi] + 1e-6
+            ida, idb = np.asarray(ids)[pi[reach]], np.asarray(ids)[qi[reach]]
+            lo_id, hi_id = np.minimum(ida, idb).tolist(), np.maximum(ida, idb).tolist()
+            links = self._disc_links(lv, list(zip(lo_id, hi_id)))
+            ga = np.concatenate([x[0] for x in links])
+            gb = np.concatenate([x[1] for x in links])
+            la, lb = local_of[ga], local_of[gb]
+            sel = (la >= 0) & (lb >= 0)
+            la, lb = la[sel], lb[sel]
+            known_a.append(np.minimum(la, lb))
+            known_b.append(np.maximum(la, lb))
+            known_a, known_b = np.concatenate(known_a), np.concatenate(known_b)
+        # the rest, worked out here: from the start and the goal to the fixtures' corners they see (cached
+        # per point), and from the start, the goal and the corners next to them to every other new node
+        # however far (with near links only, a goal just past the end of a file could be reached only where
+        # a straight line to it happened to be clear: from the far side of the court)
+        pairs_a, pairs_b = [], []
+        for k in (s_i, g_i):
             vis = self._visible(lv, pts[k])
             pairs_a.append(np.full(len(vis), k))
             pairs_b.append(vis)
-        # among the new nodes (corners round people, start, goal): near pairs, and from the corners next to
-        # the start or the goal to every other however far (with near pairs only, a goal just past the end
-        # of a file could be reached only where a straight line to it happened to be clear: from the far
-        # side of the court)
-        ni, nj = np.triu_indices(n - nb, 1)
         new_pts = pts[nb:]
-        ends = np.minimum(np.hypot(*(new_pts - s_xy).T), np.hypot(*(new_pts - g_xy).T)) < END_REACH
-        close = (np.hypot(*(new_pts[ni] - new_pts[nj]).T) < 4.0) | ends[ni] | ends[nj]
-        pairs_a.append(nb + ni[close])
-        pairs_b.append(nb + nj[close])
+        m = len(new_pts)
+        ends = np.flatnonzero(np.minimum(np.hypot(*(new_pts - s_xy).T), np.hypot(*(new_pts - g_xy).T)) < END_REACH)
+        ei, ej = np.repeat(ends, m), np.tile(np.arange(m), len(ends))
+        is_end = np.zeros(m, bool)
+        is_end[ends] = True
+        once = (ei != ej) & ((ei < ej) | ~is_end[ej])          # each pair once
+        ni, nj = np.minimum(ei, ej)[once], np.maximum(ei, ej)[once]
+        both = (ni < len(extra)) & (nj < len(extra))
+        far = ~both | ~(np.hypot(*(new_pts[ni] - new_pts[nj]).T) < 4.0)   # near ones are known above
+        pairs_a.append(nb + ni[far])
+        pairs_b.append(nb + nj[far])
         a_idx, b_idx = np.concatenate(pairs_a), np.concatenate(pairs_b)
         if len(a_idx) and len(extra):
             # a line from a corner round someone that cuts into him fails the test below anyway: drop
@@ -357,11 +389,15 @@ class Ground:
                 who = owner[end[mine] - nb]
                 drop[mine[_cuts(pts[end[mine]], pts[other[mine]], centres[who], radii[who])]] = True
             a_idx, b_idx = a_idx[~drop], b_idx[~drop]
+        n_known = len(known_a)
+        a_idx, b_idx = np.concatenate([known_a, a_idx]), np.concatenate([known_b, b_idx])
         if len(a_idx):
             ok = clear(pts[a_idx], pts[b_idx])
-            # static visibility is already known for start/goal → static corners; the rest is checked here
-            known = ((a_idx == s_i) | (a_idx == g_i)) & (b_idx < nb)
-            need = ok & ~known
+            # on the ground is known for the links above and for start/goal → fixtures' corners; the
+            # rest is checked here
+            need = ok.copy()
+            need[:n_known] = False
+            need &= ~(((a_idx == s_i) | (a_idx == g_i)) & (b_idx < nb))
             if need.any():
                 segs = shapely.linestrings(np.stack([pts[a_idx[need]], pts[b_idx[need]]], axis=1))
                 ok[np.flatnonzero(need)] = shapely.covers(lv.prepared, segs)
@@ -381,6 +417,66 @@ class Ground:
             idx.append(int(pred[idx[-1]]))
         return [tuple(map(float, pts[k])) for k in reversed(idx)]
 
+    def _disc(self, lv: Level, centre: tuple[float, float], r: float) -> int:
+        """The id of a way round someone standing (a disc), with what never changes about it worked out
+        once: its corners the ground allows, and its links to the fixtures' corners (near, tangent at the
+        fixture's corner, on the ground, clear of him).  People stand on the same spots for minutes and
+        the planner routes round them again and again."""
+        key = (lv.name, centre, r)
+        i = self._disc_ids.get(key)
+        if i is not None:
+            return i
+        c = np.asarray(centre, float)
+        ring = c + _RING * (r + 0.03)
+        ring = ring[shapely.covers(lv.prepared, shapely.points(ring))]
+        base = lv.nodes
+        d = np.hypot(ring[:, None, 0] - base[None, :, 0], ring[:, None, 1] - base[None, :, 1])
+        ei, bj = np.nonzero(d < 4.0)
+        turn = _tangent(lv, bj, ring[ei])
+        ei, bj = ei[turn], bj[turn]
+        ok = ~_cuts(ring[ei], base[bj], np.broadcast_to(c, (len(ei), 2)), np.full(len(ei), r))
+        ei, bj = ei[ok], bj[ok]
+        ok = shapely.covers(lv.prepared, shapely.linestrings(np.stack([ring[ei], base[bj]], axis=1)))
+        i = len(self._disc_ids)
+        self._disc_ids[key] = i
+        self._discs.append((c, r, ring, ei[ok], bj[ok], self._n_corners))
+        self._n_corners += len(ring)
+        self._corner_rows.append((ring, np.broadcast_to(c, ring.shape), np.full(len(ring), r)))
+        return i
+
+    def _disc_links(self, lv: Level, pairs: list[tuple[int, int]]) -> list[tuple[np.ndarray, np.ndarray]]:
+        """For pairs of ways round people (p <= q by id; p == q: among one's own corners): the links
+        between their corners shorter than the reach, clear of both and on the ground, as (corners of p,
+        corners of q) numbered among the corners of all discs seen (worked out once per pair, the new
+        pairs of a route all at once)."""
+        cache = self._link_cache
+        out = [cache.get(pq) for pq in pairs]
+        todo = [k for k, hit in enumerate(out) if hit is None]
+        if not todo:
+            return out
+        xy, cen, rad = (np.concatenate(x) for x in zip(*self._corner_rows))
+        self._corner_rows = [(xy, cen, rad)]
+        ga, gb, counts = [], [], []
+        for k in todo:
+            p, q = pairs[k]
+            n_p, n_q, g_p, g_q = len(self._discs[p][2]), len(self._discs[q][2]), self._discs[p][5], self._discs[q][5]
+            if p == q:
+                i, j = np.triu_indices(n_p, 1)
+            else:
+                i, j = np.repeat(np.arange(n_p), n_q), np.tile(np.arange(n_q), n_p)
+            ga.append(g_p + i)
+            gb.append(g_q + j)
+            counts.append(len(i))
+        ga, gb = np.concatenate(ga), np.concatenate(gb)
+        a, b = xy[ga], xy[gb]
+        ok = np.hypot(*(a - b).T) < 4.0
+        ok[ok] = ~(_cuts(a[ok], b[ok], cen[ga[ok]], rad[ga[ok]]) | _cuts(b[ok], a[ok], cen[gb[ok]], rad[gb[ok]]))
+        if ok.any():
+            ok[ok] = shapely.covers(lv.prepared, shapely.linestrings(np.stack([a[ok], b[ok]], axis=1)))
+        for k, s, n in zip(todo, np.cumsum([0, *counts[:-1]]), counts):
+            sel = ok[s:s + n]
+            out[k] = cache[pairs[k]] = (ga[s:s + n][sel], gb[s:s + n][sel])
+        return out
 
 def _cuts(a: np.ndarray, b: np.ndarray, c: np.ndarray, r: np.ndarray) -> np.ndarray:
     """Whether segments a→b (n, 2) come closer than r (n,) to points c (n, 2), one disc per segment."""
