@@ -534,25 +534,12 @@ class Planner:
             return None
         arr = np.asarray(pts)
         t0, t1 = arr[0, 0], arr[-1, 0]
-        lo, hi = arr[:, 1:3].min(0) - 0.5, arr[:, 1:3].max(0) + 0.5
         ts = np.arange(t0, t1 + 1e-9, 0.1)
         mine = None
-        my_way = None
         first: tuple[str, float] | None = None
         if among is None:       # only those whose tracks come near, from the index
             among = self.near_tracks(me, arr[:, 1:3].min(0), arr[:, 1:3].max(0), t0, t1)
-        for b in among:
-            if b is me or not b.keys:
-                continue
-            k = seg = _window(b.array(), t0, t1)    # only this part of his track can meet me
-            if (seg[:, 1].max() < lo[0] or seg[:, 1].min() > hi[0] or seg[:, 2].max() < lo[1]
-                    or seg[:, 2].min() > hi[1]):
-                continue
-            # where the two ways never come within the gap in space, they cannot in time either
-            if my_way is None:
-                my_way = _way(arr[:, 1:3])
-            if shapely.distance(my_way, _way(seg[:, 1:3])) >= self.GAP:
-                continue
+        for b, k in self._may_meet(me, arr[:, 1:3], among, t0, t1):
             if mine is None:
                 mine = [np.interp(ts, arr[:, 0], arr[:, j]) for j in (1, 2, 3)]
             bx, by, bz = (np.interp(ts, k[:, 0], k[:, j]) for j in (1, 2, 3))
@@ -560,6 +547,28 @@ class Planner:
             if len(bad) and (first is None or ts[bad[0]] < first[1]):
                 first = (b.id, float(ts[bad[0]]))
         return first
+
+    def _may_meet(self, me: Body, way: np.ndarray, among: list[Body], t0: float, t1: float):
+        """Those of ``among`` whose tracks between t0 and t1 come within the gap of a way (points (n, 2)),
+        with that part of each track: (body, keys).  Who is left out for a time window is left out for any
+        window inside it too (his track there is part of this one)."""
+        lo, hi = way.min(0) - 0.5, way.max(0) + 0.5
+        my_way = None
+        out = []
+        for b in among:
+            if b is me or not b.keys:
+                continue
+            seg = _window(b.array(), t0, t1)    # only this part of his track can meet me
+            if (seg[:, 1].max() < lo[0] or seg[:, 1].min() > hi[0] or seg[:, 2].max() < lo[1]
+                    or seg[:, 2].min() > hi[1]):
+                continue
+            # where the two ways never come within the gap in space, they cannot in time either
+            if my_way is None:
+                my_way = _way(way)
+            if shapely.distance(my_way, _way(seg[:, 1:3])) >= self.GAP:
+                continue
+            out.append((b, seg))
+        return out
 
     def standing_conflict(self, me: Body, at: tuple[float, float, float, float], t1: float,
                           among: list[Body] | None = None) -> tuple[str, float] | None:
@@ -766,14 +775,23 @@ class Planner:
         xy = np.asarray([(x, y) for x, y, *_ in [*up_plan, *side_plan]] + [(body.x, body.y), start])
         among = [b for b in self.near_tracks(body, xy.min(0), xy.max(0), t_go, self._tail_end(t_go + 30.0))
                  if b is not up]
-        for delay in self.DELAYS[1:12]:
+        delays = self.DELAYS[1:12]
+        # who can meet either of them on the way, over every wait tried (the walks only shift in time)
+        up_way = np.asarray([k[1:3] for k in up.keys[n - 1:]], float)
+        up_meet = [b for b, _ in self._may_meet(up, up_way, among, up.keys[n - 1][0] - 1.0,
+                                                later[-1][0] + delays[-1] + 1.0)]
+        timed = self._time_path(body, side_plan, t_go)
+        my_way = np.asarray([p[1:3] for p in self._from_here(body, t_go, timed)], float)
+        my_meet = [b for b, _ in self._may_meet(body, my_way, among, t_go + delays[0] - 1.0,
+                                                timed[-1][0] + delays[-1] + 1.0)]
+        for delay in delays:
             up_pts = [(up.keys[n - 1][0], *up.keys[n - 1][1:4])] + [(k[0] + delay, *k[1:4]) for k in later]
-            if self.conflict(up, up_pts, among) or self.standing_conflict(
+            if self.conflict(up, up_pts, up_meet) or self.standing_conflict(
                     up, up_pts[-1], self._tail_end(up_pts[-1][0]), among):
                 continue
             timed = self._time_path(body, side_plan, t_go + delay)
             pts = self._from_here(body, t_go + delay, timed)
-            if self.conflict(body, pts, among) or self.standing_conflict(
+            if self.conflict(body, pts, my_meet) or self.standing_conflict(
                     body, pts[-1], self._tail_end(pts[-1][0]), among):
                 continue
             up.shift(n, delay)
