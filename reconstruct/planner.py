@@ -1615,21 +1615,32 @@ class Planner:
             other.set_state(b.t, holding=sorted({*other.state.get("holding", []), a.prop}))
 
     # ------------------------------------------------------------------ output
-    def _hand(self, b: Body, t: float) -> list:
-        """Where a carried prop is at time t: in the right hand, a little forward and to the right, at
-        waist height (lower when kneeling), from the carrier's interpolated pose."""
-        keys = b.keys
-        i = max(0, int(np.searchsorted(b.array()[:, 0], t, side="right")) - 1)
-        x, y, z = self.position_at(b, t)
-        k0 = keys[i]
-        k1 = keys[i + 1] if i + 1 < len(keys) else k0
-        f = 0.0 if k1[0] <= k0[0] else min(1.0, max(0.0, (t - k0[0]) / (k1[0] - k0[0])))
-        heading = (k0[4] + _turn_delta(k0[4], k1[4]) * f) % 360
-        h = math.radians(heading)
-        hx = x + 0.25 * math.sin(h) + 0.2 * math.cos(h)
-        hy = y + 0.25 * math.cos(h) - 0.2 * math.sin(h)
-        return [round(t, 3), round(hx, 4), round(hy, 4), round(z + (0.5 if k0[5] == "kneel" else 0.95), 4),
-                round(heading, 2), "carried"]
+    def _hands(self, b: Body, ts) -> list[list]:
+        """Where a carried prop is at times ts: in the right hand, a little forward and to the right, at
+        waist height (lower when kneeling), from the carrier's interpolated pose (all times at once)."""
+        keys, k = b.keys, b.array()
+        ts = np.asarray(ts, float)
+        n = len(k)
+        i = np.maximum(0, np.searchsorted(k[:, 0], ts, side="right") - 1)
+        j = np.minimum(i + 1, n - 1)
+        # the pose between key i and the next (as position_at: the first key before, the last after)
+        t0, t1 = k[i, 0], k[j, 0]
+        moving = t1 > t0
+        f = np.where(moving, (ts - t0) / np.where(moving, t1 - t0, 1.0), 1.0)
+        xyz = k[i, 1:4] + (k[j, 1:4] - k[i, 1:4]) * f[:, None]
+        xyz = np.where((ts <= k[0, 0])[:, None], k[0, 1:4], np.where((ts >= k[-1, 0])[:, None], k[-1, 1:4], xyz))
+        g = np.where(moving, np.clip((ts - t0) / np.where(moving, t1 - t0, 1.0), 0.0, 1.0), 0.0)
+        head = np.asarray([key[4] for key in keys], float)
+        h0, h1 = head[i], head[j]
+        heading = (h0 + ((h1 - h0 + 180) % 360 - 180) * g) % 360
+        out = []
+        for t, (x, y, z), hd, ii in zip(ts.tolist(), xyz.tolist(), heading.tolist(), i.tolist()):
+            h = math.radians(hd)
+            hx = x + 0.25 * math.sin(h) + 0.2 * math.cos(h)
+            hy = y + 0.25 * math.cos(h) - 0.2 * math.sin(h)
+            out.append([round(t, 3), round(hx, 4), round(hy, 4), round(z + (0.5 if keys[ii][5] == "kneel" else 0.95), 4),
+                        round(hd, 2), "carried"])
+        return out
 
     def prop_track(self, pr: PropBody, end: float) -> list[list]:
         """A prop's keys: where it rests, and in its carrier's hand while carried.  It stays where it lies
@@ -1644,8 +1655,7 @@ class Planner:
                 keys.append([round(t0 - 0.3, 3), *lying[-1][1:5], "rest"])
             times = b.array()[:, 0]
             i0, i1 = np.searchsorted(times, t0 - 1e-6, side="left"), np.searchsorted(times, t1 + 1e-6, side="right")
-            keys += [self._hand(b, k[0]) for k in b.keys[i0:i1]]
-            keys += [self._hand(b, t0), self._hand(b, t1)]
+            keys += self._hands(b, [*times[i0:i1], t0, t1])
         keys.sort(key=lambda k: (k[0], k[5] != "carried"))
         out: list[list] = []
         for k in keys:
