@@ -481,7 +481,7 @@ class Planner:
         ok = allowed.copy()
         if others:
             o = np.asarray(others)
-            near = np.sqrt(((cand[:, None, :] - o[None, :, :]) ** 2).sum(-1).min(axis=1))
+            near = np.sqrt(((cand[:, None, 0] - o[None, :, 0]) ** 2 + (cand[:, None, 1] - o[None, :, 1]) ** 2).min(axis=1))
             # room for someone to pass between (an aisle) near the place, else at least a body's gap
             reach = self.AISLE_REACH if level == COURT else self.AISLE_REACH_HALL
             roomy = ok & (near >= self.AISLE) & (np.hypot(cand[:, 0] - x, cand[:, 1] - y) <= reach)
@@ -500,7 +500,7 @@ class Planner:
     def clear_of_lanes(self, level: str, pts: np.ndarray) -> np.ndarray:
         """Which points (n, 2) keep the gap from the ways up and down the stairs and through the gate."""
         lanes = np.asarray([(kx, ky) for kx, ky, kl in self.keepout if kl == level]).reshape(-1, 2)
-        d2 = ((pts[:, None, :] - lanes[None, :, :]) ** 2).sum(-1)
+        d2 = (pts[:, None, 0] - lanes[None, :, 0]) ** 2 + (pts[:, None, 1] - lanes[None, :, 1]) ** 2
         return (d2 >= self.GAP ** 2).all(axis=1)
 
     def _stops_after(self, me: Body, t: float, level: str, horizon: float = 180.0) -> list[tuple[float, float]]:

@@ -478,13 +478,14 @@ class Ground:
             out[k] = cache[pairs[k]] = (ga[s:s + n][sel], gb[s:s + n][sel])
         return out
 
+
 def _cuts(a: np.ndarray, b: np.ndarray, c: np.ndarray, r: np.ndarray) -> np.ndarray:
     """Whether segments a→b (n, 2) come closer than r (n,) to points c (n, 2), one disc per segment."""
-    ab = b - a
-    L2 = np.maximum((ab * ab).sum(1), 1e-12)
-    ca = c - a
-    t = np.clip((ca * ab).sum(1) / L2, 0.0, 1.0)
-    dx, dy = ca[:, 0] - ab[:, 0] * t, ca[:, 1] - ab[:, 1] * t
+    abx, aby = b[:, 0] - a[:, 0], b[:, 1] - a[:, 1]
+    L2 = np.maximum(abx * abx + aby * aby, 1e-12)
+    cax, cay = c[:, 0] - a[:, 0], c[:, 1] - a[:, 1]
+    t = np.clip((cax * abx + cay * aby) / L2, 0.0, 1.0)
+    dx, dy = cax - abx * t, cay - aby * t
     return (dx * dx + dy * dy) < (r - 1e-6) ** 2
 
 
