@@ -870,8 +870,7 @@ class Planner:
 
     def _tail_end(self, t: float) -> float:
         """Until when standing at a spot from t must meet nobody already planned."""
-        horizon = max((b.keys[-1][0] for b in self.bodies.values() if b.keys), default=t)
-        return max(t + self.STAND_TAIL, horizon)
+        return max(t + self.STAND_TAIL, float(self.track_index.last_t.max()))   # the last key of anyone
 
     def _first_clear(self, body: Body, plan, t0: float, quick: bool = False, tail: bool = False,
                      delays: tuple[float, ...] | None = None):
