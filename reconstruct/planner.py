@@ -729,7 +729,13 @@ class Planner:
         span = timed[k][0] - t_a
         if late < 0.2 or span <= 0 or length <= 0:
             return found
-        new_span = max(span - late, length / 1.5)
+        # no stretch faster than 1.5 m/s (turns in place are shortened too, so the average is not enough)
+        steps = [(math.dist(timed[i - 1][1:3] if i else (body.x, body.y), timed[i][1:3]),
+                  timed[i][0] - (timed[i - 1][0] if i else t_a)) for i in range(walk0, k + 1)]
+        fastest = max((d / dt for d, dt in steps if dt > 1e-9), default=0.0)
+        new_span = max(span - late, length / 1.5, span * fastest / 1.5)
+        if new_span >= span - 1e-6:
+            return found
         f = new_span / span
         shift = span - new_span
         adj = [((t_a + (t - t_a) * f) if i <= k and t > t_a else (t - shift if i > k else t), x, y, z, h)
