@@ -302,7 +302,6 @@ class Ground:
         ids = [self._disc(lv, c, r) for c, r in discs]
         info = [self._discs[i] for i in ids]
         sizes = np.asarray([len(d[2]) for d in info], int)
-        offset = np.concatenate([[0], np.cumsum(sizes)])
         extra = np.vstack([d[2] for d in info]) if info else np.zeros((0, 2))
         owner = np.repeat(np.arange(len(info)), sizes)                 # whose corner each is
         keep = np.ones(len(extra), bool)
