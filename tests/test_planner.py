@@ -294,6 +294,34 @@ def test_pairs_walk_abreast(plan):
         assert gap <= 1.0, (ev, gap)                    # him, not trailing (he catches up to his side)
 
 
+def test_archers_bows_lie_at_their_places(plan):
+    """釋弓…俟于堂西: each archer at 堂西 has his bow lying in front of his feet at his place, and takes it
+    up there without walking through the file (33 people converged on one point before)."""
+    archers = ["上耦上射", "上耦下射", "次耦上射", "次耦下射", "下耦上射", "下耦下射", "众宾1", "众宾2", "众宾3"]
+    take = event(plan, "三耦及众shè者皆与其耦进立于shè位")
+    for who in archers:
+        bow = plan["props"][who + "弓"]["keys"][0]
+        x, y, _, h, _ = state(plan, who, 0.0)
+        ahead = (bow[1] - x) * math.sin(math.radians(h)) + (bow[2] - y) * math.cos(math.radians(h))
+        assert 0.3 < ahead < 0.6 and math.hypot(bow[1] - x, bow[2] - y) < 0.6, (who, bow, (x, y, h))
+        # he takes it up where he stands (it leaves the ground for his hand), having moved less than a step
+        t_hand = next(b[0] for a, b in zip(plan["props"][who + "弓"]["keys"], plan["props"][who + "弓"]["keys"][1:])
+                      if a[5] == "rest" and b[5] == "carried" and b[0] >= take["start"] - 1e-6)
+        x1, y1, *_ = state(plan, who, t_hand)
+        assert math.hypot(x1 - x, y1 - y) < 0.8, (who, (x, y), (x1, y1))
+
+
+def test_nobody_walks_faster_than_one_and_a_half_metres_a_second(plan, reading):
+    """The fastest anyone walks is a 下射 catching up with his 上射, at most 1.5 m/s (the audit's limit is
+    2 m/s); between two keys of the plan (rounded to the millimetre and millisecond)."""
+    fastest = 0.0
+    for tr in plan["actors"].values():
+        for a, b in zip(tr["keys"], tr["keys"][1:]):
+            if b[0] - a[0] > 0.05:
+                fastest = max(fastest, math.hypot(b[1] - a[1], b[2] - a[2]) / (b[0] - a[0]))
+    assert 1.0 <= fastest <= 1.52, fastest
+
+
 def test_props_stay_where_they_are_set_down(plan):
     """Between two rest keys a prop does not move; it leaves its place only in someone's hand."""
     for pid, tr in plan["props"].items():
