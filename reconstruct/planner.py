@@ -919,15 +919,15 @@ class Planner:
         if others:
             OX, OY, OZ = (np.stack([o[j] for o in others]) for j in range(3))    # (bodies, grid)
         for delay, m in zip(delays, shifts):
+            if windows is not None and len(windows):      # (the cheaper test first)
+                arrive = t0 + delay + span
+                until = self._tail_end(arrive)
+                if ((windows[:, 1] > arrive) & (windows[:, 0] < until)).any():
+                    continue
             if others:
                 dx, dy = mine[0][None, :] - OX[:, m:m + J], mine[1][None, :] - OY[:, m:m + J]
                 same = np.abs(mine[2][None, :] - OZ[:, m:m + J]) < 0.3
                 if _too_close(dx, dy, same, self.GAP).any():
-                    continue
-            if windows is not None and len(windows):
-                arrive = t0 + delay + span
-                until = self._tail_end(arrive)
-                if ((windows[:, 1] > arrive) & (windows[:, 0] < until)).any():
                     continue
             return delay, self._time_path(body, plan, t0 + delay)
         return None
