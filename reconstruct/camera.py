@@ -434,7 +434,10 @@ def plan_shots(plan: dict, size: tuple[int, int] = (1280, 720), start: float | N
         ext = float(np.linalg.norm(np.ptp(p_ahead[:, :2], axis=0)))
         # keep the current shot while it holds the acting people over the next seconds
         # (a plan view only while the long walk goes on)
-        if cur.kind == "group" and _fits(cur.pose, p_soon, size, 0.02):
+        # one going out of the gate is filmed from outside, with those he goes out to
+        leaving = (gate_y is not None and float(p_soon[:, 1].min()) < gate_y - 0.5
+                   and float(cur.pose.eye[1]) > gate_y)
+        if cur.kind == "group" and not leaving and _fits(cur.pose, p_soon, size, 0.02):
             if not boundary or _span(cur.pose, p_soon, size) > 0.22:
                 extend([e["id"] for e in primary])
                 continue
@@ -450,6 +453,12 @@ def plan_shots(plan: dict, size: tuple[int, int] = (1280, 720), start: float | N
         else:
             rest = [a for a in tracks.k if a not in who]
             p_rest = np.array([tracks.at(a, tc + 1.0) for a in rest]) if rest else np.zeros((0, 3))
+            if gate_y is not None and len(rest) and float(p_ahead[:, 1].min()) < gate_y:
+                # going out of the gate (主人送于門外): frame those waiting outside too, from outside
+                out = p_rest[:, 1] < gate_y - 0.5
+                if out.any():
+                    p_ahead = np.vstack([p_ahead, p_rest[out]])
+                    p_rest = p_rest[~out]
             pose, dist = _group_pose(p_ahead, size, hall_h, range_y, p_rest, gate_y, court)
             # take in the people of other events under way when they fit
             extra = list(dict.fromkeys(a for e in others for a in e["actors"] if a in tracks.k and a not in who))

@@ -233,3 +233,24 @@ def test_roof_cut_away_in_hall_shots(plan, ground):
         r.close()
     grey = (np.abs(with_roof - 90).max(-1) < 40).mean()
     assert grey > 0.5 > (np.abs(cut - 90).max(-1) < 40).mean()
+
+
+def test_seeing_the_guests_off_is_filmed_from_outside_the_gate():
+    """主人送于門外，再拜: when the host bows outside the gate, the camera stands outside too, and the host
+    and the guests he sees off (in their file outside the gate) are in the frame."""
+    from reconstruct.planner import make_plan
+    from reconstruct.reading import load_reading
+    from reconstruct.rite import load_rite
+    full = make_plan(load_reading(), load_rite())
+    song = next(e for e in full["events"] if e["id"] == "p23.song")
+    gate_y = full["landmarks"]["门"]["position"][1]
+    cam = plan_shots(full, (1280, 720), start=song["start"] - 60.0, end=song["end"])
+    t = song["end"] - 0.5
+    pose = cam.at(t)
+    assert pose.eye[1] < gate_y, pose.eye
+    sampler = video.PlanSampler(full)
+    for who in ("主人", "众宾1", "大夫"):
+        xyz = sampler.position(sampler.actors[who], t)[0]
+        assert xyz[1] < gate_y, (who, xyz)
+        px, _ = project(pose, [xyz + [0, 0, 1.0]], (1280, 720))
+        assert 0 <= px[0, 0] <= 1280 and 0 <= px[0, 1] <= 720 * 0.8, (who, px)
