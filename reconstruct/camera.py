@@ -432,11 +432,11 @@ def plan_shots(plan: dict, size: tuple[int, int] = (1280, 720), start: float | N
         p_soon = np.vstack([tracks.points(a, tc, soon) for a in who])
         p_ahead = np.vstack([tracks.points(a, tc, ahead) for a in who])
         ext = float(np.linalg.norm(np.ptp(p_ahead[:, :2], axis=0)))
-        # keep the current shot while it holds the acting people over the next seconds
-        # (a plan view only while the long walk goes on)
         # one going out of the gate is filmed from outside, with those he goes out to
         leaving = (gate_y is not None and float(p_soon[:, 1].min()) < gate_y - 0.5
                    and float(cur.pose.eye[1]) > gate_y)
+        # keep the current shot while it holds the acting people over the next seconds
+        # (a plan view only while the long walk goes on)
         if cur.kind == "group" and not leaving and _fits(cur.pose, p_soon, size, 0.02):
             if not boundary or _span(cur.pose, p_soon, size) > 0.22:
                 extend([e["id"] for e in primary])
