@@ -725,13 +725,13 @@ class Planner:
         t_up = float(ts[int(np.argmin(np.hypot(u[:, 0] - jx, u[:, 1] - jy)))])
         late = timed[k][0] - t_up
         t_a = timed[walk0 - 1][0] if walk0 else t_go + delay
-        length = sum(math.dist(timed[i - 1][1:3] if i else (body.x, body.y), timed[i][1:3]) for i in range(walk0, k + 1))
+        steps = [(math.dist(timed[i - 1][1:3] if i else (body.x, body.y), timed[i][1:3]),
+                  timed[i][0] - (timed[i - 1][0] if i else t_a)) for i in range(walk0, k + 1)]   # (metres, s)
+        length = sum(d for d, _ in steps)
         span = timed[k][0] - t_a
         if late < 0.2 or span <= 0 or length <= 0:
             return found
         # no stretch faster than 1.5 m/s (turns in place are shortened too, so the average is not enough)
-        steps = [(math.dist(timed[i - 1][1:3] if i else (body.x, body.y), timed[i][1:3]),
-                  timed[i][0] - (timed[i - 1][0] if i else t_a)) for i in range(walk0, k + 1)]
         fastest = max((d / dt for d, dt in steps if dt > 1e-9), default=0.0)
         new_span = max(span - late, length / 1.5, span * fastest / 1.5)
         if new_span >= span - 1e-6:
@@ -788,10 +788,10 @@ class Planner:
         up_way = np.asarray([k[1:3] for k in up.keys[n - 1:]], float)
         up_meet = [b for b, _ in self._may_meet(up, up_way, among, up.keys[n - 1][0] - 1.0,
                                                 later[-1][0] + delays[-1] + 1.0)]
-        timed = self._time_path(body, side_plan, t_go)
-        my_way = np.asarray([p[1:3] for p in self._from_here(body, t_go, timed)], float)
+        now = self._time_path(body, side_plan, t_go)          # setting out at once
+        my_way = np.asarray([p[1:3] for p in self._from_here(body, t_go, now)], float)
         my_meet = [b for b, _ in self._may_meet(body, my_way, among, t_go + delays[0] - 1.0,
-                                                timed[-1][0] + delays[-1] + 1.0)]
+                                                now[-1][0] + delays[-1] + 1.0)]
         for delay in delays:
             up_pts = [(up.keys[n - 1][0], *up.keys[n - 1][1:4])] + [(k[0] + delay, *k[1:4]) for k in later]
             if self.conflict(up, up_pts, up_meet) or self.standing_conflict(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 import shapely
@@ -46,6 +47,14 @@ class Level:
     edge_box: tuple = ()                 # (lo, hi) corners of each edge's bounding box
     prev: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))   # each corner's ring neighbours
     next: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))
+
+
+class _Disc(NamedTuple):
+    """A way round someone standing, with what never changes about it (see :meth:`Ground._disc`)."""
+    corners: np.ndarray          # (m, 2) its corners that the ground allows
+    static_corner: np.ndarray    # its links to the fixtures' corners: which of its corners …
+    static_node: np.ndarray      # … to which fixture corner
+    first: int                   # the number of its first corner among the corners of all discs seen
 
 
 # the corners of a unit octagon whose sides touch the unit circle: the corners of a way round someone
@@ -93,7 +102,7 @@ class Ground:
         self._vis_cache: dict[tuple, np.ndarray] = {}
         self._route_cache: dict[tuple, object] = {}
         self._disc_ids: dict[tuple, int] = {}    # ways round people standing (see _disc)
-        self._discs: list[tuple] = []
+        self._discs: list[_Disc] = []
         self._link_cache: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
         self._n_corners = 0
         self._corner_rows: list[tuple] = [(np.zeros((0, 2)), np.zeros((0, 2)), np.zeros(0))]  # every disc corner:
@@ -301,8 +310,8 @@ class Ground:
         # the corners round each person that the ground allows and nobody else's disc covers
         ids = [self._disc(lv, c, r) for c, r in discs]
         info = [self._discs[i] for i in ids]
-        sizes = np.asarray([len(d[2]) for d in info], int)
-        extra = np.vstack([d[2] for d in info]) if info else np.zeros((0, 2))
+        sizes = np.asarray([len(d.corners) for d in info], int)
+        extra = np.vstack([d.corners for d in info]) if info else np.zeros((0, 2))
         owner = np.repeat(np.arange(len(info)), sizes)                 # whose corner each is
         keep = np.ones(len(extra), bool)
         if len(extra):
@@ -337,10 +346,10 @@ class Ground:
         known_a = known_b = np.zeros(0, int)
         if len(info):
             local_of = np.full(self._n_corners, -1)
-            gids = np.concatenate([np.arange(d[5], d[5] + len(d[2])) for d in info])
+            gids = np.concatenate([np.arange(d.first, d.first + len(d.corners)) for d in info])
             local_of[gids] = np.where(keep, new_index, -1)
-            ga = np.concatenate([d[5] + d[3] for d in info])
-            sb = np.concatenate([d[4] for d in info])
+            ga = np.concatenate([d.first + d.static_corner for d in info])
+            sb = np.concatenate([d.static_node for d in info])
             la = local_of[ga]
             known_a, known_b = [la[la >= 0]], [sb[la >= 0]]
             cr = (radii + 0.03) / math.cos(math.pi / 8)        # how far a disc's corners lie from its centre
@@ -438,7 +447,7 @@ class Ground:
         ok = shapely.covers(lv.prepared, shapely.linestrings(np.stack([ring[ei], base[bj]], axis=1)))
         i = len(self._disc_ids)
         self._disc_ids[key] = i
-        self._discs.append((c, r, ring, ei[ok], bj[ok], self._n_corners))
+        self._discs.append(_Disc(ring, ei[ok], bj[ok], self._n_corners))
         self._n_corners += len(ring)
         self._corner_rows.append((ring, np.broadcast_to(c, ring.shape), np.full(len(ring), r)))
         return i
@@ -458,7 +467,8 @@ class Ground:
         ga, gb, counts = [], [], []
         for k in todo:
             p, q = pairs[k]
-            n_p, n_q, g_p, g_q = len(self._discs[p][2]), len(self._discs[q][2]), self._discs[p][5], self._discs[q][5]
+            n_p, n_q = len(self._discs[p].corners), len(self._discs[q].corners)
+            g_p, g_q = self._discs[p].first, self._discs[q].first
             if p == q:
                 i, j = np.triu_indices(n_p, 1)
             else:
