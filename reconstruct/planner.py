@@ -1637,10 +1637,10 @@ class Planner:
         # the pose between key i and the next (as position_at: the first key before, the last after)
         t0, t1 = k[i, 0], k[j, 0]
         moving = t1 > t0
-        f = np.where(moving, (ts - t0) / np.where(moving, t1 - t0, 1.0), 1.0)
-        xyz = k[i, 1:4] + (k[j, 1:4] - k[i, 1:4]) * f[:, None]
+        along = (ts - t0) / np.where(moving, t1 - t0, 1.0)
+        xyz = k[i, 1:4] + (k[j, 1:4] - k[i, 1:4]) * np.where(moving, along, 1.0)[:, None]
         xyz = np.where((ts <= k[0, 0])[:, None], k[0, 1:4], np.where((ts >= k[-1, 0])[:, None], k[-1, 1:4], xyz))
-        g = np.where(moving, np.clip((ts - t0) / np.where(moving, t1 - t0, 1.0), 0.0, 1.0), 0.0)
+        g = np.where(moving, np.clip(along, 0.0, 1.0), 0.0)
         head = np.asarray([key[4] for key in keys], float)
         h0, h1 = head[i], head[j]
         heading = (h0 + ((h1 - h0 + 180) % 360 - 180) * g) % 360

@@ -51,6 +51,8 @@ class Level:
 
 class _Disc(NamedTuple):
     """A way round someone standing, with what never changes about it (see :meth:`Ground._disc`)."""
+    centre: np.ndarray           # where he stands
+    radius: float                # how far from him a way keeps
     corners: np.ndarray          # (m, 2) its corners that the ground allows
     static_corner: np.ndarray    # its links to the fixtures' corners: which of its corners …
     static_node: np.ndarray      # … to which fixture corner
@@ -104,9 +106,7 @@ class Ground:
         self._disc_ids: dict[tuple, int] = {}    # ways round people standing (see _disc)
         self._discs: list[_Disc] = []
         self._link_cache: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
-        self._n_corners = 0
-        self._corner_rows: list[tuple] = [(np.zeros((0, 2)), np.zeros((0, 2)), np.zeros(0))]  # every disc corner:
-        # where it is, its disc's centre and radius (in chunks, joined when needed)
+        self._n_corners = 0                      # corners of all discs seen, numbered in that order
         self.boxed_in = False          # whether the last route had to pass too close to someone
         self.levels = {HALL: Level(HALL, H, _largest(hall_free)), COURT: Level(COURT, 0.0, _largest(court_free))}
         for level in self.levels.values():
@@ -447,9 +447,8 @@ class Ground:
         ok = shapely.covers(lv.prepared, shapely.linestrings(np.stack([ring[ei], base[bj]], axis=1)))
         i = len(self._disc_ids)
         self._disc_ids[key] = i
-        self._discs.append(_Disc(ring, ei[ok], bj[ok], self._n_corners))
+        self._discs.append(_Disc(c, r, ring, ei[ok], bj[ok], self._n_corners))
         self._n_corners += len(ring)
-        self._corner_rows.append((ring, np.broadcast_to(c, ring.shape), np.full(len(ring), r)))
         return i
 
     def _disc_links(self, lv: Level, pairs: list[tuple[int, int]]) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -462,24 +461,28 @@ class Ground:
         todo = [k for k, hit in enumerate(out) if hit is None]
         if not todo:
             return out
-        xy, cen, rad = (np.concatenate(x) for x in zip(*self._corner_rows))
-        self._corner_rows = [(xy, cen, rad)]
         ga, gb, counts = [], [], []
+        a, b, ca, cb, ra, rb = [], [], [], [], [], []      # the two ends of each link, and their discs
         for k in todo:
-            p, q = pairs[k]
-            n_p, n_q = len(self._discs[p].corners), len(self._discs[q].corners)
-            g_p, g_q = self._discs[p].first, self._discs[q].first
-            if p == q:
+            dp, dq = self._discs[pairs[k][0]], self._discs[pairs[k][1]]
+            n_p, n_q = len(dp.corners), len(dq.corners)
+            if pairs[k][0] == pairs[k][1]:
                 i, j = np.triu_indices(n_p, 1)
             else:
                 i, j = np.repeat(np.arange(n_p), n_q), np.tile(np.arange(n_q), n_p)
-            ga.append(g_p + i)
-            gb.append(g_q + j)
+            ga.append(dp.first + i)
+            gb.append(dq.first + j)
             counts.append(len(i))
+            a.append(dp.corners[i])
+            b.append(dq.corners[j])
+            ca.append(np.broadcast_to(dp.centre, (len(i), 2)))
+            cb.append(np.broadcast_to(dq.centre, (len(i), 2)))
+            ra.append(np.full(len(i), dp.radius))
+            rb.append(np.full(len(i), dq.radius))
         ga, gb = np.concatenate(ga), np.concatenate(gb)
-        a, b = xy[ga], xy[gb]
+        a, b, ca, cb, ra, rb = (np.concatenate(x) for x in (a, b, ca, cb, ra, rb))
         ok = np.hypot(*(a - b).T) < 4.0
-        ok[ok] = ~(_cuts(a[ok], b[ok], cen[ga[ok]], rad[ga[ok]]) | _cuts(b[ok], a[ok], cen[gb[ok]], rad[gb[ok]]))
+        ok[ok] = ~(_cuts(a[ok], b[ok], ca[ok], ra[ok]) | _cuts(b[ok], a[ok], cb[ok], rb[ok]))
         if ok.any():
             ok[ok] = shapely.covers(lv.prepared, shapely.linestrings(np.stack([a[ok], b[ok]], axis=1)))
         for k, s, n in zip(todo, np.cumsum([0, *counts[:-1]]), counts):
