@@ -11,12 +11,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import shapely
 
 from reconstruct.audit import audit, sample
 from reconstruct.planner import FORMAT, make_plan
 from reconstruct.reading import load_reading
 from reconstruct.rite import load_rite
-from reconstruct.walkable import COURT, HALL, Ground
+from reconstruct.walkable import COURT, HALL, PERSON_GAP, Ground
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -188,6 +189,24 @@ def test_other_readings(layout):
     found = audit(p, r, limit=10_000)
     assert not found, [str(f) for f in found][:5]
     assert p["conflicts"] == []
+
+
+def test_way_out_of_a_crowd_in_the_open_court(reading):
+    """A 衆賓 in the back row at 堂西, with people standing east, south and south-east of him and no
+    fixture near, finds his way to his place outside the gate round them (it was taken as boxed in, and
+    he waited more than a minute for the rows in front to clear)."""
+    g = Ground(reading)
+    start, goal = (-15.939, 3.993), (-6.655, -75.92)
+    standing = [(-14.784, 2.893), (-15.939, 2.893), (-14.784, 3.993)]
+    path = g.route(COURT, start, goal, standing)
+    assert not g.boxed_in
+    assert path[0] == pytest.approx(start) and path[-1] == pytest.approx(goal)
+    line = np.asarray(path)
+    for p in standing:
+        a, b = line[:-1], line[1:]
+        t = np.clip(((p - a) * (b - a)).sum(1) / ((b - a) ** 2).sum(1), 0, 1)
+        assert np.hypot(*(a + t[:, None] * (b - a) - p).T).min() >= PERSON_GAP - 1e-6
+    assert shapely.covers(g.levels[COURT].prepared, shapely.LineString(path))   # round walls and fixtures
 
 
 def test_cli_plan_json(tmp_path):
