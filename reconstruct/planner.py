@@ -277,6 +277,7 @@ class Planner:
                 self.partner[down] = up
         self._behind: dict[str, int] = {}
         self._file_length: dict[str, int] = {}
+        self._procession: dict[tuple[str, str], float] = {}   # (event, file) → when the last one set out
         # nobody stops where the stairs' lanes meet the court or the hall: others must pass there
         self.keepout: list[tuple[float, float, str]] = []
         for st in reading.stairs.values():
@@ -590,12 +591,18 @@ class Planner:
     # ------------------------------------------------------------------ motion
     def walk(self, body: Body, goal: tuple[float, float, str], why: str, stair_name: str | None = None,
              via: list[tuple[float, float, str]] = (), top_step: bool = False,
-             first_step_at: float | None = None) -> None:
+             first_step_at: float | None = None, behind: float | None = None) -> None:
         """Walk from where the body is to a goal (x, y, level), through via points, by stairs as needed;
-        ``first_step_at``: not onto the stair's first step before that time."""
+        ``first_step_at``: not onto the stair's first step before that time; ``behind``: the time the one
+        ahead of him in a file set out (the waits tried start there: he will not pass him)."""
         t0 = body.t
         start_xy = (body.x, body.y)
         legs = [*via, goal]
+        lo = math.ceil((behind - t0) * 10 - 1e-6) / 10 if behind is not None and behind > t0 else 0.0
+
+        def later(delays: tuple[float, ...]) -> tuple[float, ...]:      # not setting out before ``behind``
+            return tuple(lo + d for d in delays)
+
         plan = self._corners(body, legs, stair_name, top_step, t0)
         if not plan:
             return
@@ -627,6 +634,8 @@ class Planner:
                 if step1 is not None and first_step_at > step1:
                     d0 = math.ceil((first_step_at - step1) * 10 - 1e-6) / 10
                     delays = tuple(d0 + d for d in self.DELAYS)
+            if lo > (delays or self.DELAYS)[0]:
+                delays = later(self.DELAYS)
             found = self._first_clear(body, plan, t0, tail=stays, delays=delays)
         tries = 0
         while found is None and tries < 1:
@@ -640,7 +649,7 @@ class Planner:
             self._extra_standing.append((ox, oy, self.ground.level_at(ox, oy, oz)))
             replan = self._corners(body, legs, stair_name, top_step, t0)
             if replan and self._time_path(body, replan, t0):
-                alt = self._first_clear(body, replan, t0, tail=stays)
+                alt = self._first_clear(body, replan, t0, tail=stays, delays=later(self.DELAYS))
                 if alt is not None:
                     plan, found = replan, alt
                     self.explain.append(f"  {body.id} goes round {c[0]}")
@@ -665,15 +674,15 @@ class Planner:
                 alt = self._corners(body, [*legs[:-1], (gx + dx, gy + dy, glevel)], stair_name, top_step, t0)
                 if not alt:
                     continue
-                found = self._first_clear(body, alt, t0, tail=True)
+                found = self._first_clear(body, alt, t0, tail=True, delays=later(self.DELAYS))
                 if found is not None:
                     plan = alt
                     self.explain.append(f"  {body.id} stands {math.hypot(dx, dy):.1f} m aside: the spot is on another's path")
                     break
         if found is None and stays:      # a busy way: wait longer for it to clear, the spot staying clear
-            found = self._first_clear(body, plan, t0, tail=True, delays=self.LONG_DELAYS)
+            found = self._first_clear(body, plan, t0, tail=True, delays=later(self.LONG_DELAYS))
         if found is None:
-            found = self._first_clear(body, plan, t0, delays=self.DELAYS + self.LONG_DELAYS)  # a clear way there
+            found = self._first_clear(body, plan, t0, delays=later(self.DELAYS + self.LONG_DELAYS))  # a clear way there
             if found is None and self._deferrable:
                 raise _Blocked(body.id)
             if found is not None and stays:
@@ -1288,6 +1297,18 @@ class Planner:
         d = behind + 1.1 * file_no
         return x + d * math.sin(back), y + d * math.cos(back), level
 
+    def _ahead(self, place: str) -> float | None:
+        """When the one ahead in a file set out, if he walked to his place in it in this event (those
+        walking to one file in one event go in rank order: 宾出，众宾皆出; 反于射位)."""
+        return self._procession.get((self.current.id if self.current else "", place))
+
+    def _set_out(self, b: Body, place: str) -> None:
+        """Remember when the one who just walked to his place in a file set out (see :meth:`_ahead`)."""
+        last = self._last_walk.get(b.id)
+        ev = self.current.id if self.current else ""
+        if last is not None and last[0] == ev:
+            self._procession[(ev, place)] = max(last[1], self._procession.get((ev, place), last[1]))
+
     def _adhoc_slot(self, b: Body, a):
         """A file at a named place that the reading does not define as a formation: the senior at the
         place, the others westward (東上 facing north or south) or southward (北上 facing east or west)."""
@@ -1424,7 +1445,9 @@ class Planner:
                 why += " (出: through the 门, the only way out)"
             if a.stair:
                 why += f" by the {a.stair} (stated)"
-            self.walk(b, (x, y, level), why, a.stair, via=via)
+            self.walk(b, (x, y, level), why, a.stair, via=via, behind=self._ahead(a.place) if slot else None)
+            if slot is not None:
+                self._set_out(b, a.place)
         elif v == "go" or v == "step_forward":
             self.nudge(b, b.heading, P.step)
         elif v == "step_back":
@@ -1442,7 +1465,9 @@ class Planner:
             x, y, level, fh = slot
             x, y = self.free_spot(b, x, y, level, b.t)
             via, by_way = self._text_via(b, a, level)
-            self.walk(b, (x, y, level), f"to his slot in {a.place} (rank order)" + by_way, a.stair, via=via)
+            self.walk(b, (x, y, level), f"to his slot in {a.place} (rank order)" + by_way, a.stair, via=via,
+                      behind=self._ahead(a.place))
+            self._set_out(b, a.place)
             self.face(b, fh)
         elif v == "ascend":
             st = self.reading.stairs.get(a.stair or "") or self._conventional_stair(b)

@@ -7,6 +7,7 @@ import math
 import shutil
 import subprocess
 import sys
+from itertools import pairwise
 from pathlib import Path
 
 import numpy as np
@@ -311,6 +312,28 @@ def test_pairs_walk_abreast(plan):
     for ev, gap, right, top in back:                    # back to the 射位: the 下射 on the left, beside
         assert right < 0.0 and top < 0.3, (ev, gap, right, top)
         assert gap <= 1.0, (ev, gap)                    # him, not trailing (he catches up to his side)
+
+
+def _set_out(plan, who, ev):
+    """When someone sets off on his last walk in an event (None if he does not walk in it)."""
+    keys = plan["actors"][who]["keys"]
+    out = None
+    for k0, k1 in pairwise(keys):
+        if ev["start"] - 1e-6 <= k0[0] <= ev["end"] and k0[5] != "walk" and k1[5] == "walk":
+            out = k0[0]
+    return out
+
+
+@pytest.mark.parametrize("clause,file", [("宾出，众宾皆出", "门外"), ("反于shè位", "射位")])
+def test_a_file_walks_to_its_places_in_rank_order(plan, clause, file):
+    """Those who walk to their places in one file in one event set out in rank order, none before the
+    one ahead of him (the guests follow the 宾 out of the gate; the archers go back to the 射位 in turn)."""
+    ev = event(plan, clause)
+    members = load_rite().formations[file]
+    times = [(who, _set_out(plan, who, ev)) for who in members]
+    times = [(who, t) for who, t in times if t is not None]
+    assert len(times) >= 4, times
+    assert all(a[1] <= b[1] + 1e-6 for a, b in pairwise(times)), times
 
 
 def test_archers_bows_lie_at_their_places(plan):
