@@ -265,16 +265,19 @@ class Ground:
         return hit
 
     def _route_with(self, lv: Level, start, goal, discs, local: bool = True,
-                    complete: bool = False) -> list[tuple[float, float]]:
+                    extent: str = "near") -> list[tuple[float, float]]:
         """Visibility-graph shortest path on a level, avoiding discs of radius PERSON_GAP (remembered: the
         planner asks the same way round the same people again when it tries waits and spots aside).
-        ``local``: only the fixtures' corners near the way; ``complete``: every link between the corners
-        round people, and from them to every fixture's corner they see, however far (the last try)."""
-        key = (lv.name, tuple(start), tuple(goal), tuple(discs), local, complete)
+        ``local``: only the fixtures' corners near the way.  ``extent``: which links are made from the
+        corners round people: "near" ones (within reach; those next to the start and the goal also to every
+        corner round people); if no way is found, "ends": those next to the start and the goal to every
+        fixture's corner they see too; last, "all": every corner round people to every other and to every
+        fixture's corner it sees (one hemmed in where no fixture is near gets out round those beside him)."""
+        key = (lv.name, tuple(start), tuple(goal), tuple(discs), local, extent)
         hit = self._route_cache.get(key)
         if hit is None:
             try:
-                hit = self._route_with_uncached(lv, start, goal, discs, local, complete)
+                hit = self._route_with_uncached(lv, start, goal, discs, local, extent)
             except ValueError as e:
                 hit = e
             if len(self._route_cache) > 20000:
@@ -285,7 +288,7 @@ class Ground:
         return list(hit)
 
     def _route_with_uncached(self, lv: Level, start, goal, discs, local: bool,
-                             complete: bool = False) -> list[tuple[float, float]]:
+                             extent: str = "near") -> list[tuple[float, float]]:
         centres = np.asarray([c for c, _ in discs], dtype=float).reshape(-1, 2)
         radii = np.asarray([r for _, r in discs], dtype=float)
         d_lo, d_hi = centres - radii[:, None], centres + radii[:, None]
@@ -348,7 +351,7 @@ class Ground:
         # the corners round people to the fixtures' corners near, and among corners round people near
         # each other; they are only tested against the other discs here
         known_a = known_b = np.zeros(0, int)
-        if len(info) and not complete:
+        if len(info) and extent != "all":
             local_of = np.full(self._n_corners, -1)
             gids = np.concatenate([np.arange(d.first, d.first + len(d.corners)) for d in info])
             local_of[gids] = np.where(keep, new_index, -1)
@@ -381,21 +384,21 @@ class Ground:
             pairs_b.append(vis)
         new_pts = pts[nb:]
         m = len(new_pts)
-        if complete:     # every corner round people to the fixtures' corners it sees (cached per point)
-            for k in range(nb, n - 2):
+        ends = np.flatnonzero(np.minimum(np.hypot(*(new_pts - s_xy).T), np.hypot(*(new_pts - g_xy).T)) < END_REACH)
+        if extent == "all":
+            ends = np.arange(m)
+        if extent != "near":      # to the fixtures' corners they see, however far (cached per point)
+            for k in ends[ends < len(extra)] + nb:
                 vis = self._visible(lv, pts[k])
                 pairs_a.append(np.full(len(vis), k))
                 pairs_b.append(vis)
-        ends = np.flatnonzero(np.minimum(np.hypot(*(new_pts - s_xy).T), np.hypot(*(new_pts - g_xy).T)) < END_REACH)
-        if complete:
-            ends = np.arange(m)
         ei, ej = np.repeat(ends, m), np.tile(np.arange(m), len(ends))
         is_end = np.zeros(m, bool)
         is_end[ends] = True
         once = (ei != ej) & ((ei < ej) | ~is_end[ej])          # each pair once
         ni, nj = np.minimum(ei, ej)[once], np.maximum(ei, ej)[once]
         both = (ni < len(extra)) & (nj < len(extra))
-        far = ~both | ~(np.hypot(*(new_pts[ni] - new_pts[nj]).T) < 4.0) | complete   # near ones are known above
+        far = ~both | ~(np.hypot(*(new_pts[ni] - new_pts[nj]).T) < 4.0) | (extent == "all")   # near: known above
         pairs_a.append(nb + ni[far])
         pairs_b.append(nb + nj[far])
         a_idx, b_idx = np.concatenate(pairs_a), np.concatenate(pairs_b)
@@ -430,8 +433,9 @@ class Ground:
         if not np.isfinite(dist[g_i]):
             if local:
                 return self._route_with(lv, start, goal, discs, local=False)
-            if not complete:
-                return self._route_with(lv, start, goal, discs, local=False, complete=True)
+            if extent != "all":
+                return self._route_with(lv, start, goal, discs, local=False,
+                                        extent="ends" if extent == "near" else "all")
             raise ValueError(f"no way from ({start[0]:.2f}, {start[1]:.2f}) to ({goal[0]:.2f}, {goal[1]:.2f})")
         idx = [g_i]
         while idx[-1] != s_i:
