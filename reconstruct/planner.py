@@ -1440,6 +1440,15 @@ class Planner:
             if slot is not None:
                 x, y, level, fh = slot
             x, y = self.free_spot(b, x, y, level, b.t)
+            if v == "exit" and slot is not None:
+                # out of the gate, down the lane a metre in front of the file, and into one's place from in
+                # front of it (not past the shoulders of those already standing: routed through them, a
+                # walk cost as much as the file was long)
+                h = math.radians(fh)
+                fx, fy = x + 1.0 * math.sin(h), y + 1.0 * math.cos(h)
+                lx, ly = fx, self.reading.gate[1] - 1.5
+                if self.ground.is_free(level, fx, fy) and self.ground.is_free(level, lx, ly):
+                    via = [*via, (lx, ly, level), (fx, fy, level)]
             why = f"{v} to {a.place}" + by_way
             if v == "exit":
                 why += " (出: through the 门, the only way out)"
@@ -1448,6 +1457,8 @@ class Planner:
             self.walk(b, (x, y, level), why, a.stair, via=via, behind=self._ahead(a.place) if slot else None)
             if slot is not None:
                 self._set_out(b, a.place)
+                if v == "exit" and fh is not None and not a.heading:
+                    self.face(b, fh)         # in his place in the file outside, facing as the file faces
         elif v == "go" or v == "step_forward":
             self.nudge(b, b.heading, P.step)
         elif v == "step_back":

@@ -223,8 +223,9 @@ def test_cli_plan_unreachable(tmp_path):
     """A place nobody can reach: exit 2, one line naming the event and the person, no output."""
     bad = tmp_path / "bad.toml"
     src = (ROOT / "layouts" / "zheng_xuan.toml").read_text(encoding="utf-8")
-    # put the 乏 south of the courtyard's wall: the 获者 cannot get there
-    src = src.replace('at = "侯北十丈西三丈"', 'at = "侯南十丈西三丈"')
+    # put the 乏 far south of the courtyard's wall, beyond the ground outside the gate: the 获者 cannot
+    # get there
+    src = src.replace('at = "侯北十丈西三丈"', 'at = "侯南三十丈西三丈"')
     bad.write_text(src, encoding="utf-8")
     out = tmp_path / "plan.json"
     r = subprocess.run([sys.executable, "render.py", "plan", str(bad), "--json", str(out)], cwd=ROOT,
@@ -334,6 +335,29 @@ def test_a_file_walks_to_its_places_in_rank_order(plan, clause, file):
     times = [(who, t) for who, t in times if t is not None]
     assert len(times) >= 4, times
     assert all(a[1] <= b[1] + 1e-6 for a, b in pairwise(times)), times
+
+
+def test_guests_leave_to_one_file_outside_the_gate(reading):
+    """宾出，众宾皆出 (27 衆賓): outside the gate the guests stand in one file west of it, facing east
+    towards where the 主人 will see them off, seniors to the north; each comes down the lane in front of
+    the file and steps into his place, passing no one already standing there."""
+    p = make_plan(reading, load_rite(zhongbin=27))
+    ev = event(p, "宾出，众宾皆出")
+    gx, gy = reading.gate[0], reading.gate[1]
+    order = load_rite(zhongbin=27).formations["门外"]
+    places = [state(p, who, ev["end"]) for who in order]
+    xs, ys = np.array([s[0] for s in places]), np.array([s[1] for s in places])
+    assert np.ptp(xs) < 0.05 and xs.mean() < gx - 0.5                  # one file, west of the gate
+    assert (ys < gy).all() and (np.diff(ys) < -0.9).all()               # outside, seniors north
+    assert all(angle(s[3], 90) <= 30 for s in places)                   # facing east
+    for i, who in enumerate(order):
+        tr = p["actors"][who]
+        ts = np.arange(ev["start"], ev["end"], 0.1)
+        pos = sample(tr, ts)[:, :2]
+        outside = pos[:, 1] < gy - 1.0
+        # once outside, never nearer the file's line than his own place until he steps into it
+        before = outside & (np.hypot(*(pos - [xs[i], ys[i]]).T) > 1.05)
+        assert (pos[before, 0] > xs[i] + 0.5).all(), who
 
 
 def test_archers_bows_lie_at_their_places(plan):
