@@ -12,12 +12,14 @@ same plan byte for byte.  The result is the ``xiangshe-plan/1`` document of
 from __future__ import annotations
 
 import argparse
+import bisect
 import gc
 import hashlib
 import heapq
 import math
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +31,7 @@ from .errors import InputError
 from .names import NameIndex, traditional
 from .placement import PlaceError, heading_of, parse_place, unit_vector
 from .reading import Reading, load_reading
-from .walkable import COURT, HALL, PERSON_GAP, STAIR, Ground
+from .walkable import COURT, HALL, LEVELS, PERSON_GAP, STAIR, Ground
 
 FORMAT = "xiangshe-plan/1"
 
@@ -76,6 +78,7 @@ class TrackIndex:
         self.hi = np.full((n, 64, 2), -np.inf)
         self.last_t = np.full(n, -np.inf)
         self.last_xy = np.zeros((n, 2))
+        self.last_xyz = np.zeros((n, 3))      # where each track ends
         self.version = 0                 # counts changes, so answers derived from the tracks can be kept
 
     def add(self, i: int, a, b) -> None:
@@ -91,7 +94,7 @@ class TrackIndex:
         self.lo[i, k0:k1 + 1] = np.minimum(self.lo[i, k0:k1 + 1], (min(xs), min(ys)))
         self.hi[i, k0:k1 + 1] = np.maximum(self.hi[i, k0:k1 + 1], (max(xs), max(ys)))
         if b[0] >= self.last_t[i]:
-            self.last_t[i], self.last_xy[i] = b[0], (b[1], b[2])
+            self.last_t[i], self.last_xy[i], self.last_xyz[i] = b[0], (b[1], b[2]), (b[1], b[2], b[3])
 
     def rebuild(self, i: int, rows: np.ndarray) -> None:
         self.version += 1
@@ -264,6 +267,7 @@ class Planner:
         self.person_ids = {p.id for p in rite.people}
         self.track_index = TrackIndex(len(rite.people))
         self._standing_memo: tuple = (None, [])
+        self._end_levels: tuple = (None, None)     # (index version, level of where each track ends)
         self._spots: dict[tuple, tuple] = {}      # candidate spots round a place, and which the ground allows
         self._by_slot: list[Body] = []
         self.aliases = {a: p.id for p in rite.people for a in p.aliases}
@@ -429,17 +433,17 @@ class Planner:
 
     # ------------------------------------------------------------------ occupancy
     def position_at(self, body: Body, t: float) -> tuple[float, float, float]:
-        k = body.array()
-        if not len(k):
+        k = body.keys
+        if not k:
             return body.x, body.y, body.z
-        if t <= k[0, 0]:
-            return float(k[0, 1]), float(k[0, 2]), float(k[0, 3])
-        if t >= k[-1, 0]:
-            return float(k[-1, 1]), float(k[-1, 2]), float(k[-1, 3])
-        i = int(np.searchsorted(k[:, 0], t, side="right")) - 1
+        if t <= k[0][0]:
+            return k[0][1], k[0][2], k[0][3]
+        if t >= k[-1][0]:
+            return k[-1][1], k[-1][2], k[-1][3]
+        i = bisect.bisect_right(k, t, key=itemgetter(0)) - 1
         a, b = k[i], k[i + 1]
         f = (t - a[0]) / (b[0] - a[0]) if b[0] > a[0] else 1.0
-        return float(a[1] + (b[1] - a[1]) * f), float(a[2] + (b[2] - a[2]) * f), float(a[3] + (b[3] - a[3]) * f)
+        return a[1] + (b[1] - a[1]) * f, a[2] + (b[2] - a[2]) * f, a[3] + (b[3] - a[3]) * f
 
     def standing(self, me: Body, t: float, level: str) -> list[tuple[float, float]]:
         """Where others stand at time t on a level, and where those still moving will stop (remembered
@@ -453,21 +457,29 @@ class Planner:
 
     def _standing(self, me: Body, t: float, level: str) -> list[tuple[float, float]]:
         out = [(x, y) for x, y, lv in self._extra_standing if lv == level]
-        for b in self.bodies.values():
-            if b is me:
+        # where everyone's track ends, and on which level, from the index (all at once); those whose track
+        # has ended by t stand there, the others are where they are at t, and will stop there
+        ti, n = self.track_index, len(self._by_slot)
+        ends = ti.last_xyz[:n]
+        if self._end_levels[0] != (ti.version, n):
+            self._end_levels = ((ti.version, n), self.ground.levels_at(ends[:, 0], ends[:, 1], ends[:, 2]))
+        there = self._end_levels[1] == LEVELS.index(level)
+        ended = ti.last_t[:n] <= t
+        mask = (there & ended) | ~ended
+        mask[me.slot] = False
+        stops = ends[:, :2].tolist()
+        for i in np.flatnonzero(mask).tolist():
+            b = self._by_slot[i]
+            if not b.keys:
                 continue
-            if b.keys and b.keys[-1][0] <= t:      # his track has ended: he stands where it ends
-                x, y, z = b.keys[-1][1:4]
-                if self.ground.level_at(x, y, z) == level:
-                    out.append((x, y))
+            if ended[i]:
+                out.append(tuple(stops[i]))
                 continue
             x, y, z = self.position_at(b, t)
             if self.ground.level_at(x, y, z) == level:
                 out.append((x, y))
-            if b.keys and b.keys[-1][0] > t:
-                last = b.keys[-1]
-                if self.ground.level_at(last[1], last[2], last[3]) == level and (last[1], last[2]) != (x, y):
-                    out.append((last[1], last[2]))
+            if there[i] and tuple(stops[i]) != (x, y):
+                out.append(tuple(stops[i]))
         return out
 
     def free_spot(self, me: Body, x: float, y: float, level: str, t: float) -> tuple[float, float]:

@@ -31,6 +31,7 @@ BLOCKING = {"wall", "column", "room", "target", "post", "screen", "basin", "jar"
             "rack", "deer", "wine"}
 
 COURT, STAIR, HALL = "court", "stair", "hall"
+LEVELS = (COURT, STAIR, HALL)
 
 
 @dataclass
@@ -125,6 +126,14 @@ class Ground:
             if abs(x - s.x) <= s.width / 2 + 1e-6 and -s.run - 1e-6 <= y < -1e-6 and z > 1e-3:
                 return STAIR
         return HALL if z > self.reading.hall_height / 2 else COURT
+
+    def levels_at(self, x: np.ndarray, y: np.ndarray, z: np.ndarray) -> np.ndarray:
+        """:meth:`level_at` for many points at once (arrays of x, y, z): each one's index in LEVELS."""
+        out = np.where(z > self.reading.hall_height / 2, LEVELS.index(HALL), LEVELS.index(COURT))
+        for s in self.reading.stairs.values():
+            on = (np.abs(x - s.x) <= s.width / 2 + 1e-6) & (-s.run - 1e-6 <= y) & (y < -1e-6) & (z > 1e-3)
+            out[on] = LEVELS.index(STAIR)
+        return out
 
     def foot(self, stair: Stair, lane: float = 0.0) -> tuple[float, float]:
         """Where one stands in the court to climb: in front of the lowest step (lane: east offset)."""
