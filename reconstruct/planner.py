@@ -77,7 +77,6 @@ class TrackIndex:
         self.lo = np.full((n, 64, 2), np.inf)
         self.hi = np.full((n, 64, 2), -np.inf)
         self.last_t = np.full(n, -np.inf)
-        self.last_xy = np.zeros((n, 2))
         self.last_xyz = np.zeros((n, 3))      # where each track ends
         self.version = 0                 # counts changes, so answers derived from the tracks can be kept
 
@@ -94,7 +93,7 @@ class TrackIndex:
         self.lo[i, k0:k1 + 1] = np.minimum(self.lo[i, k0:k1 + 1], (min(xs), min(ys)))
         self.hi[i, k0:k1 + 1] = np.maximum(self.hi[i, k0:k1 + 1], (max(xs), max(ys)))
         if b[0] >= self.last_t[i]:
-            self.last_t[i], self.last_xy[i], self.last_xyz[i] = b[0], (b[1], b[2]), (b[1], b[2], b[3])
+            self.last_t[i], self.last_xyz[i] = b[0], (b[1], b[2], b[3])
 
     def rebuild(self, i: int, rows: np.ndarray) -> None:
         self.version += 1
@@ -110,8 +109,8 @@ class TrackIndex:
         L = self.lo[:, k0:k1 + 1].min(axis=1) if k1 >= k0 else np.full((len(self.lo), 2), np.inf)
         H = self.hi[:, k0:k1 + 1].max(axis=1) if k1 >= k0 else np.full((len(self.hi), 2), -np.inf)
         after = self.last_t < t1
-        L[after] = np.minimum(L[after], self.last_xy[after])
-        H[after] = np.maximum(H[after], self.last_xy[after])
+        L[after] = np.minimum(L[after], self.last_xyz[after, :2])
+        H[after] = np.maximum(H[after], self.last_xyz[after, :2])
         return (H[:, 0] >= lo[0]) & (L[:, 0] <= hi[0]) & (H[:, 1] >= lo[1]) & (L[:, 1] <= hi[1])
 
 
