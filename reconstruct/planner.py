@@ -520,9 +520,11 @@ class Planner:
     def _stops_after(self, me: Body, t: float, level: str, horizon: float = 180.0) -> list[tuple[float, float]]:
         """Where others are already planned to stop between t and t + horizon (so nobody takes the spot)."""
         out = []
-        for b in self.bodies.values():
+        n = len(self._by_slot)
+        for j in np.flatnonzero(self.track_index.last_t[:n] >= t).tolist():   # whose tracks go on after t
+            b = self._by_slot[j]
             k = b.array()
-            if b is me or not len(k) or k[-1, 0] < t:
+            if b is me or not len(k):
                 continue
             i0 = max(1, int(np.searchsorted(k[:, 0], t, side="left")))
             i1 = int(np.searchsorted(k[:, 0], t + horizon, side="right"))

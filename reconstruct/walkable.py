@@ -211,11 +211,15 @@ class Ground:
                            np.minimum(np.hypot(*(sp - start).T), np.hypot(*(sp - goal).T)) - 0.01)
         keep = radii >= 0.45
         centres, radii = sp[keep], radii[keep]
-        others = [((float(x), float(y)), float(r)) for (x, y), r in zip(centres, radii)]
+        xy, rr = centres.tolist(), radii.tolist()
+
+        def other(i: int) -> tuple[tuple[float, float], float]:     # a person as a disc: (centre, radius)
+            return (xy[i][0], xy[i][1]), rr[i]
+
         discs: list[tuple[tuple[float, float], float]] = []
         self.boxed_in = False
         path = self._route_static(lv, start, goal)
-        pts_o = shapely.points(centres) if others else None
+        pts_o = shapely.points(centres) if len(centres) else None
 
         def hits(path) -> list[int]:
             if len(path) < 2 or pts_o is None:
@@ -228,7 +232,7 @@ class Ground:
                 near = np.hypot(centres[:, None, 0] - centres[None, idx, 0],
                                 centres[:, None, 1] - centres[None, idx, 1]).min(axis=1) < 1.2
                 idx = sorted(set(idx) | set(np.flatnonzero(near).tolist()))
-            hit = [others[i] for i in idx if others[i] not in discs]
+            hit = [other(i) for i in idx if other(i) not in discs]
             if not hit:
                 return path
             try:
