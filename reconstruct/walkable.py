@@ -123,7 +123,7 @@ class Ground:
     def level_at(self, x: float, y: float, z: float) -> str:
         """hall, stair or court for a point (z decides between hall and court)."""
         for s in self.reading.stairs.values():
-            if abs(x - s.x) <= s.width / 2 + 1e-6 and -s.run - 1e-6 <= y < -1e-6 and z > 1e-3:
+            if _on_stair(s, x, y, z):
                 return STAIR
         return HALL if z > self.reading.hall_height / 2 else COURT
 
@@ -131,8 +131,7 @@ class Ground:
         """:meth:`level_at` for many points at once (arrays of x, y, z): each one's index in LEVELS."""
         out = np.where(z > self.reading.hall_height / 2, LEVELS.index(HALL), LEVELS.index(COURT))
         for s in self.reading.stairs.values():
-            on = (np.abs(x - s.x) <= s.width / 2 + 1e-6) & (-s.run - 1e-6 <= y) & (y < -1e-6) & (z > 1e-3)
-            out[on] = LEVELS.index(STAIR)
+            out[_on_stair(s, x, y, z)] = LEVELS.index(STAIR)
         return out
 
     def foot(self, stair: Stair, lane: float = 0.0) -> tuple[float, float]:
@@ -520,6 +519,11 @@ class Ground:
             sel = ok[s:s + n]
             out[k] = cache[pairs[k]] = (ga[s:s + n][sel], gb[s:s + n][sel])
         return out
+
+
+def _on_stair(s: Stair, x, y, z):
+    """Whether points (numbers or arrays) are on a stair: over its treads, above the court."""
+    return (abs(x - s.x) <= s.width / 2 + 1e-6) & (-s.run - 1e-6 <= y) & (y < -1e-6) & (z > 1e-3)
 
 
 def _cuts(a: np.ndarray, b: np.ndarray, c: np.ndarray, r: np.ndarray) -> np.ndarray:
