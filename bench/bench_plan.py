@@ -3,7 +3,8 @@
 Prints the wall time of each plan and the ratio against the 3-衆賓 baseline run in the same invocation,
 with the ratio of people and the seconds each added person costs (constant when growth is linear), and how
 many walks were planned (the rite's loops give each added 衆賓 more walks than the average person) and
-what each cost on average (constant when crowds cost nothing extra).  Run: .venv/bin/python bench/bench_plan.py
+what each cost on average (constant when crowds cost nothing extra); last, how far each later count lies
+from the straight line through the first two.  Run: .venv/bin/python bench/bench_plan.py
 """
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ def main() -> None:
     reading = load_reading(a.layout)
     base = None
     prev = None
+    rows = []
     for n in [int(c) for c in a.counts.split(",")]:
         rite = load_rite(zhongbin=n)
         best = float("inf")
@@ -41,6 +43,14 @@ def main() -> None:
               f"{best:6.2f} s (x{best / base[0]:.2f} time for x{people / base[1]:.2f} people{marginal}; "
               f"{1000 * best / walks:.2f} ms per walk), {len(plan['conflicts'])} conflicts left", flush=True)
         prev = (best, people)
+        rows.append((n, people, best))
+    if len(rows) >= 3:      # linear growth: every later count on the straight line through the first two
+        (_, p0, t0), (_, p1, t1) = rows[0], rows[1]
+        slope = (t1 - t0) / (p1 - p0)
+        for n, people, best in rows[2:]:
+            line = t1 + slope * (people - p1)
+            print(f"众宾 {n:3d}: the straight line through the first two counts predicts {line:.2f} s; "
+                  f"measured {best:.2f} s ({100 * (best / line - 1):+.0f} %)")
 
 
 if __name__ == "__main__":
