@@ -611,10 +611,10 @@ class Planner:
         t0 = body.t
         start_xy = (body.x, body.y)
         legs = [*via, goal]
-        lo = math.ceil((behind - t0) * 10 - 1e-6) / 10 if behind is not None and behind > t0 else 0.0
+        earliest = math.ceil((behind - t0) * 10 - 1e-6) / 10 if behind is not None and behind > t0 else 0.0
 
         def later(delays: tuple[float, ...]) -> tuple[float, ...]:      # not setting out before ``behind``
-            return tuple(lo + d for d in delays)
+            return tuple(earliest + d for d in delays)
 
         plan = self._corners(body, legs, stair_name, top_step, t0)
         if not plan:
@@ -647,7 +647,7 @@ class Planner:
                 if step1 is not None and first_step_at > step1:
                     d0 = math.ceil((first_step_at - step1) * 10 - 1e-6) / 10
                     delays = tuple(d0 + d for d in self.DELAYS)
-            if lo > (delays or self.DELAYS)[0]:
+            if earliest > (delays or self.DELAYS)[0]:
                 delays = later(self.DELAYS)
             found = self._first_clear(body, plan, t0, tail=stays, delays=delays)
         tries = 0
@@ -1470,7 +1470,7 @@ class Planner:
             self.walk(b, (x, y, level), why, a.stair, via=via, behind=self._ahead(a.place) if slot else None)
             if slot is not None:
                 self._set_out(b, a.place)
-                if v == "exit" and fh is not None and not a.heading:
+                if v == "exit" and not a.heading:
                     self.face(b, fh)         # in his place in the file outside, facing as the file faces
         elif v == "go" or v == "step_forward":
             self.nudge(b, b.heading, P.step)

@@ -315,7 +315,7 @@ def test_pairs_walk_abreast(plan):
         assert gap <= 1.0, (ev, gap)                    # him, not trailing (he catches up to his side)
 
 
-def _set_out(plan, who, ev):
+def _last_set_out(plan, who, ev):
     """When someone sets off on his last walk in an event (None if he does not walk in it)."""
     keys = plan["actors"][who]["keys"]
     out = None
@@ -331,7 +331,7 @@ def test_a_file_walks_to_its_places_in_rank_order(plan, clause, file):
     one ahead of him (the guests follow the 宾 out of the gate; the archers go back to the 射位 in turn)."""
     ev = event(plan, clause)
     members = load_rite().formations[file]
-    times = [(who, _set_out(plan, who, ev)) for who in members]
+    times = [(who, _last_set_out(plan, who, ev)) for who in members]
     times = [(who, t) for who, t in times if t is not None]
     assert len(times) >= 4, times
     assert all(a[1] <= b[1] + 1e-6 for a, b in pairwise(times)), times
