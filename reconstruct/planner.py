@@ -604,10 +604,13 @@ class Planner:
     # ------------------------------------------------------------------ motion
     def walk(self, body: Body, goal: tuple[float, float, str], why: str, stair_name: str | None = None,
              via: list[tuple[float, float, str]] = (), top_step: bool = False,
-             first_step_at: float | None = None, behind: float | None = None) -> None:
+             first_step_at: float | None = None, behind: float | None = None, aside: bool = False) -> None:
         """Walk from where the body is to a goal (x, y, level), through via points, by stairs as needed;
         ``first_step_at``: not onto the stair's first step before that time; ``behind``: the time the one
-        ahead of him in a file set out (the waits tried start there: he will not pass him)."""
+        ahead of him in a file set out (the waits tried start there: he will not pass him); ``aside``: if
+        those standing there leave no way to the goal, to the nearest spot round it that can be reached
+        (on a crowded hall a place named from a person, 主人之西, may lie past him where nobody can go
+        round him)."""
         t0 = body.t
         start_xy = (body.x, body.y)
         legs = [*via, goal]
@@ -622,6 +625,21 @@ class Planner:
         if not self._time_path(body, plan, t0):
             return
         stays = not top_step and legs[-1][2] != STAIR
+        if aside and stays and self.ground.boxed_in:
+            gx, gy, glevel = goal
+            standing = self.standing(body, t0, glevel)
+            for dx, dy in self._ASIDE:
+                spot = (gx + dx, gy + dy, glevel)
+                if (not self.ground.is_free(glevel, spot[0], spot[1])
+                        or any(math.dist(spot[:2], o) < PERSON_GAP + 0.05 for o in standing)
+                        or not self.clear_of_lanes(glevel, np.asarray([spot[:2]]))[0]):
+                    continue
+                alt = self._corners(body, [*via, spot], stair_name, top_step, t0)
+                if alt and not self.ground.boxed_in and self._time_path(body, alt, t0):
+                    plan, goal, legs = alt, spot, [*via, spot]
+                    self.explain.append(f"  {body.id} stands {math.hypot(dx, dy):.1f} m aside: those standing "
+                                        "there leave no way to the place")
+                    break
         found = None
         # beside him, a little wider if someone stands in the way; through the text's via points too (the
         # side way passes beside them: were it to pass on the wrong side of the person named, it would
@@ -1467,7 +1485,8 @@ class Planner:
                 why += " (出: through the 门, the only way out)"
             if a.stair:
                 why += f" by the {a.stair} (stated)"
-            self.walk(b, (x, y, level), why, a.stair, via=via, behind=self._ahead(a.place) if slot else None)
+            self.walk(b, (x, y, level), why, a.stair, via=via, behind=self._ahead(a.place) if slot else None,
+                      aside=v == "go" and slot is None)
             if slot is not None:
                 self._set_out(b, a.place)
                 if v == "exit" and not a.heading:
