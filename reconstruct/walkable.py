@@ -74,13 +74,13 @@ class Ground:
         H = reading.hall_height
         hall = Polygon(reading.hall_footprint)
         # the walled court, the gate's passage and an apron of ground outside it (门外), deep enough for
-        # the guests' file as they leave (门外位) to stand in one line up to 27 衆賓 (folded into files
+        # the guests' file as they leave (门外位) to stand in one line up to 45 衆賓 (folded into files
         # behind each other, those going to the back files had to thread through the front ones)
         gx, gy = reading.gate[0], reading.gate[1]
         gw = reading.gate_width
         court = shapely.union_all([Polygon(reading.court_footprint),
                                    box(gx - gw / 2, gy - 1.0, gx + gw / 2, gy + 1.0),
-                                   box(gx - 12.0, gy - 36.0, gx + 12.0, gy - reading.wall_thickness / 2 - 0.01)])
+                                   box(gx - 12.0, gy - 60.0, gx + 12.0, gy - reading.wall_thickness / 2 - 0.01)])
         stairs = [Polygon(self.stair_footprint(s)) for s in reading.stairs.values()]
         hall_obs, court_obs = [], []
         for lm in reading.landmarks.values():

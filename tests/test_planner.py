@@ -338,13 +338,15 @@ def test_a_file_walks_to_its_places_in_rank_order(plan, clause, file):
 
 
 def test_guests_leave_to_one_file_outside_the_gate(reading):
-    """宾出，众宾皆出 (27 衆賓): outside the gate the guests stand in one file west of it, facing east
+    """宾出，众宾皆出 (33 衆賓): outside the gate the guests stand in one file west of it, facing east
     towards where the 主人 will see them off, seniors to the north; each comes down the lane in front of
-    the file and steps into his place, passing no one already standing there."""
-    p = make_plan(reading, load_rite(zhongbin=27))
+    the file and steps into his place, passing no one already standing there (with 33, the file was
+    longer than the ground outside: it folded, and three met those in front)."""
+    p = make_plan(reading, load_rite(zhongbin=33))
+    assert p["conflicts"] == []
     ev = event(p, "宾出，众宾皆出")
     gx, gy = reading.gate[0], reading.gate[1]
-    order = load_rite(zhongbin=27).formations["门外"]
+    order = load_rite(zhongbin=33).formations["门外"]
     places = [state(p, who, ev["end"]) for who in order]
     xs, ys = np.array([s[0] for s in places]), np.array([s[1] for s in places])
     assert np.ptp(xs) < 0.05 and xs.mean() < gx - 0.5                  # one file, west of the gate
@@ -357,6 +359,23 @@ def test_guests_leave_to_one_file_outside_the_gate(reading):
         # file's line: down the lane in front of it, not past the shoulders of those standing in it
         coming = (pos[:, 1] < gy - 1.0) & (np.hypot(*(pos - [xs[i], ys[i]]).T) > 1.05)
         assert (pos[coming, 0] > xs[i] + 0.5).all(), who
+
+
+def test_archers_wait_in_their_places_at_tangxi_after_handing_over(reading):
+    """不反位，遂授有司于堂西 … 辩拾取矢 (27 衆賓): having handed bow and arrows to the 有司, each archer
+    waits in his own place in the 堂西 row (相俟堂西, 鄭), so that when all have done so the row stands
+    as it stood at the start, 南面東上 (they stood about the 有司 where the next pairs came to hand
+    over theirs, and those coming back found their places taken: six stood up to 5 m away)."""
+    rite = load_rite(zhongbin=27)
+    p = make_plan(reading, rite)
+    ev = event(p, "辩拾取矢，揖，皆升就席")
+    for who in rite.formations["堂西"]:
+        if who in rite.groups["堂上众宾"]:
+            continue            # the three senior 衆賓 go up to their mats
+        x0, y0, *_ = state(p, who, 0.0)
+        x, y, _, heading, _ = state(p, who, ev["end"])
+        assert math.hypot(x - x0, y - y0) < 0.3, (who, (x0, y0), (x, y))
+        assert angle(heading, 180) <= 30, who
 
 
 def test_archers_bows_lie_at_their_places(plan):
