@@ -511,6 +511,11 @@ class Planner:
                       f"{math.hypot(fx - x, fy - y):.1f} m away")
         return fx, fy
 
+    def _fits(self, level: str, x: float, y: float, others: list[tuple[float, float]] = ()) -> bool:
+        """Whether a body may stand at (x, y): on free ground, out of the lanes, clear of ``others``."""
+        return (self.ground.is_free(level, x, y) and bool(self.clear_of_lanes(level, np.asarray([[x, y]]))[0])
+                and all(math.dist((x, y), o) >= PERSON_GAP + 0.05 for o in others))
+
     def clear_of_lanes(self, level: str, pts: np.ndarray) -> np.ndarray:
         """Which points (n, 2) keep the gap from the ways up and down the stairs and through the gate."""
         lanes = np.asarray([(kx, ky) for kx, ky, kl in self.keepout if kl == level]).reshape(-1, 2)
@@ -630,9 +635,7 @@ class Planner:
             standing = self.standing(body, t0, glevel)
             for dx, dy in self._ASIDE:
                 spot = (gx + dx, gy + dy, glevel)
-                if (not self.ground.is_free(glevel, spot[0], spot[1])
-                        or any(math.dist(spot[:2], o) < PERSON_GAP + 0.05 for o in standing)
-                        or not self.clear_of_lanes(glevel, np.asarray([spot[:2]]))[0]):
+                if not self._fits(glevel, spot[0], spot[1], standing):
                     continue
                 alt = self._corners(body, [*via, spot], stair_name, top_step, t0)
                 if alt and not self.ground.boxed_in and self._time_path(body, alt, t0):
@@ -692,8 +695,7 @@ class Planner:
             horizon = self._tail_end(t0)
             gz = self.reading.hall_height if glevel == HALL else 0.0
             for dx, dy in self._ASIDE:
-                if not (self.ground.is_free(glevel, gx + dx, gy + dy)
-                        and self.clear_of_lanes(glevel, np.asarray([[gx + dx, gy + dy]]))[0]):
+                if not self._fits(glevel, gx + dx, gy + dy):
                     continue
                 # a spot someone will still pass or stop on after one could possibly be there is no use
                 reach = t0 + 3.0 * math.dist((body.x, body.y), (gx + dx, gy + dy)) / self.pace.hall + 60.0
