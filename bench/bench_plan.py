@@ -1,10 +1,11 @@
 """Planning time for the whole passage, and how it grows with the number of 衆賓 (3 → 9 → 27).
 
 Prints the wall time of each plan and the ratio against the 3-衆賓 baseline run in the same invocation,
-with the ratio of people and the seconds each added person costs (constant when growth is linear), and how
-many walks were planned (the rite's loops give each added 衆賓 more walks than the average person) and
-what each cost on average (constant when crowds cost nothing extra); last, how far each later count lies
-from the straight line through the first two.  Run: .venv/bin/python bench/bench_plan.py
+with the ratio of 衆賓 and of people (everyone: with 3 衆賓 the rite has 37, 34 of them others) and the
+seconds each added person costs (constant when growth is linear), and how many walks were planned (the
+rite's loops give each added 衆賓 more walks than the average person) and what each cost on average
+(constant when crowds cost nothing extra); last, how far each later count lies from the straight line
+through the first two.  Run: .venv/bin/python bench/bench_plan.py
 """
 from __future__ import annotations
 
@@ -37,11 +38,12 @@ def main() -> None:
         walks = sum(1 for a in plan["actors"].values() for k0, k1 in zip(a["keys"], a["keys"][1:])
                     if k0[5] != "walk" and k1[5] == "walk")
         if base is None:
-            base = (best, people)
+            base = (best, people, n)
         marginal = f", +{(best - prev[0]) / (people - prev[1]):.2f} s per added person" if prev else ""
         print(f"众宾 {n:3d}: {people:3d} people, {len(plan['events']):4d} events, {walks:5d} walks, planned in "
-              f"{best:6.2f} s (x{best / base[0]:.2f} time for x{people / base[1]:.2f} people{marginal}; "
-              f"{1000 * best / walks:.2f} ms per walk), {len(plan['conflicts'])} conflicts left", flush=True)
+              f"{best:6.2f} s (x{best / base[0]:.2f} time for x{n / base[2]:.1f} 衆賓, x{people / base[1]:.2f} "
+              f"people{marginal}; {1000 * best / walks:.2f} ms per walk), {len(plan['conflicts'])} conflicts left",
+              flush=True)
         prev = (best, people)
         rows.append((n, people, best))
     if len(rows) >= 3:      # linear growth: every later count on the straight line through the first two
