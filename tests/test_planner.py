@@ -342,11 +342,12 @@ def test_guests_leave_to_one_file_outside_the_gate(reading):
     towards where the 主人 will see them off, seniors to the north; each comes down the lane in front of
     the file and steps into his place, passing no one already standing there (with 33, the file was
     longer than the ground outside: it folded, and three met those in front)."""
-    p = make_plan(reading, load_rite(zhongbin=33))
+    rite = load_rite(zhongbin=33)
+    p = make_plan(reading, rite)
     assert p["conflicts"] == []
     ev = event(p, "宾出，众宾皆出")
     gx, gy = reading.gate[0], reading.gate[1]
-    order = load_rite(zhongbin=33).formations["门外"]
+    order = rite.formations["门外"]
     places = [state(p, who, ev["end"]) for who in order]
     xs, ys = np.array([s[0] for s in places]), np.array([s[1] for s in places])
     assert np.ptp(xs) < 0.05 and xs.mean() < gx - 0.5                  # one file, west of the gate
