@@ -444,6 +444,15 @@ class Planner:
         f = (t - a[0]) / (b[0] - a[0]) if b[0] > a[0] else 1.0
         return a[1] + (b[1] - a[1]) * f, a[2] + (b[2] - a[2]) * f, a[3] + (b[3] - a[3]) * f
 
+    @staticmethod
+    def _walking_at(b: Body, t: float) -> bool:
+        """Whether someone is on his way somewhere at time t (between two keys that differ in place)."""
+        k = b.array()
+        i = int(np.searchsorted(k[:, 0], t, side="right"))
+        if i <= 0 or i >= len(k):
+            return False
+        return bool(k[i, 1] != k[i - 1, 1] or k[i, 2] != k[i - 1, 2])
+
     def standing(self, me: Body, t: float, level: str) -> list[tuple[float, float]]:
         """Where others stand at time t on a level, and where those still moving will stop (remembered
         while nobody's track changes: a walk asks several times before it is written)."""
@@ -457,7 +466,10 @@ class Planner:
     def _standing(self, me: Body, t: float, level: str) -> list[tuple[float, float]]:
         out = [(x, y) for x, y, lv in self._extra_standing if lv == level]
         # where everyone's track ends, and on which level, from the index (all at once); those whose track
-        # has ended by t stand there, the others are where they are at t, and will stop there
+        # has ended by t stand there, the others will stop there, and stand where they are at t unless they
+        # are on their way then: one walking behind them is kept from them by the timed test (he waits for
+        # them to move on), not sent round them as if they stood there (宾出: the 大夫, last of the file,
+        # went round the far end of the 侯)
         ti, n = self.track_index, len(self._by_slot)
         ends = ti.last_xyz[:n]
         if self._end_levels[0] != (ti.version, n):
@@ -475,7 +487,7 @@ class Planner:
                 out.append(tuple(stops[i]))
                 continue
             x, y, z = self.position_at(b, t)
-            if self.ground.level_at(x, y, z) == level:
+            if self.ground.level_at(x, y, z) == level and not self._walking_at(b, t):
                 out.append((x, y))
             if there[i] and tuple(stops[i]) != (x, y):
                 out.append(tuple(stops[i]))

@@ -362,6 +362,20 @@ def test_guests_leave_to_one_file_outside_the_gate(reading):
         assert (pos[coming, 0] > xs[i] + 0.5).all(), who
 
 
+def test_guests_leave_round_the_near_end_of_the_target(plan, reading):
+    """宾出，众宾皆出: from the 西階 every guest, the 大夫 last, goes round the west end of the 侯 (左个)
+    to the gate; walking behind those ahead of him, he waits for them to move on rather than going round
+    them as if they stood still (the 大夫 used to go round the east end, 右个, a longer way)."""
+    ev = event(plan, "宾出，众宾皆出")
+    hou = plan["landmarks"]["侯"]["position"]
+    ts = np.arange(ev["start"], ev["end"] + 1e-9, 0.1)
+    for who in ("宾", "众宾1", "众宾2", "众宾3", "大夫"):
+        pos = sample(plan["actors"][who], ts)[:, :2]
+        level = np.abs(pos[:, 1] - hou[1]) < 0.5
+        assert level.any(), who
+        assert (pos[level, 0] < hou[0]).all(), (who, pos[level, 0].max())
+
+
 def test_archers_wait_in_their_places_at_tangxi_after_handing_over(reading):
     """不反位，遂授有司于堂西 … 辩拾取矢 (27 衆賓): having handed bow and arrows to the 有司, each archer
     waits in his own place in the 堂西 row (相俟堂西, 鄭), so that when all have done so the row stands
