@@ -74,8 +74,8 @@ class TrackIndex:
     SPAN = 10.0
 
     def __init__(self, n: int) -> None:
-        self.lo = np.full((n, 64, 2), np.inf)
-        self.hi = np.full((n, 64, 2), -np.inf)
+        self.lo = np.full((64, n, 2), np.inf)     # bucket, person, (x, y): a bucket's rows lie together
+        self.hi = np.full((64, n, 2), -np.inf)
         self.last_t = np.full(n, -np.inf)
         self.last_xyz = np.zeros((n, 3))      # where each track ends
         self.version = 0                 # counts changes, so answers derived from the tracks can be kept
@@ -84,20 +84,21 @@ class TrackIndex:
         """The stretch of person i's track from row a (or None) to row b (t, x, y, …)."""
         self.version += 1
         k0, k1 = int((a if a is not None else b)[0] // self.SPAN), int(b[0] // self.SPAN)
-        if k1 >= self.lo.shape[1]:
-            grow = max(k1 + 1, 2 * self.lo.shape[1]) - self.lo.shape[1]
-            self.lo = np.concatenate([self.lo, np.full((len(self.lo), grow, 2), np.inf)], axis=1)
-            self.hi = np.concatenate([self.hi, np.full((len(self.hi), grow, 2), -np.inf)], axis=1)
+        if k1 >= len(self.lo):
+            grow = max(k1 + 1, 2 * len(self.lo)) - len(self.lo)
+            n = self.lo.shape[1]
+            self.lo = np.concatenate([self.lo, np.full((grow, n, 2), np.inf)])
+            self.hi = np.concatenate([self.hi, np.full((grow, n, 2), -np.inf)])
         xs = (b[1],) if a is None else (a[1], b[1])
         ys = (b[2],) if a is None else (a[2], b[2])
-        self.lo[i, k0:k1 + 1] = np.minimum(self.lo[i, k0:k1 + 1], (min(xs), min(ys)))
-        self.hi[i, k0:k1 + 1] = np.maximum(self.hi[i, k0:k1 + 1], (max(xs), max(ys)))
+        self.lo[k0:k1 + 1, i] = np.minimum(self.lo[k0:k1 + 1, i], (min(xs), min(ys)))
+        self.hi[k0:k1 + 1, i] = np.maximum(self.hi[k0:k1 + 1, i], (max(xs), max(ys)))
         if b[0] >= self.last_t[i]:
             self.last_t[i], self.last_xyz[i] = b[0], (b[1], b[2], b[3])
 
     def rebuild(self, i: int, rows: np.ndarray) -> None:
         self.version += 1
-        self.lo[i], self.hi[i], self.last_t[i] = np.inf, -np.inf, -np.inf
+        self.lo[:, i], self.hi[:, i], self.last_t[i] = np.inf, -np.inf, -np.inf
         for j in range(len(rows)):
             self.add(i, rows[j - 1] if j else None, rows[j])
 
@@ -105,13 +106,14 @@ class TrackIndex:
         """Which people's tracks come into the box [lo, hi] between t0 and t1 (standing where they last
         stop from then on)."""
         k0 = max(0, int(t0 // self.SPAN))
-        k1 = min(self.lo.shape[1] - 1, int(t1 // self.SPAN))
-        L = self.lo[:, k0:k1 + 1].min(axis=1) if k1 >= k0 else np.full((len(self.lo), 2), np.inf)
-        H = self.hi[:, k0:k1 + 1].max(axis=1) if k1 >= k0 else np.full((len(self.hi), 2), -np.inf)
-        after = self.last_t < t1
-        L[after] = np.minimum(L[after], self.last_xyz[after, :2])
-        H[after] = np.maximum(H[after], self.last_xyz[after, :2])
-        return (H[:, 0] >= lo[0]) & (L[:, 0] <= hi[0]) & (H[:, 1] >= lo[1]) & (L[:, 1] <= hi[1])
+        k1 = min(len(self.lo) - 1, int(t1 // self.SPAN))
+        n = self.lo.shape[1]
+        L = self.lo[k0:k1 + 1].min(axis=0) if k1 >= k0 else np.full((n, 2), np.inf)
+        H = self.hi[k0:k1 + 1].max(axis=0) if k1 >= k0 else np.full((n, 2), -np.inf)
+        after = (self.last_t < t1)[:, None]
+        L = np.where(after, np.minimum(L, self.last_xyz[:, :2]), L)
+        H = np.where(after, np.maximum(H, self.last_xyz[:, :2]), H)
+        return ((H >= lo) & (L <= hi)).all(axis=1)
 
 
 @dataclass
@@ -209,6 +211,14 @@ def _way(xy: np.ndarray):
     if len(xy) == 1 or float(np.ptp(xy, axis=0).max()) < 1e-9:
         return shapely.points(xy[0])
     return LineString(xy)
+
+
+def _ways(segs: list[np.ndarray]) -> np.ndarray:
+    """The ground each stretch of track covers (keys (n, 5) each), as lines made all at once; a track that
+    stays put is a line whose points all coincide (as far from anything as the point itself)."""
+    xy = [s[:, 1:3] if len(s) > 1 else np.repeat(s[:, 1:3], 2, axis=0) for s in segs]
+    idx = np.repeat(np.arange(len(xy)), [len(c) for c in xy])
+    return shapely.linestrings(np.concatenate(xy), indices=idx)
 
 
 def _too_close(dx: np.ndarray, dy: np.ndarray, same_level: np.ndarray, gap: float) -> np.ndarray:
@@ -586,8 +596,7 @@ class Planner:
         with that part of each track: (body, keys).  Who is left out for a time window is left out for any
         window inside it too (his track there is part of this one)."""
         lo, hi = way.min(0) - 0.5, way.max(0) + 0.5
-        my_way = None
-        out = []
+        near = []
         for b in among:
             if b is me or not b.keys:
                 continue
@@ -595,13 +604,12 @@ class Planner:
             if (seg[:, 1].max() < lo[0] or seg[:, 1].min() > hi[0] or seg[:, 2].max() < lo[1]
                     or seg[:, 2].min() > hi[1]):
                 continue
-            # where the two ways never come within the gap in space, they cannot in time either
-            if my_way is None:
-                my_way = _way(way)
-            if shapely.distance(my_way, _way(seg[:, 1:3])) >= self.GAP:
-                continue
-            out.append((b, seg))
-        return out
+            near.append((b, seg))
+        if not near:
+            return []
+        # where the two ways never come within the gap in space, they cannot in time either
+        apart = shapely.distance(_way(way), _ways([seg for _, seg in near])) >= self.GAP
+        return [bs for bs, far in zip(near, apart) if not far]
 
     def standing_conflict(self, me: Body, at: tuple[float, float, float, float], t1: float,
                           among: list[Body] | None = None) -> tuple[str, float] | None:
@@ -963,13 +971,12 @@ class Planner:
         shifts = [round(d / step) for d in delays]
         grid = t0 + np.arange(J + max(shifts)) * step
         others = []
-        my_way = _way(pts[:, 1:3])
-        for b in among:
-            seg = _window(b.array(), grid[0], grid[-1])
-            # where his way over every wait tried never comes within the gap of mine, no wait meets him
-            if shapely.distance(my_way, _way(seg[:, 1:3])) >= self.GAP:
-                continue
-            others.append([np.interp(grid, seg[:, 0], seg[:, j]) for j in (1, 2, 3)])
+        segs = [_window(b.array(), grid[0], grid[-1]) for b in among]
+        # where his way over every wait tried never comes within the gap of mine, no wait meets him
+        apart = shapely.distance(_way(pts[:, 1:3]), _ways(segs)) >= self.GAP if segs else []
+        for seg, far in zip(segs, apart):
+            if not far:
+                others.append([np.interp(grid, seg[:, 0], seg[:, j]) for j in (1, 2, 3)])
         if others:
             OX, OY, OZ = (np.stack([o[j] for o in others]) for j in range(3))    # (bodies, grid)
         for delay, m in zip(delays, shifts):
