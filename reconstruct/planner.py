@@ -206,17 +206,10 @@ _RING = np.radians(180 + 22.5 * np.arange(16))
 _RADII = (0.6, 0.9, 1.2, 1.6, 2.0, 2.6, 3.2, 3.8, 4.5, 5.2)
 
 
-def _way(xy: np.ndarray):
-    """The ground a track covers: a point where it stays, else the line through its points."""
-    if len(xy) == 1 or float(np.ptp(xy, axis=0).max()) < 1e-9:
-        return shapely.points(xy[0])
-    return LineString(xy)
-
-
-def _ways(segs: list[np.ndarray]) -> np.ndarray:
-    """The ground each stretch of track covers (keys (n, 5) each), as lines made all at once; a track that
-    stays put is a line whose points all coincide (as far from anything as the point itself)."""
-    xy = [s[:, 1:3] if len(s) > 1 else np.repeat(s[:, 1:3], 2, axis=0) for s in segs]
+def _ways(xys: list[np.ndarray]) -> np.ndarray:
+    """The ground each track covers (its points (n, 2)), as lines made all at once; a track that stays
+    put is a line whose points all coincide (as far from anything as the point itself)."""
+    xy = [c if len(c) > 1 else np.repeat(c, 2, axis=0) for c in xys]
     idx = np.repeat(np.arange(len(xy)), [len(c) for c in xy])
     return shapely.linestrings(np.concatenate(xy), indices=idx)
 
@@ -608,7 +601,7 @@ class Planner:
         if not near:
             return []
         # where the two ways never come within the gap in space, they cannot in time either
-        apart = shapely.distance(_way(way), _ways([seg for _, seg in near])) >= self.GAP
+        apart = shapely.distance(_ways([way])[0], _ways([seg[:, 1:3] for _, seg in near])) >= self.GAP
         return [bs for bs, far in zip(near, apart) if not far]
 
     def standing_conflict(self, me: Body, at: tuple[float, float, float, float], t1: float,
@@ -973,7 +966,8 @@ class Planner:
         others = []
         segs = [_window(b.array(), grid[0], grid[-1]) for b in among]
         # where his way over every wait tried never comes within the gap of mine, no wait meets him
-        apart = shapely.distance(_way(pts[:, 1:3]), _ways(segs)) >= self.GAP if segs else []
+        apart = (shapely.distance(_ways([pts[:, 1:3]])[0], _ways([s[:, 1:3] for s in segs])) >= self.GAP
+                 if segs else [])
         for seg, far in zip(segs, apart):
             if not far:
                 others.append([np.interp(grid, seg[:, 0], seg[:, j]) for j in (1, 2, 3)])
