@@ -449,12 +449,11 @@ class Planner:
 
     @staticmethod
     def _walking_at(b: Body, t: float) -> bool:
-        """Whether someone is on his way somewhere at time t (between two keys that differ in place)."""
-        k = b.array()
-        i = int(np.searchsorted(k[:, 0], t, side="right"))
-        if i <= 0 or i >= len(k):
-            return False
-        return bool(k[i, 1] != k[i - 1, 1] or k[i, 2] != k[i - 1, 2])
+        """Whether someone is on his way somewhere at time t (between two keys that differ in place; the
+        keys found as :meth:`position_at` finds them)."""
+        k = b.keys
+        i = bisect.bisect_right(k, t, key=itemgetter(0))
+        return 0 < i < len(k) and (k[i][1], k[i][2]) != (k[i - 1][1], k[i - 1][2])
 
     def standing(self, me: Body, t: float, level: str) -> list[tuple[float, float]]:
         """Where others stand at time t on a level, and where those still moving will stop (remembered
