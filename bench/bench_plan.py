@@ -16,35 +16,34 @@ import time
 
 import numpy as np
 
+from reconstruct.audit import sample
 from reconstruct.planner import make_plan
 from reconstruct.reading import load_reading
 from reconstruct.rite import load_rite
 
 
-def met_per_walk(plan: dict, within: float = 1.5, step: float = 0.5) -> float:
-    """The mean number of others a walk comes within ``within`` metres of, on the same level, at some
-    sampled moment of the walk."""
-    keys = [np.asarray([k[:4] for k in a["keys"]], float) for a in plan["actors"].values()]
-    postures = [[k[5] for k in a["keys"]] for a in plan["actors"].values()]
-    grid = np.arange(0.0, max(k[-1, 0] for k in keys) + step, step)
-    at = np.stack([np.stack([np.interp(grid, k[:, 0], k[:, j]) for j in (1, 2, 3)]) for k in keys])  # (people, 3, T)
-    met = walks = 0
-    for i, (k, ps) in enumerate(zip(keys, postures)):
-        for s in range(len(ps) - 1):
-            if ps[s + 1] != "walk" or ps[s] == "walk":
+def walks_and_met(plan: dict, within: float = 1.5, step: float = 0.5) -> tuple[int, float]:
+    """How many walks the plan has (a walk: from a key not walking into keys walking), and the mean number
+    of others each comes within ``within`` metres of, on the same level, at some sampled moment of it."""
+    actors = list(plan["actors"].values())
+    grid = np.arange(0.0, plan["duration"] + step, step)
+    at = np.stack([sample(a, grid)[:, :3] for a in actors])          # (people, T, x y z)
+    walks = met = 0
+    for i, a in enumerate(actors):
+        keys = a["keys"]
+        for s in range(len(keys) - 1):
+            if keys[s + 1][5] != "walk" or keys[s][5] == "walk":
                 continue
             e = s + 1
-            while e + 1 < len(ps) and ps[e + 1] == "walk":
+            while e + 1 < len(keys) and keys[e + 1][5] == "walk":
                 e += 1
-            lo, hi = np.searchsorted(grid, [k[s, 0], k[e, 0]])
-            if hi <= lo:
-                hi = lo + 1
-            d = at[:, :, lo:hi] - at[i, :, lo:hi]
-            near = (np.hypot(d[:, 0], d[:, 1]) < within) & (np.abs(d[:, 2]) < 0.3)
+            lo, hi = np.searchsorted(grid, [keys[s][0], keys[e][0]])
+            d = at[:, lo:max(hi, lo + 1)] - at[i, lo:max(hi, lo + 1)]
+            near = (np.hypot(d[..., 0], d[..., 1]) < within) & (np.abs(d[..., 2]) < 0.3)
             near[i] = False
             met += int(near.any(axis=1).sum())
             walks += 1
-    return met / max(walks, 1)
+    return walks, met / max(walks, 1)
 
 
 def main() -> None:
@@ -65,15 +64,14 @@ def main() -> None:
             plan = make_plan(reading, rite)
             best = min(best, time.perf_counter() - t0)
         people = len(plan["actors"])
-        walks = sum(1 for a in plan["actors"].values() for k0, k1 in zip(a["keys"], a["keys"][1:])
-                    if k0[5] != "walk" and k1[5] == "walk")
+        walks, met = walks_and_met(plan)
         if base is None:
             base = (best, people, n)
         marginal = f", +{(best - prev[0]) / (people - prev[1]):.2f} s per added person" if prev else ""
         print(f"众宾 {n:3d}: {people:3d} people, {len(plan['events']):4d} events, {walks:5d} walks, planned in "
               f"{best:6.2f} s (x{best / base[0]:.2f} time for x{n / base[2]:.1f} 衆賓, x{people / base[1]:.2f} "
               f"people{marginal}; {1000 * best / walks:.2f} ms per walk), {len(plan['conflicts'])} conflicts left; "
-              f"each walk meets {met_per_walk(plan):.1f} others",
+              f"each walk meets {met:.1f} others",
               flush=True)
         prev = (best, people)
         rows.append((n, people, best))
