@@ -597,11 +597,15 @@ class Planner:
                     or seg[:, 2].min() > hi[1]):
                 continue
             near.append((b, seg))
-        if not near:
-            return []
-        # where the two ways never come within the gap in space, they cannot in time either
-        apart = shapely.distance(_ways([way])[0], _ways([seg[:, 1:3] for _, seg in near])) >= self.GAP
+        apart = self._apart(way, [seg for _, seg in near])
         return [bs for bs, far in zip(near, apart) if not far]
+
+    def _apart(self, way: np.ndarray, segs: list[np.ndarray]) -> np.ndarray:
+        """Which of the stretches of track (rows t, x, y, …) never come within the gap of a way (points
+        (n, 2)) anywhere: where the two ways do not meet in space, they cannot in time either."""
+        if not segs:
+            return np.zeros(0, bool)
+        return shapely.distance(_ways([way])[0], _ways([s[:, 1:3] for s in segs])) >= self.GAP
 
     def standing_conflict(self, me: Body, at: tuple[float, float, float, float], t1: float,
                           among: list[Body] | None = None) -> tuple[str, float] | None:
@@ -965,9 +969,7 @@ class Planner:
         others = []
         segs = [_window(b.array(), grid[0], grid[-1]) for b in among]
         # where his way over every wait tried never comes within the gap of mine, no wait meets him
-        apart = (shapely.distance(_ways([pts[:, 1:3]])[0], _ways([s[:, 1:3] for s in segs])) >= self.GAP
-                 if segs else [])
-        for seg, far in zip(segs, apart):
+        for seg, far in zip(segs, self._apart(pts[:, 1:3], segs)):
             if not far:
                 others.append([np.interp(grid, seg[:, 0], seg[:, j]) for j in (1, 2, 3)])
         if others:
