@@ -14,9 +14,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from reconstruct.animation import build_animated, export_animated
-from reconstruct.export import export_ground
-from reconstruct.reading import load_reading
+from reconstruct.exchange.animation import build_animated, export_animated
+from reconstruct.exchange.gltf import export_ground
+from reconstruct.layout.reading import load_reading
 
 TARGET_S = 10.0
 TARGET_MB = 30.0
@@ -44,8 +44,8 @@ def main() -> int:
         plan = json.loads(Path(a.plan).read_text(encoding="utf-8"))
         print(f"plan {a.plan}")
     else:
-        from reconstruct.planner import make_plan
-        from reconstruct.rite import load_rite
+        from reconstruct.planner.core import make_plan
+        from reconstruct.rite.loader import load_rite
         t0 = time.perf_counter()
         plan = make_plan(reading, load_rite())
         print(f"planned in {time.perf_counter() - t0:.2f} s (not part of the export)")

@@ -16,10 +16,10 @@ import time
 
 import numpy as np
 
-from reconstruct.audit import sample
-from reconstruct.planner import make_plan
-from reconstruct.reading import load_reading
-from reconstruct.rite import load_rite
+from reconstruct.checks.audit import sample
+from reconstruct.planner.core import make_plan
+from reconstruct.layout.reading import load_reading
+from reconstruct.rite.loader import load_rite
 
 
 def walks_and_met(plan: dict, within: float = 1.5, step: float = 0.5) -> tuple[int, float]:

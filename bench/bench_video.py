@@ -34,10 +34,10 @@ sys.path.insert(0, str(ROOT / "tests" / "fixtures"))
 
 import numpy as np  # noqa: E402
 
-from reconstruct import captions as C  # noqa: E402
-from reconstruct import figures as F  # noqa: E402
-from reconstruct.camera import plan_shots  # noqa: E402
-from reconstruct.video import MovingLayer, PlanSampler, ROOF_NODES, current_event, frame_times, render_video  # noqa: E402
+from reconstruct.render import captions as C  # noqa: E402
+from reconstruct.scene import figures as F  # noqa: E402
+from reconstruct.scene.shots import plan_shots  # noqa: E402
+from reconstruct.render.video import MovingLayer, PlanSampler, ROOF_NODES, current_event, frame_times, render_video  # noqa: E402
 
 
 def naive(plan, ground, out, size, t0, t1, fps, cam):
@@ -112,14 +112,14 @@ def main(argv=None):
         from mini_plan import make_plan, standin_ground
         plan, ground = make_plan(), standin_ground()
     else:
-        from reconstruct.reading import DEFAULT_LAYOUT, load_reading
-        from reconstruct.video_cli import ground_meshes
+        from reconstruct.layout.reading import DEFAULT_LAYOUT, load_reading
+        from reconstruct.render.video_cli import ground_meshes
         reading = load_reading(DEFAULT_LAYOUT)
         if a.plan:
             plan = json.loads(Path(a.plan).read_text(encoding="utf-8"))
         else:
-            from reconstruct.planner import make_plan
-            from reconstruct.rite import load_rite
+            from reconstruct.planner.core import make_plan
+            from reconstruct.rite.loader import load_rite
             plan = make_plan(reading, load_rite(None))
         ground = ground_meshes(reading)
     size = tuple(int(v) for v in a.size.split("x"))

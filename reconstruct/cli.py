@@ -11,7 +11,8 @@ import sys
 from pathlib import Path
 
 from .errors import InputError
-from .reading import DEFAULT_LAYOUT, Reading, load_reading
+from .layout.reading import Reading, load_reading
+from .resources import DEFAULT_LAYOUT
 
 OUT = Path("out")
 
@@ -19,7 +20,7 @@ OUT = Path("out")
 def _user_errors() -> tuple[type[BaseException], ...]:
     """Error types that mean bad input (one line, exit 2), from the stages that exist."""
     kinds: list[type[BaseException]] = [InputError]
-    for mod, name in (("reconstruct.rite", "RiteError"), ("reconstruct.planner", "PlanError")):
+    for mod, name in (("reconstruct.rite.loader", "RiteError"), ("reconstruct.planner.core", "PlanError")):
         try:
             kinds.append(getattr(__import__(mod, fromlist=[name]), name))
         except (ImportError, AttributeError):
@@ -64,7 +65,7 @@ def cmd_layout(a: argparse.Namespace) -> int:
 
 
 def cmd_still(a: argparse.Namespace) -> int:
-    from .still import render_still
+    from .render.still import render_still
 
     reading = load_reading(a.layout)
     out = a.out or OUT / f"{Path(a.layout).stem}_{a.view}.png"
@@ -76,7 +77,7 @@ def cmd_still(a: argparse.Namespace) -> int:
 def cmd_export(a: argparse.Namespace) -> int:
     """GLB/glTF: the ground and the whole animated ceremony (one animation); --static for the ground only.
     OBJ/PLY/STL: the ground."""
-    from .export import export_ground
+    from .exchange.gltf import export_ground
 
     reading = load_reading(a.layout)
     if not (a.glb or a.obj or a.gltf or a.ply or a.stl):
@@ -87,9 +88,9 @@ def cmd_export(a: argparse.Namespace) -> int:
         if not target:
             continue
         if fmt in ("glb", "gltf") and not a.static:
-            from .animation import export_animated
-            from .planner import make_plan
-            from .rite import load_rite
+            from .exchange.animation import export_animated
+            from .planner.core import make_plan
+            from .rite.loader import load_rite
 
             if plan is None:
                 plan = make_plan(reading, load_rite(zhongbin=a.zhongbin, dafu=a.dafu))
@@ -106,9 +107,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command")
 
     def with_layout(sp: argparse.ArgumentParser) -> None:
-        sp.add_argument("layout", nargs="?", default=str(DEFAULT_LAYOUT.relative_to(Path.cwd()))
-                        if DEFAULT_LAYOUT.is_relative_to(Path.cwd()) else str(DEFAULT_LAYOUT),
-                        help="a reading (TOML) in layouts/; default: layouts/zheng_xuan.toml")
+        sp.add_argument("layout", nargs="?", default=str(DEFAULT_LAYOUT),
+                        help="a reading: a TOML file, or the name of a shipped one (zheng_xuan, ao_jigong, …); "
+                             "default: zheng_xuan")
 
     sp = sub.add_parser("layout", help="print the resolved coordinates of a reading")
     with_layout(sp)
@@ -135,7 +136,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp = sub.add_parser("script", help="check the rite script against the text (and a reading): coverage, names",
                         add_help=False)
     sp.add_argument("args", nargs=argparse.REMAINDER)
-    sp.set_defaults(func=lambda a: __import__("reconstruct.script_check", fromlist=["main_check"]).main_check(
+    sp.set_defaults(func=lambda a: __import__("reconstruct.checks.script", fromlist=["main_check"]).main_check(
         [x for x in a.args if x != "--"]))
 
     for extra in _extra_commands():
@@ -146,7 +147,7 @@ def build_parser() -> argparse.ArgumentParser:
 def _extra_commands():
     """Sub-commands of the later stages, registered by their modules (script, plan, video, check …)."""
     out = []
-    for mod in ("planner", "video_cli", "checks"):
+    for mod in ("planner.core", "render.video_cli", "checks.report"):
         try:
             m = __import__(f"reconstruct.{mod}", fromlist=["register_cli"])
         except ImportError:

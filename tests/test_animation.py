@@ -13,12 +13,12 @@ import numpy as np
 import pygltflib
 import pytest
 
-from reconstruct import figures as F
-from reconstruct.animation import (ANIMATION_NAME, actor_node_name, ascii_name, build_animated, export_animated,
+from reconstruct.scene import figures as F
+from reconstruct.exchange.animation import (ANIMATION_NAME, actor_node_name, ascii_name, build_animated, export_animated,
                                    from_yup, prop_node_name, read_channels, sample_channel)
-from reconstruct.export import export_ground, to_yup
-from reconstruct.reading import LAYOUTS, load_reading
-from reconstruct.video import PlanSampler
+from reconstruct.exchange.gltf import export_ground, to_yup
+from reconstruct.layout.reading import LAYOUTS, load_reading
+from reconstruct.render.video import PlanSampler
 
 ROOT = Path(__file__).resolve().parent.parent
 TOOLS = ROOT.parent / "shared" / "tools"
@@ -42,8 +42,8 @@ def small_glb(reading, small_plan, tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def plan(reading):
-    from reconstruct.planner import make_plan
-    from reconstruct.rite import load_rite
+    from reconstruct.planner.core import make_plan
+    from reconstruct.rite.loader import load_rite
     return make_plan(reading, load_rite())
 
 
@@ -249,7 +249,7 @@ def test_tan_and_jue_sui_are_step_scales(gl, channels, plan):
 
 def test_carried_props_follow_their_keys(channels, plan):
     """A carried prop is where the plan's keys put it (less its carrying drop); one at rest waits to be picked up."""
-    from reconstruct.animation import CARRY_DROP
+    from reconstruct.exchange.animation import CARRY_DROP
     tr = plan["props"]["丰"]
     t, v, _ = channels[("R_feng", "translation")]
     for k in tr["keys"][:12]:

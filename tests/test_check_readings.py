@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from reconstruct.planner import make_plan
-from reconstruct.reading import load_reading
-from reconstruct.rite import load_rite
-from reconstruct.statements import evaluate_all
+from reconstruct.planner.core import make_plan
+from reconstruct.layout.reading import load_reading
+from reconstruct.rite.loader import load_rite
+from reconstruct.checks.statements import evaluate_all
 
 ROOT = Path(__file__).resolve().parent.parent
 

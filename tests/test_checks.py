@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from reconstruct.checks import compare, compare_table, path_stats, pick_event
-from reconstruct.reading import load_reading
+from reconstruct.checks.report import compare, compare_table, path_stats, pick_event
+from reconstruct.layout.reading import load_reading
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE = Path(__file__).parent / "fixtures" / "plan_small.json"

@@ -8,9 +8,9 @@ import numpy as np
 import pygltflib
 import pytest
 
-from reconstruct.export import FORMATS, export_ground, gltf_from_parts, to_yup
-from reconstruct.ground import build_ground, node_name
-from reconstruct.reading import LAYOUTS, load_reading
+from reconstruct.exchange.gltf import FORMATS, export_ground, gltf_from_parts, to_yup
+from reconstruct.scene.ground import build_ground, node_name
+from reconstruct.layout.reading import LAYOUTS, load_reading
 
 ROOT = Path(__file__).resolve().parent.parent
 TOOLS = ROOT.parent / "shared" / "tools"

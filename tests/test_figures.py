@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from reconstruct import figures as F
+from reconstruct.scene import figures as F
 
 
 def _head_top(world):

@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
-from reconstruct.ground import (NO_GEOMETRY, TRIANGLE_BUDGET, build_ground, hou_panels, node_name,
+from reconstruct.scene.ground import (NO_GEOMETRY, TRIANGLE_BUDGET, build_ground, hou_panels, node_name,
                                 triangle_count)
-from reconstruct.reading import LAYOUTS, list_readings, load_reading
+from reconstruct.layout.reading import LAYOUTS, list_readings, load_reading
 
 
 @pytest.fixture(scope="module")

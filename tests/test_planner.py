@@ -14,11 +14,11 @@ import numpy as np
 import pytest
 import shapely
 
-from reconstruct.audit import audit, sample
-from reconstruct.planner import FORMAT, make_plan
-from reconstruct.reading import load_reading
-from reconstruct.rite import load_rite
-from reconstruct.walkable import COURT, HALL, PERSON_GAP, Ground
+from reconstruct.checks.audit import audit, sample
+from reconstruct.planner.core import FORMAT, make_plan
+from reconstruct.layout.reading import load_reading
+from reconstruct.rite.loader import load_rite
+from reconstruct.planner.walkable import COURT, HALL, PERSON_GAP, Ground
 
 ROOT = Path(__file__).resolve().parent.parent
 

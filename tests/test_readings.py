@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from reconstruct.errors import InputError
-from reconstruct.reading import LAYOUTS, load_reading
+from reconstruct.layout.reading import LAYOUTS, load_reading
 
 ROOT = Path(__file__).resolve().parent.parent
 CHI = 0.231
@@ -285,7 +285,7 @@ def test_traditional_placement_resolves_like_simplified(tmp_path):
 @pytest.mark.parametrize("text,chi", [("三步", 18), ("十丈", 100), ("五十弓", 300), ("尺有二寸", 1.2),
                                       ("一丈九尺五寸", 19.5), ("三笴", 9), ("二尋", 16), ("十二尺", 12)])
 def test_chinese_numerals_and_units(text, chi):
-    from reconstruct.units import Units, parse_length
+    from reconstruct.text.units import Units, parse_length
 
     assert parse_length(text).chi(Units()) == pytest.approx(chi)
 

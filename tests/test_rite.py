@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from reconstruct import text as T
-from reconstruct.rite import DEFAULT_SCRIPT, VERBS, RiteError, load_rite
-from reconstruct.script_check import check, coverage, main_check
+from reconstruct.text import seed as T
+from reconstruct.rite.loader import DEFAULT_SCRIPT, VERBS, RiteError, load_rite
+from reconstruct.checks.script import check, coverage, main_check
 
 SEED = T.load()
 

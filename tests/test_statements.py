@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from reconstruct.errors import InputError
-from reconstruct.statements import (RELATIONS, evaluate_all, load_catalogue, sample)
-from reconstruct.text import load
+from reconstruct.checks.statements import (RELATIONS, evaluate_all, load_catalogue, sample)
+from reconstruct.text.seed import load
 
 FIXTURE = Path(__file__).parent / "fixtures" / "plan_small.json"
 
@@ -142,7 +142,7 @@ def test_stair_versus_hall(plan, cat):
 
 
 def test_static_statements_change_with_the_reading(cat):
-    from reconstruct.reading import load_reading
+    from reconstruct.layout.reading import load_reading
 
     out = {}
     for name in ("zheng_xuan", "ao_jigong", "yishu_1748", "dashe_fa", "zheng_xuan_xiang"):

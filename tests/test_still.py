@@ -3,8 +3,8 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from reconstruct.reading import LAYOUTS, load_reading
-from reconstruct.still import render_still
+from reconstruct.layout.reading import LAYOUTS, load_reading
+from reconstruct.render.still import render_still
 
 
 @pytest.fixture(scope="module")

@@ -3,7 +3,7 @@ import hashlib
 
 import pytest
 
-from reconstruct import text as T
+from reconstruct.text import seed as T
 
 
 def test_shipped_copy_is_byte_identical_to_the_shared_seed():

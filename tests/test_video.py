@@ -12,8 +12,8 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent / "fixtures"))
 from mini_plan import make_plan, standin_ground  # noqa: E402
 
-from reconstruct import captions, video  # noqa: E402
-from reconstruct.camera import plan_shots, project  # noqa: E402
+from reconstruct.render import captions, video  # noqa: E402
+from reconstruct.scene.shots import plan_shots, project  # noqa: E402
 
 SIZE = (320, 180)
 
@@ -198,7 +198,7 @@ def test_unstrung_bow_across_the_palms(plan):
 
 
 def test_long_holds_play_faster(plan):
-    from reconstruct.camera import track_position
+    from reconstruct.scene.shots import track_position
     p2 = json.loads(json.dumps(plan))
     for group in ("actors", "props"):                # everything stands still from 30 s to 60 s
         for tr in p2[group].values():
@@ -217,7 +217,7 @@ def test_long_holds_play_faster(plan):
 
 
 def test_roof_cut_away_in_hall_shots(plan, ground):
-    from reconstruct.camera import CameraPose
+    from reconstruct.scene.shots import CameraPose
     import trimesh
     roof = trimesh.creation.box(extents=(30, 30, 0.3))
     roof.apply_translation((0, 0, 20.0))
@@ -238,9 +238,9 @@ def test_roof_cut_away_in_hall_shots(plan, ground):
 def test_seeing_the_guests_off_is_filmed_from_outside_the_gate():
     """主人送于門外，再拜: when the host bows outside the gate, the camera stands outside too, and the host
     and the guests he sees off (in their file outside the gate) are in the frame."""
-    from reconstruct.planner import make_plan
-    from reconstruct.reading import load_reading
-    from reconstruct.rite import load_rite
+    from reconstruct.planner.core import make_plan
+    from reconstruct.layout.reading import load_reading
+    from reconstruct.rite.loader import load_rite
     full = make_plan(load_reading(), load_rite())
     song = next(e for e in full["events"] if e["id"] == "p23.song")
     gate_y = full["landmarks"]["门"]["position"][1]

@@ -1,11 +1,11 @@
-"""The ``video`` sub-command (reconstruct.video_cli) through a small argparse harness."""
+"""The ``video`` sub-command (reconstruct.render.video_cli) through a small argparse harness."""
 import argparse
 
 import imageio.v2 as imageio
 import pytest
 
-from reconstruct import video_cli
-from reconstruct.reading import DEFAULT_LAYOUT
+from reconstruct.render import video_cli
+from reconstruct.layout.reading import DEFAULT_LAYOUT
 
 
 def _run(argv):

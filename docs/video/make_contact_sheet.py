@@ -2,7 +2,7 @@
 
     .venv/bin/python docs/video/make_contact_sheet.py [--plan PLAN.json] [--out docs/video/contact_sheet.png]
 
-Frames come from :func:`reconstruct.video.render_frames` (same camera, labels, captions and timeline
+Frames come from :func:`reconstruct.render.video.render_frames` (same camera, labels, captions and timeline
 as ``render.py video`` with no range), at plan times evenly spaced over the passage (the first at
 4 s, inside the establishing shot); each tile is stamped with the plan time and the shot kind.
 """
@@ -19,9 +19,9 @@ sys.path.insert(0, str(ROOT))
 import numpy as np  # noqa: E402
 from PIL import Image, ImageDraw  # noqa: E402
 
-from reconstruct import captions as C  # noqa: E402
-from reconstruct.camera import plan_shots  # noqa: E402
-from reconstruct.video import render_frames  # noqa: E402
+from reconstruct.render import captions as C  # noqa: E402
+from reconstruct.scene.shots import plan_shots  # noqa: E402
+from reconstruct.render.video import render_frames  # noqa: E402
 
 
 def main(argv=None):
@@ -31,14 +31,14 @@ def main(argv=None):
     ap.add_argument("--n", type=int, default=12)
     ap.add_argument("--size", default="1280x720")
     a = ap.parse_args(argv)
-    from reconstruct.reading import DEFAULT_LAYOUT, load_reading
-    from reconstruct.video_cli import ground_meshes
+    from reconstruct.layout.reading import DEFAULT_LAYOUT, load_reading
+    from reconstruct.render.video_cli import ground_meshes
     reading = load_reading(DEFAULT_LAYOUT)
     if a.plan:
         plan = json.loads(a.plan.read_text(encoding="utf-8"))
     else:
-        from reconstruct.planner import make_plan
-        from reconstruct.rite import load_rite
+        from reconstruct.planner.core import make_plan
+        from reconstruct.rite.loader import load_rite
         plan = make_plan(reading, load_rite(None))
     size = tuple(int(v) for v in a.size.split("x"))
     dur = float(plan["duration"])

@@ -23,8 +23,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from .names import NameIndex, simplified
-from .units import Length, UnitError, parse_length
+from ..text.names import NameIndex, simplified
+from ..text.units import Length, UnitError, parse_length
 
 # Unit vectors (east, north) of the eight directions, in simplified characters.
 DIRECTIONS: dict[str, tuple[float, float]] = {

@@ -21,9 +21,9 @@ import math
 from pathlib import Path
 from typing import Any
 
-from .errors import InputError
-from .outputs import atomic_path, write_json
-from .statements import Result, evaluate_all, load_catalogue
+from ..errors import InputError
+from ..outputs import atomic_path, write_json
+from ..checks.statements import Result, evaluate_all, load_catalogue
 
 OUT = Path("out")
 
@@ -43,12 +43,12 @@ def plan_for(layout: str | Path, plan_file: str | Path | None = None) -> dict[st
         if plan.get("format") != "xiangshe-plan/1":
             raise InputError(str(plan_file), "format", "not an xiangshe-plan/1 document")
         return plan
-    from .reading import load_reading
+    from ..layout.reading import load_reading
 
     reading = load_reading(layout)
     try:
-        from .planner import make_plan
-        from .rite import load_rite
+        from ..planner.core import make_plan
+        from ..rite.loader import load_rite
     except ImportError as e:  # pragma: no cover - the planner ships with the project
         raise InputError(str(layout), "", f"the planner is not available ({e}); pass --plan FILE") from None
     return make_plan(reading, load_rite())
@@ -188,7 +188,7 @@ def compare_table(c: dict[str, Any]) -> str:
 
 
 def cmd_compare(a: argparse.Namespace) -> int:
-    from .diagram import overlay
+    from ..render.diagram import overlay
 
     pa = plan_for(a.a, a.plan_a)
     pb = plan_for(a.b, a.plan_b)
@@ -235,13 +235,13 @@ def pick_event(plan: dict[str, Any], at: str) -> dict[str, Any]:
 
 
 def _caption(e: dict[str, Any]) -> str:
-    from .text import display
+    from ..text.seed import display
 
     return f"({e.get('footnote')}) {display(e['text'])}"
 
 
 def cmd_diagram(a: argparse.Namespace) -> int:
-    from .diagram import diagram
+    from ..render.diagram import diagram
 
     plan = plan_for(a.layout, a.plan)
     outdir = Path(a.out) if a.out else OUT / "diagrams"
@@ -265,8 +265,8 @@ def cmd_diagram(a: argparse.Namespace) -> int:
 
 def diagram_booklet(plan: dict[str, Any], outdir: Path, stem: str) -> list[dict[str, Any]]:
     """One diagram per paragraph of the passage (the state after its last event), and an HTML booklet."""
-    from .diagram import diagram
-    from .text import display, load
+    from ..render.diagram import diagram
+    from ..text.seed import display, load
 
     text = load()
     pages = []

@@ -15,7 +15,7 @@ import json
 import re
 from pathlib import Path
 
-from .errors import InputError
+from ..errors import InputError
 
 SIZES = ("1280x720", "1920x1080", "3840x2160")
 DEFAULT_OUT = Path("out") / "xiangshe.mp4"
@@ -50,7 +50,7 @@ def parse_size(value: str) -> tuple[int, int]:
 def ground_meshes(reading) -> list[tuple[str, object, tuple[float, float, float] | str]]:
     """The ground as the ``(name, mesh, rgb)`` tuples :func:`render_video` expects, with the fields
     outside the wall (as the stills draw them) for those who stand outside the gate."""
-    from .ground import FIELD_COLOR, build_ground, field_mesh
+    from ..scene.ground import FIELD_COLOR, build_ground, field_mesh
 
     return [("field", field_mesh(reading), FIELD_COLOR),
             *((p.node, p.mesh, tuple(float(c) for c in p.color)) for p in build_ground(reading))]
@@ -69,28 +69,28 @@ def load_plan_file(path: Path) -> dict:
 
 
 def cmd_video(a: argparse.Namespace) -> int:
-    from .reading import load_reading
-    from .video import render_video
+    from ..layout.reading import load_reading
+    from ..render.video import render_video
 
     reading = load_reading(a.layout)
     if a.plan:
         plan = load_plan_file(a.plan)
         pf = (plan.get("layout") or {}).get("file")
-        if pf and Path(pf).name != Path(a.layout).name:
+        if pf and Path(pf).stem != Path(a.layout).stem:
             print(f"warning: {a.plan} was planned on {pf}, the ground is {a.layout}")
     else:
-        from .planner import make_plan
-        from .rite import load_rite
+        from ..planner.core import make_plan
+        from ..rite.loader import load_rite
 
         plan = make_plan(reading, load_rite(a.rite, zhongbin=a.zhongbin, dafu=a.dafu))
-    from .video import resolve_range
+    from ..render.video import resolve_range
     try:                             # check --from/--to before the ground is built
         resolve_range(plan, a.start, a.end)
     except ValueError as e:
         raise InputError(a.plan or "plan", "--from/--to", str(e)) from None
     text = None
     try:
-        from . import text as T
+        from ..text import seed as T
         text = T.load()
     except OSError:
         pass

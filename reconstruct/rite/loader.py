@@ -22,12 +22,12 @@ import networkx as nx
 import yaml
 from pydantic import BaseModel, ConfigDict
 
-from . import text as seedtext
-from .names import NameIndex, simplified
-from .placement import DIRECTIONS, PlaceError, parse_place
+from ..resources import RITE, logical_name
+from ..text import seed as seedtext
+from ..text.names import NameIndex, simplified
+from ..text.placement import DIRECTIONS, PlaceError, parse_place
 
-ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_SCRIPT = ROOT / "assets" / "rite" / "rite.yaml"
+DEFAULT_SCRIPT = RITE
 
 # The fixed vocabulary of actions; docs/rite-script.md documents each with the Chinese it renders.
 VERBS: dict[str, str] = {
@@ -216,10 +216,7 @@ _Loader.add_constructor("tag:yaml.org,2002:str", _c_str)
 
 
 def _rel(path: Path) -> str:
-    try:
-        return str(path.resolve().relative_to(ROOT))
-    except ValueError:
-        return str(path)
+    return logical_name(path)
 
 
 def read_yaml(path: Path) -> Any:

@@ -17,10 +17,10 @@ import argparse
 import json
 import sys
 
-from . import text as seedtext
-from .names import NameIndex
-from .placement import PlaceError, parse_place
-from .rite import Rite, RiteError, load_rite_with_report
+from ..text import seed as seedtext
+from ..text.names import NameIndex
+from ..text.placement import PlaceError, parse_place
+from ..rite.loader import Rite, RiteError, load_rite_with_report
 
 
 def coverage(rite: Rite, seed: str | None = None, events=None) -> dict:
@@ -74,7 +74,7 @@ def _reading_landmarks(path: str | None) -> list[str] | None:
     if not path:
         return None
     try:
-        from .reading import load_reading   # written by another engineer
+        from ..layout.reading import load_reading   # written by another engineer
         r = load_reading(path)
     except Exception:  # noqa: BLE001 - a reading we cannot load is reported as "no reading"
         return None

@@ -25,14 +25,12 @@ import networkx as nx
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from .errors import InputError
-from .names import NameIndex, simplified, traditional
-from .placement import DIRECTIONS, Place, PlaceError, heading_of, parse_place, unit_vector
-from .units import DEFAULT_CHI_PER_UNIT, Length, UnitError, Units, parse_length
+from ..errors import InputError
+from ..resources import DEFAULT_LAYOUT, LAYOUTS, logical_name
+from ..text.names import NameIndex, simplified, traditional
+from ..text.placement import DIRECTIONS, Place, PlaceError, heading_of, parse_place, unit_vector
+from ..text.units import DEFAULT_CHI_PER_UNIT, Length, UnitError, Units, parse_length
 
-ROOT = Path(__file__).resolve().parent.parent
-LAYOUTS = ROOT / "layouts"
-DEFAULT_LAYOUT = LAYOUTS / "zheng_xuan.toml"
 
 LengthText = str | float | int
 
@@ -289,10 +287,19 @@ def _toml_line(raw: str, path: list[str]) -> int | None:
     return None
 
 
+def reading_path(name: str | Path) -> Path:
+    """A reading file: a path, or the name of a shipped reading (``ao_jigong``, ``ao_jigong.toml``)."""
+    p = Path(name)
+    if not p.exists() and p.parent == Path(".") and (LAYOUTS / p.with_suffix(".toml").name).exists():
+        return LAYOUTS / p.with_suffix(".toml").name
+    return p
+
+
 def load_reading(path: str | Path = DEFAULT_LAYOUT) -> Reading:
-    """Read, validate and resolve a reading; bad input raises :class:`InputError`."""
-    path = Path(path)
-    shown = str(path)
+    """Read, validate and resolve a reading (a path, or the name of a shipped reading); bad input
+    raises :class:`InputError`."""
+    path = reading_path(path)
+    shown = logical_name(path)
     try:
         raw = path.read_text(encoding="utf-8")
     except FileNotFoundError:

@@ -24,7 +24,7 @@ from typing import NamedTuple
 import numpy as np
 import trimesh
 
-from .reading import Reading
+from ..layout.reading import Reading
 
 TRIANGLE_BUDGET = 40_000
 

@@ -30,11 +30,11 @@ os.environ.setdefault("VTK_DEFAULT_OPENGL_WINDOW", "vtkEGLRenderWindow")
 
 from PIL import Image, ImageDraw, ImageFont  # noqa: E402
 
-from .fonts import font_path  # noqa: E402
-from .ground import FIELD_COLOR, GroundPart, build_ground, field_mesh  # noqa: E402
-from .names import traditional  # noqa: E402
-from .outputs import atomic_path  # noqa: E402
-from .reading import Reading  # noqa: E402
+from ..render.fonts import font_path  # noqa: E402
+from ..scene.ground import FIELD_COLOR, GroundPart, build_ground, field_mesh  # noqa: E402
+from ..text.names import traditional  # noqa: E402
+from ..outputs import atomic_path  # noqa: E402
+from ..layout.reading import Reading  # noqa: E402
 
 BUILTIN_VIEWS = ("overview", "plan", "hall", "range")
 

@@ -33,8 +33,8 @@ os.environ.setdefault("VTK_DEFAULT_OPENGL_WINDOW", "vtkEGLRenderWindow")
 import numpy as np  # noqa: E402
 
 from . import captions as C  # noqa: E402
-from . import figures as F  # noqa: E402
-from .camera import CameraPath, CameraPose, plan_shots, project  # noqa: E402
+from ..scene import figures as F  # noqa: E402
+from ..scene.shots import CameraPath, CameraPose, plan_shots, project  # noqa: E402
 
 __all__ = ["render_video", "render_frames", "PlanSampler", "MovingLayer", "FrameRenderer", "resolve_range",
            "frame_times", "hold_times", "current_event", "short_name", "place_labels", "TITLE_S", "END_S",

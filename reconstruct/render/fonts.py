@@ -23,8 +23,10 @@ import argparse
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-FONT_DIR = ROOT / "assets" / "fonts"
+from ..resources import FONTS, data_path
+
+ROOT = data_path()              # the package: its data and its code
+FONT_DIR = FONTS
 FONT_FILE = FONT_DIR / "NotoSansCJKsc-Regular-subset.otf"
 SYSTEM_TTC = Path("/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc")
 SC_INDEX = 2
@@ -56,7 +58,7 @@ def common_hanzi() -> str:
 def project_text(root: Path = ROOT) -> str:
     parts = []
     for pattern in ("assets/text/*.txt", "layouts/*.toml", "assets/rite/*.yaml", "assets/rite/*.yml",
-                    "reconstruct/*.py"):
+                    "**/*.py"):
         for f in sorted(root.glob(pattern)):
             parts.append(f.read_text(encoding="utf-8"))
     return "".join(parts)
@@ -79,7 +81,7 @@ def build_subset(ttc: Path = SYSTEM_TTC, out: Path = FONT_FILE, root: Path = ROO
     from fontTools import subset
     from fontTools.ttLib import TTCollection
 
-    from .outputs import atomic_path
+    from ..outputs import atomic_path
 
     coll = TTCollection(str(ttc))
     font = coll.fonts[SC_INDEX]

@@ -23,9 +23,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-SEED = ROOT / "assets" / "text" / "xiangshe_li_part2.txt"
-SHARED_SEED = ROOT.parent / "shared" / "seed" / "xiangshe_li_part2.txt"
+from ..resources import SEED
+
+# the shared material beside a checkout (absent in an installed package)
+SHARED_SEED = Path(__file__).resolve().parents[3] / "shared" / "seed" / "xiangshe_li_part2.txt"
 
 PINYIN = {"shè": "射", "jiāo": "交", "yù": "欲"}
 # Punctuation and layout: never counted for coverage, and clause boundaries.

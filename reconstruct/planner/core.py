@@ -27,11 +27,11 @@ import numpy as np
 import shapely
 from shapely.geometry import LineString
 
-from .errors import InputError
-from .names import NameIndex, traditional
-from .placement import PlaceError, heading_of, parse_place, unit_vector
-from .reading import Reading, load_reading
-from .walkable import COURT, HALL, LEVELS, PERSON_GAP, STAIR, Ground
+from ..errors import InputError
+from ..text.names import NameIndex, traditional
+from ..text.placement import PlaceError, heading_of, parse_place, unit_vector
+from ..layout.reading import Reading, load_reading
+from ..planner.walkable import COURT, HALL, LEVELS, PERSON_GAP, STAIR, Ground
 
 FORMAT = "xiangshe-plan/1"
 
@@ -1832,8 +1832,8 @@ def summary(plan: dict[str, Any]) -> str:
 
 
 def cmd_plan(a: argparse.Namespace) -> int:
-    from .outputs import write_json
-    from .rite import load_rite
+    from ..outputs import write_json
+    from ..rite.loader import load_rite
 
     reading = load_reading(a.layout)
     rite = load_rite(a.rite, zhongbin=a.zhongbin, dafu=a.dafu)

@@ -45,11 +45,11 @@ from pathlib import Path
 import numpy as np
 import pygltflib as g
 
-from . import figures as F
-from .export import ARRAY_BUFFER, ELEMENT_ARRAY_BUFFER, GltfBuilder, _write_gltf, gltf_from_parts, to_yup
-from .ground import CHAR_PINYIN, build_ground
-from .outputs import atomic_path
-from .reading import Reading
+from ..scene import figures as F
+from ..exchange.gltf import ARRAY_BUFFER, ELEMENT_ARRAY_BUFFER, GltfBuilder, _write_gltf, gltf_from_parts, to_yup
+from ..scene.ground import CHAR_PINYIN, build_ground
+from ..outputs import atomic_path
+from ..layout.reading import Reading
 
 __all__ = ["export_animated", "build_animated", "actor_node_name", "prop_node_name", "ascii_name",
            "sample_channel", "read_channels", "from_yup", "CARRY_DROP", "ANIMATION_NAME"]
@@ -496,7 +496,7 @@ def _prop_quat(kind: str, heading: float, posture: str) -> np.ndarray:
 def build_animated(reading: Reading, plan: dict, *, fps_hint: float = 25, camera: bool = False,
                    ground_parts=None) -> tuple[g.GLTF2, dict]:
     """The GLTF2 of the animated scene and a summary dict (nodes, animated nodes, keys)."""
-    from .video import PlanSampler      # the video's reading of the plan (poses, blends, gait)
+    from ..render.video import PlanSampler      # the video's reading of the plan (poses, blends, gait)
 
     duration = float(plan.get("duration") or 0.0)
     parts = ground_parts if ground_parts is not None else build_ground(reading)
@@ -628,7 +628,7 @@ def build_animated(reading: Reading, plan: dict, *, fps_hint: float = 25, camera
 
 def _camera_node(b: GltfBuilder, anim: _AnimWriter, plan: dict, duration: float) -> int | None:
     """One perspective camera following :func:`reconstruct.camera.plan_shots` (holds, cuts, eased moves)."""
-    from .camera import plan_shots
+    from ..scene.shots import plan_shots
     size = (1280, 720)
     path = plan_shots(plan, size)
     if not path.shots:

@@ -19,8 +19,8 @@ from typing import Any
 
 from PIL import Image, ImageDraw, ImageFont
 
-from .outputs import atomic_path
-from .statements import sample
+from ..outputs import atomic_path
+from ..checks.statements import sample
 
 INK = "#222222"
 PAPER = "#fbf8f0"
@@ -35,7 +35,7 @@ SHORT = {"上耦上射": "上耦上", "上耦下射": "上耦下", "次耦上射
 
 def _font_path() -> str:
     try:
-        from .fonts import font_path
+        from ..render.fonts import font_path
 
         return str(font_path())
     except Exception:  # pragma: no cover - the font ships with the repository

@@ -14,8 +14,8 @@ import numpy as np
 import shapely
 from shapely.geometry import Point, Polygon
 
-from .reading import Reading
-from .walkable import BLOCKING
+from ..layout.reading import Reading
+from ..planner.walkable import BLOCKING
 
 MIN_GAP = 0.45
 MAX_SPEED = 2.0

@@ -27,9 +27,9 @@ import numpy as np
 import pygltflib as g
 import trimesh
 
-from .ground import GroundPart, build_ground
-from .outputs import atomic_path
-from .reading import Reading
+from ..scene.ground import GroundPart, build_ground
+from ..outputs import atomic_path
+from ..layout.reading import Reading
 
 ARRAY_BUFFER, ELEMENT_ARRAY_BUFFER = 34962, 34963
 FLOAT, UNSIGNED_SHORT, UNSIGNED_INT = 5126, 5123, 5125

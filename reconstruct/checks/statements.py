@@ -21,14 +21,14 @@ from typing import Any
 
 import yaml
 
-from .errors import InputError
-from .names import NameIndex, simplified, traditional
-from .placement import HEADINGS
-from .text import SEED
-from .units import DEFAULT_CHI_PER_UNIT, UNIT_ALIASES
+from ..errors import InputError
+from ..resources import STATEMENTS
+from ..text.names import NameIndex, simplified, traditional
+from ..text.placement import HEADINGS
+from ..text.seed import SEED
+from ..text.units import DEFAULT_CHI_PER_UNIT, UNIT_ALIASES
 
-ROOT = Path(__file__).resolve().parent.parent
-CATALOGUE = ROOT / "assets" / "statements.yaml"
+CATALOGUE = STATEMENTS
 
 RELATIONS = ("west_of", "east_of", "south_of", "north_of", "aligned_x", "aligned_y", "facing", "posture",
              "level", "distance", "path_side", "near")
