@@ -18,7 +18,8 @@ from reconstruct.exchange.animation import (ANIMATION_NAME, actor_node_name, asc
                                    from_yup, prop_node_name, read_channels, sample_channel)
 from reconstruct.exchange.gltf import export_ground, to_yup
 from reconstruct.layout.reading import LAYOUTS, load_reading
-from reconstruct.render.video import PlanSampler
+from reconstruct.model.plan import Plan
+from reconstruct.scene.sampler import PlanSampler
 
 ROOT = Path(__file__).resolve().parent.parent
 TOOLS = ROOT.parent / "shared" / "tools"
@@ -32,7 +33,7 @@ def reading():
 
 @pytest.fixture(scope="module")
 def small_plan():
-    return json.loads((FIXTURES / "plan_small.json").read_text(encoding="utf-8"))
+    return Plan.load(FIXTURES / "plan_small.json")
 
 
 @pytest.fixture(scope="module")
@@ -89,16 +90,16 @@ def test_structure_of_the_passage(gl, plan, glb):
     scene = gl.scenes[gl.scene]
     assert [gl.nodes[i].name for i in scene.nodes][:3] == ["ground", "people", "props"]
     people = gl.nodes[names.index("people")].children
-    assert len(people) == len(plan["actors"])
+    assert len(people) == len(plan.actors)
     by_actor = {gl.nodes[i].extras["actor"]: gl.nodes[i] for i in people}
-    assert set(by_actor) == set(plan["actors"])
+    assert set(by_actor) == set(plan.actors)
     assert by_actor["司射"].name == "P_sishe"
     # one mesh per part per role: people of the same role share them
     zb = [by_actor[a] for a in by_actor if F.role_of(a) == "众宾"]
     assert len(zb) >= 2
     pelvis_meshes = {gl.nodes[n.children[0]].mesh for n in zb}
     assert len(pelvis_meshes) == 1
-    roles = {F.role_of(a) for a in plan["actors"]}
+    roles = {F.role_of(a) for a in plan.actors}
     fig_meshes = [m for m in gl.meshes if m.name.startswith("fig_")]
     assert len(fig_meshes) == len(roles) * len(F.PARTS)
     # materials: core PBR, matte
@@ -109,17 +110,17 @@ def test_structure_of_the_passage(gl, plan, glb):
         for a in (gl.accessors[smp.input], gl.accessors[smp.output]):
             assert a.componentType == pygltflib.FLOAT
         assert gl.accessors[smp.input].min[0] >= 0
-        assert gl.accessors[smp.input].max[0] <= plan["duration"] + 1e-3
+        assert gl.accessors[smp.input].max[0] <= plan.duration + 1e-3
     # events as scene extras
     ev = scene.extras["events"]
-    assert len(ev) == len(plan["events"])
-    assert ev[0]["text"] == plan["events"][0]["text"] and ev[0]["span"] == plan["events"][0]["span"]
-    assert scene.extras["duration_s"] == pytest.approx(plan["duration"])
+    assert len(ev) == len(plan.events)
+    assert ev[0]["text"] == plan.events[0].text and ev[0]["span"] == list(plan.events[0].span)
+    assert scene.extras["duration_s"] == pytest.approx(plan.duration)
 
 
 def test_channels_interpolation_and_hemisphere(channels, plan):
     span = max(t[-1] for t, _, _ in channels.values())
-    assert span == pytest.approx(plan["duration"], abs=1e-2)
+    assert span == pytest.approx(plan.duration, abs=1e-2)
     for (node, path), (t, v, interp) in channels.items():
         assert np.all(np.diff(t) > 0), (node, path)
         if path == "rotation":
@@ -129,31 +130,31 @@ def test_channels_interpolation_and_hemisphere(channels, plan):
         if path == "scale" and not node.endswith("_skirt"):
             assert interp == "STEP" and set(np.unique(v)) <= {0.0, 1.0}, node
     # every person's root has translation and rotation, and every moving prop is animated
-    for aid in plan["actors"]:
+    for aid in plan.actors:
         assert (actor_node_name(aid), "translation") in channels
-    for pid, tr in plan["props"].items():
-        if len({tuple(k[1:5]) for k in tr["keys"]}) > 1:
+    for pid, prop in plan.props.items():
+        if len({tuple(r[1:5]) for r in prop.track.rows()}) > 1:
             assert (prop_node_name(pid), "translation") in channels or (prop_node_name(pid), "rotation") in channels
 
 
 def test_gait_keys_only_while_walking(channels, plan):
     """Posture keys are written where something changes: a few per second while walking, none while still."""
     t, _, _ = channels[("P_sishe_l_thigh", "rotation")]
-    walking = sum(k1[0] - k0[0] for k0, k1 in zip(plan["actors"]["司射"]["keys"], plan["actors"]["司射"]["keys"][1:])
-                  if np.hypot(k1[1] - k0[1], k1[2] - k0[2]) > 0.01)
+    k = plan.actors["司射"].track.keys
+    walking = float(np.diff(k["t"])[np.hypot(np.diff(k["x"]), np.diff(k["y"])) > 0.01].sum())
     assert len(t) < 6 * walking + 200
-    assert len(t) < plan["duration"]          # far fewer than one key per second over the passage
+    assert len(t) < plan.duration          # far fewer than one key per second over the passage
 
 
 # -- positions read back -------------------------------------------------------
 
 def test_positions_at_event_times_equal_the_plan(channels, plan):
     sampler = PlanSampler(plan)
-    events = plan["events"]
+    events = plan.events
     picks = [events[i] for i in np.linspace(0, len(events) - 1, 7).astype(int)]
     checked = 0
     for ev in picks:
-        for t in (ev["start"], (ev["start"] + ev["end"]) / 2, ev["end"]):
+        for t in (ev.start, (ev.start + ev.end) / 2, ev.end):
             for aid, track in sampler.actors.items():
                 want, want_h, _, _ = sampler.position(track, t)
                 tt, vv, interp = channels[(actor_node_name(aid), "translation")]
@@ -164,7 +165,7 @@ def test_positions_at_event_times_equal_the_plan(channels, plan):
                     q = sample_channel(qt, qv, t)
                     assert abs(abs(np.dot(q, _heading_q(want_h))) - 1) < 1e-4, (aid, t)
                 checked += 1
-    assert checked >= 7 * 3 * len(plan["actors"])
+    assert checked >= 7 * 3 * len(plan.actors)
 
 
 def _heading_q(h):
@@ -209,7 +210,7 @@ def test_poses_match_the_figures(reading, small_plan, small_glb):
     ch = read_channels(gl)
     sampler = PlanSampler(small_plan)
     for aid, track in sampler.actors.items():
-        for t in list(track.t[:6]) + [small_plan["duration"] / 2]:
+        for t in list(track.t[:6]) + [small_plan.duration / 2]:
             xyz, hd, params, state = sampler.actor_pose(aid, float(t))
             want = F.world_transforms(*xyz, hd, params=params, state=state)
             for part in ("head", "r_forearm", "l_shin", "skirt"):
@@ -223,16 +224,16 @@ def test_small_plan_edge_cases(small_glb, small_plan):
     ch = read_channels(gl)
     # 宾 has one key: still keyed over the whole passage so Blender sees him in the clip
     t, v, _ = ch[("P_bin", "translation")]
-    assert t[0] == 0 and t[-1] == pytest.approx(small_plan["duration"])
-    assert np.allclose(from_yup(v[0]), small_plan["actors"]["宾"]["keys"][0][1:4], atol=1e-4)
+    assert t[0] == 0 and t[-1] == pytest.approx(small_plan.duration)
+    assert np.allclose(from_yup(v[0]), small_plan.actors["宾"].track.xyz[0], atol=1e-4)
     # props at rest are static nodes at their place
     node = next(n for n in gl.nodes if n.name == "R_zhong")
-    assert np.allclose(from_yup(node.translation), small_plan["props"]["中"]["keys"][0][1:4], atol=1e-4)
+    assert np.allclose(from_yup(node.translation), small_plan.props["中"].track.xyz[0], atol=1e-4)
     assert ("R_zhong", "translation") not in ch
 
 
 def test_tan_and_jue_sui_are_step_scales(gl, channels, plan):
-    st = plan["actors"]["司射"]["states"]
+    st = plan.actors["司射"].states.rows()
     bare_t = [t for t, s in st if s.get("bare_left_arm")]
     cover_t = [t for t, s in st if not s.get("bare_left_arm")]
     assert bare_t and cover_t
@@ -250,15 +251,15 @@ def test_tan_and_jue_sui_are_step_scales(gl, channels, plan):
 def test_carried_props_follow_their_keys(channels, plan):
     """A carried prop is where the plan's keys put it (less its carrying drop); one at rest waits to be picked up."""
     from reconstruct.exchange.animation import CARRY_DROP
-    tr = plan["props"]["丰"]
+    rows = plan.props["丰"].track.rows()
     t, v, _ = channels[("R_feng", "translation")]
-    for k in tr["keys"][:12]:
+    for k in rows[:12]:
         got = from_yup(sample_channel(t, v, k[0]))
         want = np.array(k[1:4], float)
         if k[5] == "carried":
             want[2] += CARRY_DROP["丰"]
         assert np.linalg.norm(got - want) < 0.01, k
-    k0, k1 = tr["keys"][0], tr["keys"][1]
+    k0, k1 = rows[0], rows[1]
     if k0[5] == "rest" and k1[0] - k0[0] > 2:
         mid = from_yup(sample_channel(t, v, (k0[0] + k1[0]) / 2))
         assert np.allclose(mid, k0[1:4], atol=1e-3)
@@ -309,17 +310,17 @@ def test_blender_import(glb, gl, plan, reading, tmp_path):
         pytest.skip(f"Blender check script not found at {TOOLS} (the shared tools sit beside the project)")
     fps = 25
     code, out = _blender(glb, "--expect-animated", str(_animated_nodes(gl)),
-                         "--expect-duration", f"{plan['duration']:.3f}", "--fps", str(fps))
+                         "--expect-duration", f"{plan.duration:.3f}", "--fps", str(fps))
     assert code == 0, out
     keyed = re.search(r"keyed frames (\S+)\.\.(\S+) ", out)
-    assert float(keyed.group(1)) <= 0 and float(keyed.group(2)) >= plan["duration"] * fps - 1
+    assert float(keyed.group(1)) <= 0 and float(keyed.group(2)) >= plan.duration * fps - 1
     # the scene's bounding box is the ground's, grown only by people standing beyond it at the first frame
     ground = export_ground(reading, tmp_path / "ground.glb")
     code_g, out_g = _blender(ground)
     assert code_g == 0, out_g
     lo, hi = _bbox(out)
     lo_g, hi_g = _bbox(out_g)
-    first = np.array([tr["keys"][0][1:4] for tr in list(plan["actors"].values()) + list(plan["props"].values())])
+    first = np.array([x.track.xyz[0] for x in list(plan.actors.values()) + list(plan.props.values())])
     reach = np.array([0.6, 0.6, 0.0])
     lo_w = np.minimum(lo_g, first.min(axis=0) - reach)
     hi_w = np.maximum(hi_g, first.max(axis=0) + reach + [0, 0, 2.0])

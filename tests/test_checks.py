@@ -10,6 +10,7 @@ import pytest
 
 from reconstruct.checks.report import compare, compare_table, path_stats, pick_event
 from reconstruct.layout.reading import load_reading
+from reconstruct.model.plan import Plan
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE = Path(__file__).parent / "fixtures" / "plan_small.json"
@@ -20,11 +21,7 @@ def run(*args):
 
 
 def ground(name):
-    r = load_reading(ROOT / "layouts" / f"{name}.toml")
-    return {"format": "xiangshe-plan/1", "layout": {"name": r.name, "file": f"layouts/{name}.toml"},
-            "measures": {"chi_m": r.units.chi_m}, "hall": {"height_m": r.hall_height,
-                                                            "footprint": [list(p) for p in r.hall_footprint]},
-            "landmarks": r.landmarks_json(), "actors": {}, "props": {}, "events": [], "duration": 0.0}
+    return Plan.of_ground(load_reading(name))
 
 
 def test_check_on_the_fixture_prints_the_table_and_fails_on_unperformed_claims(tmp_path):
@@ -71,8 +68,7 @@ def test_compare_zheng_and_ao_grounds():
 
 
 def test_compare_counts_path_length_and_time():
-    plan = json.loads(FIXTURE.read_text(encoding="utf-8"))
-    st = path_stats(plan)
+    st = path_stats(Plan.load(FIXTURE))
     assert st["司射"][0] > 5.0 and st["司射"][1] > 5.0
     assert st["宾"] == (0.0, 0.0)
 
@@ -87,10 +83,10 @@ def test_compare_command_writes_the_overlay(tmp_path):
 
 
 def test_diagram_at_an_event_and_a_footnote(tmp_path):
-    plan = json.loads(FIXTURE.read_text(encoding="utf-8"))
-    assert pick_event(plan, "e3")["id"] == "e3"
-    assert pick_event(plan, "84")["id"] == "e5"
-    assert pick_event(plan, "自前适左")["id"] == "e5"
+    plan = Plan.load(FIXTURE)
+    assert pick_event(plan, "e3").id == "e3"
+    assert pick_event(plan, "84").id == "e5"
+    assert pick_event(plan, "自前适左").id == "e5"
     p = run("diagram", "--plan", FIXTURE, "--at", "80", "--out", tmp_path)
     assert p.returncode == 0, p.stderr
     svgs = list(tmp_path.glob("*.svg"))

@@ -23,29 +23,19 @@ from reconstruct.planner.walkable import COURT, HALL, PERSON_GAP, Ground
 ROOT = Path(__file__).resolve().parent.parent
 
 
-@pytest.fixture(scope="module")
-def reading():
-    return load_reading(ROOT / "layouts" / "zheng_xuan.toml")
-
-
-@pytest.fixture(scope="module")
-def plan(reading):
-    return make_plan(reading, load_rite())
-
-
 def state(plan, who, t):
     """x, y, z, heading, posture of a person at time t (posture of the last key at or before t)."""
-    tr = plan["actors"][who]
+    tr = plan.actors[who].track
     x, y, z, h = sample(tr, np.array([t]))[0]
-    posture = tr["keys"][0][5]
-    for k in tr["keys"]:
-        if k[0] <= t + 1e-6:
-            posture = k[5]
-    return x, y, z, h, posture
+    return x, y, z, h, str(tr.posture_at([t + 1e-6])[0])
+
+
+def track(plan, who):
+    return plan.track(who)
 
 
 def event(plan, text):
-    hits = [e for e in plan["events"] if text in e["text"]]
+    hits = [e for e in plan.events if text in e.text]
     assert hits, f"no event performs {text!r}"
     return hits[0]
 
@@ -55,25 +45,24 @@ def angle(a, b):
 
 
 def test_plan_format(plan, reading):
-    assert plan["format"] == FORMAT
-    assert plan["duration"] > 600
+    assert plan.format == FORMAT
+    assert plan.duration > 600
     seed = (ROOT / "assets" / "text" / "xiangshe_li_part2.txt").read_text(encoding="utf-8")
-    for e in plan["events"]:
-        assert seed[e["span"][0]:e["span"][1]] == e["text"]
-        assert e["end"] >= e["start"] >= 0
-    starts = [e["start"] for e in plan["events"]]
+    for e in plan.events:
+        assert seed[e.span[0]:e.span[1]] == e.text
+        assert e.end >= e.start >= 0
+    starts = [e.start for e in plan.events]
     assert starts == sorted(starts)
-    for tr in [*plan["actors"].values(), *plan["props"].values()]:
-        ts = [k[0] for k in tr["keys"]]
-        assert ts == sorted(ts)
-        assert all(k[5] in ("stand", "walk", "kneel", "bow", "kneel_bow", "rest", "carried") for k in tr["keys"])
-    assert set(plan["landmarks"]) >= {"乏", "侯", "中", "楅", "洗", "西阶", "阼阶"}
+    for ident in [*plan.actors, *plan.props]:
+        tr = plan.track(ident)
+        assert (np.diff(tr.t) >= 0).all()
+        assert set(tr.posture.tolist()) <= {"stand", "walk", "kneel", "bow", "kneel_bow", "rest", "carried", "flight"}
+    assert set(plan.landmarks) >= {"乏", "侯", "中", "楅", "洗", "西阶", "阼阶"}
 
 
-def test_deterministic(reading):
-    a = json.dumps(make_plan(reading, load_rite()), ensure_ascii=False)
-    b = json.dumps(make_plan(reading, load_rite()), ensure_ascii=False)
-    assert a == b
+def test_deterministic(reading, plan):
+    """Planned again, the passage is the same byte for byte."""
+    assert make_plan(reading, load_rite()).to_json() == plan.to_json()
 
 
 # (clause, person, relation to a landmark or person, facing, posture, level) checked at the end of the event:
@@ -100,7 +89,7 @@ STATEMENTS = [
 @pytest.mark.parametrize("clause,who,rel,facing,posture,level", STATEMENTS, ids=[s[0][:12] for s in STATEMENTS])
 def test_statement_at_end_of_event(plan, reading, clause, who, rel, facing, posture, level):
     ev = event(plan, clause)
-    x, y, z, h, p = state(plan, who, ev["end"])
+    x, y, z, h, p = state(plan, who, ev.end)
     g = Ground(reading)
     assert g.level_at(x, y, z) == level, f"{who} is not on the {level}"
     if facing is not None:
@@ -109,10 +98,10 @@ def test_statement_at_end_of_event(plan, reading, clause, who, rel, facing, post
         assert p == posture
     if rel:
         kind, ref = rel
-        if ref in plan["actors"]:
-            rx, ry = state(plan, ref, ev["end"])[:2]
+        if ref in plan.actors:
+            rx, ry = state(plan, ref, ev.end)[:2]
         else:
-            rx, ry = plan["landmarks"][ref]["position"][:2]
+            rx, ry = plan.landmarks[ref].position[:2]
         if kind == "south_of":
             assert y < ry - 0.2 and abs(x - rx) < 1.5
         elif kind == "north_of":
@@ -131,9 +120,9 @@ def test_statement_at_end_of_event(plan, reading, clause, who, rel, facing, post
 def test_via_east_of_the_zhong(plan):
     """进由中东: the 司射's path to the south of the 中 passes east of it."""
     ev = event(plan, "进由中东")
-    zx, zy = plan["landmarks"]["中"]["position"][:2]
-    ts = np.arange(ev["start"], ev["end"] + 1e-9, 0.1)
-    p = sample(plan["actors"]["司射"], ts)
+    zx, zy = plan.landmarks["中"].position[:2]
+    ts = np.arange(ev.start, ev.end + 1e-9, 0.1)
+    p = sample(plan.actors["司射"].track, ts)
     beside = np.abs(p[:, 1] - zy) < 0.3
     assert beside.any(), "the 司射 never comes level with the 中"
     assert (p[beside, 0] > zx).all()
@@ -142,11 +131,11 @@ def test_via_east_of_the_zhong(plan):
 def test_formation_keeps_the_texts_via(plan):
     """三耦及众射者…进立于射位 by way of 司马之南 (formation … via=司马之南): every archer taking his place on
     the 射位 (SW of the 司马) passes directly south of the 司马 on the way, not straight past his west."""
-    ev = next(e for e in plan["events"] if e["id"] == "p2.shewei")
-    ts = np.arange(ev["start"], ev["end"] + 1e-9, 0.1)
-    sima = sample(plan["actors"]["司马"], ts)
+    ev = next(e for e in plan.events if e.id == "p2.shewei")
+    ts = np.arange(ev.start, ev.end + 1e-9, 0.1)
+    sima = sample(plan.actors["司马"].track, ts)
     for who in ("上耦上射", "次耦下射", "下耦下射", "众宾3"):
-        p = sample(plan["actors"][who], ts)
+        p = sample(plan.actors[who].track, ts)
         south = (p[:, 1] < sima[:, 1] - 0.3) & (np.abs(p[:, 0] - sima[:, 0]) < 0.3)
         assert south.any(), f"{who} never passes south of the 司马"
 
@@ -156,8 +145,8 @@ def test_stairs_one_step_at_a_time(plan, reading):
     st = reading.stairs["西阶"]
     heights = {round(k * st.rise, 3) for k in range(0, st.steps + 1)}
     seen = 0
-    for tr in plan["actors"].values():
-        for k in tr["keys"]:
+    for a in plan.actors.values():
+        for k in a.track.rows():
             if abs(k[1] - st.x) < st.width / 2 and -st.run + 0.05 < k[2] < -0.05:
                 assert round(k[3], 3) in heights
                 seen += 1
@@ -170,26 +159,26 @@ def test_audit_whole_passage(plan, reading):
     order; and the planner itself reports no conflict left."""
     found = audit(plan, reading, limit=10_000)
     assert not found, [str(f) for f in found][:5]
-    assert plan["conflicts"] == []
+    assert plan.conflicts == []
 
 
-def test_more_guests(reading):
+def test_more_guests(reading, plan_of):
     """The same with 9 衆賓 (the rite's loops grow with them)."""
-    p = make_plan(reading, load_rite(zhongbin=9))
-    assert "众宾9" in p["actors"]
+    p = plan_of(zhongbin=9)
+    assert "众宾9" in p.actors
     found = audit(p, reading, limit=10_000)
     assert not found, [str(f) for f in found][:5]
 
 
 @pytest.mark.parametrize("layout", ["ao_jigong", "yishu_1748", "dashe_fa", "zhou_chi_197", "zheng_xuan_xiang"])
-def test_other_readings(layout):
+def test_other_readings(layout, plan_of):
     """The same on every other reading that ships: 敖繼公's ground, the 義疏's, the 大射 乏, the smaller
     hall of a 0.197 m 尺, and 鄭's 庠; and no conflict left reported."""
-    r = load_reading(ROOT / "layouts" / f"{layout}.toml")
-    p = make_plan(r, load_rite())
+    r = load_reading(layout)
+    p = plan_of(layout)
     found = audit(p, r, limit=10_000)
     assert not found, [str(f) for f in found][:5]
-    assert p["conflicts"] == []
+    assert p.conflicts == []
 
 
 def test_way_out_of_a_crowd_in_the_open_court(reading):
@@ -279,11 +268,11 @@ def test_cli_plan_via_cannot_be_met(tmp_path):
 def _pair_walks(plan, up_id, down_id, prefix):
     """(median gap, median offset to the 上射's right) for each event of a pair where both walk at once."""
     out = []
-    for ev in plan["events"]:
-        if not ev["id"].startswith(prefix) or ev["end"] - ev["start"] < 1.0:
+    for ev in plan.events:
+        if not ev.id.startswith(prefix) or ev.end - ev.start < 1.0:
             continue
-        ts = np.arange(ev["start"], ev["end"], 0.2)
-        up, down = sample(plan["actors"][up_id], ts), sample(plan["actors"][down_id], ts)
+        ts = np.arange(ev.start, ev.end, 0.2)
+        up, down = sample(plan.actors[up_id].track, ts), sample(plan.actors[down_id].track, ts)
         walking = [i for i, t in enumerate(ts) if state(plan, up_id, t)[4] == "walk"
                    and state(plan, down_id, t)[4] == "walk"]
         if len(walking) < 5:
@@ -294,7 +283,7 @@ def _pair_walks(plan, up_id, down_id, prefix):
             h = math.radians(up[i, 3])
             gaps.append(math.hypot(dx, dy))
             rights.append(dx * math.cos(h) - dy * math.sin(h))   # along the 上射's right hand
-        out.append((ev["id"], float(np.median(gaps)), float(np.median(rights)), max(rights)))
+        out.append((ev.id, float(np.median(gaps)), float(np.median(rights)), max(rights)))
     return out
 
 
@@ -317,10 +306,10 @@ def test_pairs_walk_abreast(plan):
 
 def _last_set_out(plan, who, ev):
     """When someone sets off on his last walk in an event (None if he does not walk in it)."""
-    keys = plan["actors"][who]["keys"]
+    keys = plan.actors[who].track.rows()
     out = None
     for k0, k1 in pairwise(keys):
-        if ev["start"] - 1e-6 <= k0[0] <= ev["end"] and k0[5] != "walk" and k1[5] == "walk":
+        if ev.start - 1e-6 <= k0[0] <= ev.end and k0[5] != "walk" and k1[5] == "walk":
             out = k0[0]
     return out
 
@@ -337,25 +326,25 @@ def test_a_file_walks_to_its_places_in_rank_order(plan, clause, file):
     assert all(a[1] <= b[1] + 1e-6 for a, b in pairwise(times)), times
 
 
-def test_guests_leave_to_one_file_outside_the_gate(reading):
+def test_guests_leave_to_one_file_outside_the_gate(reading, plan_of):
     """宾出，众宾皆出 (33 衆賓): outside the gate the guests stand in one file west of it, facing east
     towards where the 主人 will see them off, seniors to the north; each comes down the lane in front of
     the file and steps into his place, passing no one already standing there (with 33, the file was
     longer than the ground outside: it folded, and three met those in front)."""
     rite = load_rite(zhongbin=33)
-    p = make_plan(reading, rite)
-    assert p["conflicts"] == []
+    p = plan_of(zhongbin=33)
+    assert p.conflicts == []
     ev = event(p, "宾出，众宾皆出")
     gx, gy = reading.gate[0], reading.gate[1]
     order = rite.formations["门外"]
-    places = [state(p, who, ev["end"]) for who in order]
+    places = [state(p, who, ev.end) for who in order]
     xs, ys = np.array([s[0] for s in places]), np.array([s[1] for s in places])
     assert np.ptp(xs) < 0.05 and xs.mean() < gx - 0.5                  # one file, west of the gate
     assert (ys < gy).all() and (np.diff(ys) < -0.9).all()               # outside, seniors north
     assert all(angle(s[3], 90) <= 30 for s in places)                   # facing east
-    ts = np.arange(ev["start"], ev["end"], 0.1)
+    ts = np.arange(ev.start, ev.end, 0.1)
     for i, who in enumerate(order):
-        pos = sample(p["actors"][who], ts)[:, :2]
+        pos = sample(p.actors[who].track, ts)[:, :2]
         # outside the gate, until within a step of his place, he keeps half a metre or more east of the
         # file's line: down the lane in front of it, not past the shoulders of those standing in it
         coming = (pos[:, 1] < gy - 1.0) & (np.hypot(*(pos - [xs[i], ys[i]]).T) > 1.05)
@@ -367,28 +356,28 @@ def test_guests_leave_round_the_near_end_of_the_target(plan, reading):
     to the gate; walking behind those ahead of him, he waits for them to move on rather than going round
     them as if they stood still (the 大夫 used to go round the east end, 右个, a longer way)."""
     ev = event(plan, "宾出，众宾皆出")
-    hou = plan["landmarks"]["侯"]["position"]
-    ts = np.arange(ev["start"], ev["end"] + 1e-9, 0.1)
+    hou = plan.landmarks["侯"].position
+    ts = np.arange(ev.start, ev.end + 1e-9, 0.1)
     for who in ("宾", "众宾1", "众宾2", "众宾3", "大夫"):
-        pos = sample(plan["actors"][who], ts)[:, :2]
+        pos = sample(plan.actors[who].track, ts)[:, :2]
         level = np.abs(pos[:, 1] - hou[1]) < 0.5
         assert level.any(), who
         assert (pos[level, 0] < hou[0]).all(), (who, pos[level, 0].max())
 
 
-def test_archers_wait_in_their_places_at_tangxi_after_handing_over(reading):
+def test_archers_wait_in_their_places_at_tangxi_after_handing_over(reading, plan_of):
     """不反位，遂授有司于堂西 … 辩拾取矢 (27 衆賓): having handed bow and arrows to the 有司, each archer
     waits in his own place in the 堂西 row (相俟堂西, 鄭), so that when all have done so the row stands
     as it stood at the start, 南面東上 (they stood about the 有司 where the next pairs came to hand
     over theirs, and those coming back found their places taken: six stood up to 5 m away)."""
     rite = load_rite(zhongbin=27)
-    p = make_plan(reading, rite)
+    p = plan_of(zhongbin=27)
     ev = event(p, "辩拾取矢，揖，皆升就席")
     for who in rite.formations["堂西"]:
         if who in rite.groups["堂上众宾"]:
             continue            # the three senior 衆賓 go up to their mats
         x0, y0, *_ = state(p, who, 0.0)
-        x, y, _, heading, _ = state(p, who, ev["end"])
+        x, y, _, heading, _ = state(p, who, ev.end)
         assert math.hypot(x - x0, y - y0) < 0.3, (who, (x0, y0), (x, y))
         assert angle(heading, 180) <= 30, who
 
@@ -399,13 +388,14 @@ def test_archers_bows_lie_at_their_places(plan):
     archers = ["上耦上射", "上耦下射", "次耦上射", "次耦下射", "下耦上射", "下耦下射", "众宾1", "众宾2", "众宾3"]
     take = event(plan, "三耦及众shè者皆与其耦进立于shè位")
     for who in archers:
-        bow = plan["props"][who + "弓"]["keys"][0]
+        bows = plan.props[who + "弓"].track.rows()
+        bow = bows[0]
         x, y, _, h, _ = state(plan, who, 0.0)
         ahead = (bow[1] - x) * math.sin(math.radians(h)) + (bow[2] - y) * math.cos(math.radians(h))
         assert 0.3 < ahead < 0.6 and math.hypot(bow[1] - x, bow[2] - y) < 0.6, (who, bow, (x, y, h))
         # he takes it up where he stands (it leaves the ground for his hand), having moved less than a step
-        t_hand = next(b[0] for a, b in zip(plan["props"][who + "弓"]["keys"], plan["props"][who + "弓"]["keys"][1:])
-                      if a[5] == "rest" and b[5] == "carried" and b[0] >= take["start"] - 1e-6)
+        t_hand = next(b[0] for a, b in zip(bows, bows[1:])
+                      if a[5] == "rest" and b[5] == "carried" and b[0] >= take.start - 1e-6)
         x1, y1, *_ = state(plan, who, t_hand)
         assert math.hypot(x1 - x, y1 - y) < 0.8, (who, (x, y), (x1, y1))
 
@@ -414,8 +404,9 @@ def test_nobody_walks_faster_than_one_and_a_half_metres_a_second(plan, reading):
     """The fastest anyone walks is a 下射 catching up with his 上射, at most 1.5 m/s (the audit's limit is
     2 m/s); between two keys of the plan (rounded to the millimetre and millisecond)."""
     fastest = 0.0
-    for tr in plan["actors"].values():
-        for a, b in zip(tr["keys"], tr["keys"][1:]):
+    for actor in plan.actors.values():
+        k = actor.track.rows()
+        for a, b in zip(k, k[1:]):
             if b[0] - a[0] > 0.05:
                 fastest = max(fastest, math.hypot(b[1] - a[1], b[2] - a[2]) / (b[0] - a[0]))
     assert 1.0 <= fastest <= 1.52, fastest
@@ -423,8 +414,9 @@ def test_nobody_walks_faster_than_one_and_a_half_metres_a_second(plan, reading):
 
 def test_props_stay_where_they_are_set_down(plan):
     """Between two rest keys a prop does not move; it leaves its place only in someone's hand."""
-    for pid, tr in plan["props"].items():
-        for a, b in zip(tr["keys"], tr["keys"][1:]):
+    for pid, prop in plan.props.items():
+        k = prop.track.rows()
+        for a, b in zip(k, k[1:]):
             if a[5] == "rest" and b[5] == "rest":
                 assert a[1:4] == b[1:4], (pid, a, b)
 
@@ -432,19 +424,19 @@ def test_props_stay_where_they_are_set_down(plan):
 def test_shot_arrows_rest_at_the_target_and_are_gathered_there(plan, reading):
     """射: the arrows leave the archer's hand and lie in front of the target until the juniors gather
     them there (弟子取矢) and lay them on the rack (委于楅); nobody walks round the target to do so."""
-    ev = {e["id"]: e for e in plan["events"]}
+    ev = {e.id: e for e in plan.events}
     hou = reading.landmarks["侯"].position
     fu = reading.landmarks["楅"].position
-    arrows = plan["props"]["上耦上射矢"]
-    t_shot = ev["p12.she.1"]["end"] + 1.0
-    x, y, z = sample({"keys": arrows["keys"]}, np.array([t_shot]))[0][:3]
+    arrows = plan.props["上耦上射矢"]
+    t_shot = ev["p12.she.1"].end + 1.0
+    x, y, z = sample(arrows.track, np.array([t_shot]))[0][:3]
     assert abs(x - hou[0]) < 4.7 and 0.0 < y - hou[1] < 3.0 and z == 0.0        # in front of the target
-    assert not any(w == "上耦上射" for t, w in arrows["carrier"] if t > t_shot and t < ev["p13.wei"]["start"])
-    t_end = ev["p13.wei"]["end"]
-    x, y, _ = sample({"keys": arrows["keys"]}, np.array([t_end]))[0][:3]
+    assert not any(w == "上耦上射" for t, w in arrows.carriers.rows() if t > t_shot and t < ev["p13.wei"].start)
+    t_end = ev["p13.wei"].end
+    x, y, _ = sample(arrows.track, np.array([t_end]))[0][:3]
     assert math.hypot(x - fu[0], y - fu[1]) < 1.5                                  # on the rack
-    ts = np.arange(ev["p13.wei"]["start"], t_end, 0.5)
-    d = sample(plan["actors"]["弟子1"], ts)
+    ts = np.arange(ev["p13.wei"].start, t_end, 0.5)
+    d = sample(plan.actors["弟子1"].track, ts)
     assert (d[:, 1] > hou[1] - 0.3).all()          # never behind (south of) the target
 
 
@@ -455,12 +447,12 @@ def test_pairs_climb_one_step_apart(plan, reading):
     st = reading.stairs["西阶"]
     pairs = (("上耦上射", "上耦下射"), ("次耦上射", "次耦下射"), ("下耦上射", "下耦下射"))
     seen = 0
-    for ev in plan["events"]:
-        if not ev["id"].startswith(("p3.sheng", "p15.yin")):
+    for ev in plan.events:
+        if not ev.id.startswith(("p3.sheng", "p15.yin")):
             continue
-        ts = np.arange(ev["start"], ev["end"], 0.1)
+        ts = np.arange(ev.start, ev.end, 0.1)
         for up_id, down_id in pairs:
-            up, down = sample(plan["actors"][up_id], ts), sample(plan["actors"][down_id], ts)
+            up, down = sample(plan.actors[up_id].track, ts), sample(plan.actors[down_id].track, ts)
 
             def on(p):
                 return (np.abs(p[:, 0] - st.x) < st.width / 2) & (p[:, 1] < -0.01) & (p[:, 1] > -st.run) & (
@@ -469,7 +461,7 @@ def test_pairs_climb_one_step_apart(plan, reading):
             if not both.any():
                 continue
             gap = np.round(up[both, 2] / st.rise) - np.round(down[both, 2] / st.rise)
-            assert (gap >= 2).all(), (ev["id"], up_id, gap)
-            assert (gap == 2).mean() >= 0.75, (ev["id"], up_id, gap)
+            assert (gap >= 2).all(), (ev.id, up_id, gap)
+            assert (gap == 2).mean() >= 0.75, (ev.id, up_id, gap)
             seen += 1
     assert seen >= 5

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from reconstruct.errors import InputError
-from reconstruct.checks.statements import (RELATIONS, evaluate_all, load_catalogue, sample)
+from reconstruct.checks.statements import RELATIONS, evaluate_all, load_catalogue
+from reconstruct.model.plan import Plan
 from reconstruct.text.seed import load
 
 FIXTURE = Path(__file__).parent / "fixtures" / "plan_small.json"
@@ -71,41 +72,33 @@ def test_bad_catalogue_entries_are_refused(tmp_path):
     bad("- {id: x, quote: 先数右获, subject: 司射, relation: facing, value: 北, colour: red}", "unknown field")
 
 
-def test_sample_interpolates_position_and_heading_by_the_shortest_arc():
-    keys = [[0.0, 0.0, 0.0, 0.0, 350.0, "stand"], [2.0, 2.0, 4.0, 0.0, 30.0, "walk"]]
-    x, y, z, h, posture = sample(keys, 1.0)
-    assert (x, y) == (1.0, 2.0)
-    assert h == pytest.approx(10.0)           # 350 → 30 through north, not back through south
-    assert posture == "stand"
-    assert sample(keys, 5.0)[4] == "walk"
 
 
 def test_fixture_follows_plan_format(plan):
+    p = Plan.from_dict(plan)          # the format check passes
     text = load()
-    assert plan["format"] == "xiangshe-plan/1"
-    for e in plan["events"]:
-        assert text[e["span"][0]:e["span"][1]] == e["text"]
-    for tr in [*plan["actors"].values(), *plan["props"].values()]:
-        ts = [k[0] for k in tr["keys"]]
-        assert ts == sorted(ts)
-        assert all(len(k) == 6 for k in tr["keys"])
+    assert p.format == "xiangshe-plan/1"
+    for e in p.events:
+        assert text[e.span[0]:e.span[1]] == e.text
+    for ident in [*p.actors, *p.props]:
+        assert (p.track(ident).t[1:] >= p.track(ident).t[:-1]).all()
 
 
 def test_fixture_passes_what_it_performs(plan, cat):
-    r = by_id(evaluate_all(plan, cat))
+    r = by_id(evaluate_all(Plan.from_dict(plan), cat))
     for sid in ("s01a", "s01b", "s01c", "s02a", "s02b", "s02c", "s03", "s06a", "s06b", "s06c", "s07a", "s07b"):
         assert r[sid].status == "pass", (sid, r[sid].message)
 
 
 def test_margin_message_in_the_texts_units(plan, cat):
-    r = by_id(evaluate_all(plan, cat))
+    r = by_id(evaluate_all(Plan.from_dict(plan), cat))
     assert r["f01"].status == "pass"
     assert r["f01"].message == "乏 is 6.93 m east–west from 侯中 (5.00 步); the text wants 5 步 = 6.93 m"
     assert r["f11"].measured == pytest.approx(69.30, abs=0.005)
 
 
 def test_clauses_the_fixture_does_not_perform_are_not_evaluable(plan, cat):
-    r = by_id(evaluate_all(plan, cat))
+    r = by_id(evaluate_all(Plan.from_dict(plan), cat))
     assert r["s24a"].status == "n/a"
     assert r["s24a"].failed_required
 
@@ -115,7 +108,7 @@ def test_wrong_facing_fails_with_the_angle(plan, cat):
     for k in p["actors"]["司射"]["keys"]:
         if k[0] >= 10.5:
             k[4] = 90.0                        # faces east instead of north
-    r = by_id(evaluate_all(p, cat))
+    r = by_id(evaluate_all(Plan.from_dict(p), cat))
     assert r["s01c"].status == "fail"
     assert r["s01c"].margin == pytest.approx(30.0 - 90.0)
     assert "90° from 北面" in r["s01c"].message
@@ -127,7 +120,7 @@ def test_path_on_the_wrong_side_fails(plan, cat):
     for k in p["actors"]["司射"]["keys"]:
         if 3.5 < k[0] < 10.0:
             k[1] = zx - (k[1] - zx)            # mirror the detour to the west of the 中
-    r = by_id(evaluate_all(p, cat))
+    r = by_id(evaluate_all(Plan.from_dict(p), cat))
     assert r["s01a"].status == "fail"
     assert r["s01a"].measured < 0
 
@@ -135,9 +128,10 @@ def test_path_on_the_wrong_side_fails(plan, cat):
 def test_stair_versus_hall(plan, cat):
     p = copy.deepcopy(plan)
     H = p["hall"]["height_m"]
-    p["actors"]["释获者"]["keys"].append([37.0, -5.54, 0.5, H, 0.0, "stand"])
+    keys = p["actors"]["释获者"]["keys"]
+    keys[:] = [k for k in keys if k[0] < 37.0] + [[37.0, -5.54, 0.5, H, 0.0, "stand"]]
     p["events"][-1]["end"] = 38.0
-    r = by_id(evaluate_all(p, cat))
+    r = by_id(evaluate_all(Plan.from_dict(p), cat))
     assert r["s07a"].status == "fail" and r["s07a"].measured == "hall"   # 不升堂
 
 
@@ -146,11 +140,7 @@ def test_static_statements_change_with_the_reading(cat):
 
     out = {}
     for name in ("zheng_xuan", "ao_jigong", "yishu_1748", "dashe_fa", "zheng_xuan_xiang"):
-        r = load_reading(f"layouts/{name}.toml")
-        plan = {"format": "xiangshe-plan/1", "layout": {"name": name}, "measures": {"chi_m": r.units.chi_m},
-                "hall": {"height_m": r.hall_height}, "landmarks": r.landmarks_json(), "actors": {}, "props": {},
-                "events": []}
-        out[name] = by_id(evaluate_all(plan, [s for s in cat if s.quote is None or s.id in ("s100",)]))
+        out[name] = by_id(evaluate_all(Plan.of_ground(load_reading(name)), [s for s in cat if s.quote is None or s.id in ("s100",)]))
     assert out["zheng_xuan"]["f01"].ok and not out["ao_jigong"]["f01"].ok          # 乏 西五步 from the axis / the edge
     assert out["zheng_xuan"]["f02"].ok and not out["dashe_fa"]["f02"].ok           # 北十丈 / 北六丈
     assert out["zheng_xuan"]["f10"].ok and not out["zheng_xuan_xiang"]["f10"].ok   # 物 under the 棟 / 楣

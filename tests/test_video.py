@@ -12,6 +12,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent / "fixtures"))
 from mini_plan import make_plan, standin_ground  # noqa: E402
 
+from reconstruct.model.plan import Plan  # noqa: E402
 from reconstruct.render import captions, video  # noqa: E402
 from reconstruct.scene.shots import plan_shots, project  # noqa: E402
 
@@ -19,8 +20,13 @@ SIZE = (320, 180)
 
 
 @pytest.fixture(scope="module")
-def plan():
+def raw():
     return make_plan()
+
+
+@pytest.fixture(scope="module")
+def plan(raw):
+    return Plan.from_dict(raw)
 
 
 @pytest.fixture(scope="module")
@@ -28,14 +34,12 @@ def ground():
     return standin_ground()
 
 
-def test_fixture_json_matches_generator(plan):
+def test_fixture_json_matches_generator(raw, plan):
     stored = json.loads((Path(__file__).parent / "fixtures" / "mini_plan.json").read_text(encoding="utf-8"))
-    assert stored == json.loads(json.dumps(plan, ensure_ascii=False))
-    text = (Path(__file__).parents[1] / plan["text"]["file"]).read_text(encoding="utf-8")
-    for e in plan["events"]:
-        assert text[e["span"][0]:e["span"][1]] == e["text"]
-    for tr in plan["actors"].values():
-        assert all(len(k) == 6 for k in tr["keys"])
+    assert stored == json.loads(json.dumps(raw, ensure_ascii=False))
+    text = (Path(__file__).parents[1] / plan.text["file"]).read_text(encoding="utf-8")
+    for e in plan.events:
+        assert text[e.span[0]:e.span[1]] == e.text
 
 
 def _frame(plan, ground, tmp_path, t, name, camera, **kw):
@@ -45,15 +49,15 @@ def _frame(plan, ground, tmp_path, t, name, camera, **kw):
     return imageio.imread(d / "frame_000000.png").astype(int)
 
 
-def test_figure_appears_where_the_plan_puts_it(plan, ground, tmp_path):
+def test_figure_appears_where_the_plan_puts_it(raw, plan, ground, tmp_path):
     cam = plan_shots(plan, SIZE)
     t = 23.0                                     # the archers bow, in a group shot
     with_all = _frame(plan, ground, tmp_path, t, "a", cam)
-    p2 = json.loads(json.dumps(plan))
+    p2 = json.loads(json.dumps(raw))
     del p2["actors"]["上耦上射"]
     del p2["props"]["上耦上射弓"]
-    without = _frame(p2, ground, tmp_path, t, "b", cam)
-    x, y, z = plan["actors"]["上耦上射"]["keys"][0][1:4]
+    without = _frame(Plan.from_dict(p2), ground, tmp_path, t, "b", cam)
+    x, y, z = plan.actors["上耦上射"].track.xyz[0]
     px, _ = project(cam.at(t), [(x, y, z + 1.1)], SIZE)
     u, v = np.round(px[0]).astype(int)
     assert 0 <= u < SIZE[0] and 0 <= v < SIZE[1]
@@ -112,27 +116,27 @@ def test_interrupted_render_leaves_no_file(plan, ground, tmp_path, monkeypatch):
 
 def test_ranges_and_events(plan):
     assert video.resolve_range(plan, "e0003", "e0003") == (10.0, 26.0)
-    fn = plan["events"][0]["footnote"]
+    fn = plan.events[0].footnote
     a, b = video.resolve_range(plan, fn, fn)
     assert a == 0.0 and b >= 8.0
     assert len(video.frame_times(0, 2, 25)) == 50 and len(video.frame_times(0, 2, 25, speed=2)) == 25
-    assert video.current_event(plan["events"], 23.0)["id"] == "e0006"
+    assert plan.current_event(23.0).id == "e0006"
     assert captions.display_text("司shè适堂西") == "司射适堂西"
 
 
-def _long_walk_plan(plan):
+def _long_walk_plan(raw):
     """The mini plan with the 司射 walking the length of a real range (~63 m) and back."""
-    p2 = json.loads(json.dumps(plan))
+    p2 = json.loads(json.dumps(raw))
     for k in p2["actors"]["司射"]["keys"]:
         k[2] = round(-1.5 + (k[2] + 1.5) * 2.8, 3)
-    return p2
+    return Plan.from_dict(p2)
 
 
-def test_camera_plan_view_only_for_long_walks(plan):
+def test_camera_plan_view_only_for_long_walks(raw, plan):
     cam = plan_shots(plan, (1280, 720))
     assert cam.shots[0].kind == "overview"
     assert {s.kind for s in cam.shots} == {"overview", "group"}        # a 22 m walk is still a close shot
-    long = _long_walk_plan(plan)
+    long = _long_walk_plan(raw)
     cam2 = plan_shots(long, (1280, 720))
     s = cam2.shot_at(45.0)                   # 司射 walks ~63 m down the range and back
     assert s.kind == "plan" and s.pose.cutaway
@@ -143,7 +147,7 @@ def test_camera_plan_view_only_for_long_walks(plan):
                         (1280, 720))
         assert 0 <= px[0, 0] < 1280 and 0 <= px[0, 1] < 720
     # calm: the eye never jumps more than MAX_SPEED-ish per frame
-    ts = np.arange(0, plan["duration"], 0.04)
+    ts = np.arange(0, plan.duration, 0.04)
     eyes = np.array([cam.at(t).eye for t in ts])
     steps = np.linalg.norm(np.diff(eyes, axis=0), axis=1)
     assert np.sort(steps)[-len(cam.shots)] < 1.2         # only cuts (at most one per shot) jump
@@ -177,11 +181,11 @@ def test_label_placement_no_overlap_inside_frame():
     assert frame.any()
 
 
-def test_unstrung_bow_across_the_palms(plan):
-    p2 = json.loads(json.dumps(plan))
+def test_unstrung_bow_across_the_palms(raw):
+    p2 = json.loads(json.dumps(raw))
     p2["actors"]["上耦上射"]["states"] = [[0, {"holding": ["上耦上射弓"], "bow": "strung"}],
                                         [10, {"holding": ["上耦上射弓"], "bow": "unstrung"}]]
-    layer = video.MovingLayer(video.PlanSampler(p2))
+    layer = video.MovingLayer(video.PlanSampler(Plan.from_dict(p2)))
     k = layer.items.index(("prop", "上耦上射弓"))
     alt = layer.unstrung[k]
 
@@ -197,16 +201,16 @@ def test_unstrung_bow_across_the_palms(plan):
     assert abs(M[2, 2]) < 0.1
 
 
-def test_long_holds_play_faster(plan):
-    from reconstruct.scene.shots import track_position
-    p2 = json.loads(json.dumps(plan))
+def test_long_holds_play_faster(raw, plan):
+    p2 = json.loads(json.dumps(raw))
     for group in ("actors", "props"):                # everything stands still from 30 s to 60 s
-        for tr in p2[group].values():
-            x, y, z = track_position(tr["keys"], 30.0)
+        for ident, tr in p2[group].items():
+            x, y, z = plan.track(ident).at([30.0])[0][0].tolist()
             last = [k for k in tr["keys"] if k[0] <= 30.0][-1]
             tr["keys"] = [k for k in tr["keys"] if k[0] < 30.0] + [[t, x, y, z, last[4], "stand"] for t in (30.0, 60.0)]
     p2["events"] = [e for e in p2["events"] if e["start"] < 30.0]
     p2["duration"] = 60.0
+    p2 = Plan.from_dict(p2)
     cam = plan_shots(p2, SIZE)
     plain, _ = video.hold_times(p2, cam, 20.0, 60.0, 25, hold_after=None)
     assert np.allclose(plain, video.frame_times(20.0, 60.0, 25))
@@ -242,10 +246,10 @@ def test_seeing_the_guests_off_is_filmed_from_outside_the_gate():
     from reconstruct.layout.reading import load_reading
     from reconstruct.rite.loader import load_rite
     full = make_plan(load_reading(), load_rite())
-    song = next(e for e in full["events"] if e["id"] == "p23.song")
-    gate_y = full["landmarks"]["门"]["position"][1]
-    cam = plan_shots(full, (1280, 720), start=song["start"] - 60.0, end=song["end"])
-    t = song["end"] - 0.5
+    song = full.event("p23.song")
+    gate_y = full.landmarks["门"].position[1]
+    cam = plan_shots(full, (1280, 720), start=song.start - 60.0, end=song.end)
+    t = song.end - 0.5
     pose = cam.at(t)
     assert pose.eye[1] < gate_y, pose.eye
     sampler = video.PlanSampler(full)

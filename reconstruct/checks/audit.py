@@ -7,14 +7,14 @@ and every track is continuous.  Reads the plan only.
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
 import shapely
 from shapely.geometry import Point, Polygon
 
-from ..layout.reading import Reading
+from ..model.plan import Plan, Track
+from ..model.reading import Reading
 from ..planner.walkable import BLOCKING
 
 MIN_GAP = 0.45
@@ -33,22 +33,17 @@ class Finding:
         return f"{self.kind:8s} {self.t:8.1f} s  {self.who}: {self.detail}"
 
 
-def sample(track: dict, ts: np.ndarray) -> np.ndarray:
-    """(len(ts), 4) array of x, y, z, heading at the sample times (linear, heading shortest-arc)."""
-    k = np.asarray([r[:5] for r in track["keys"]], dtype=float)
-    out = np.empty((len(ts), 4))
-    for j in (1, 2, 3):
-        out[:, j - 1] = np.interp(ts, k[:, 0], k[:, j])
-    h = np.unwrap(np.radians(k[:, 4]))
-    out[:, 3] = np.degrees(np.interp(ts, k[:, 0], h)) % 360
-    return out
+def sample(track: Track, ts: np.ndarray) -> np.ndarray:
+    """(len(ts), 4) array of x, y, z, heading at the sample times."""
+    xyz, heading = track.at(ts)
+    return np.c_[xyz, heading]
 
 
-def audit(plan: dict, reading: Reading, step: float = STEP, limit: int = 50) -> list[Finding]:
+def audit(plan: Plan, reading: Reading, step: float = STEP, limit: int = 50) -> list[Finding]:
     """Every problem found, earliest first per kind (at most ``limit`` of each kind)."""
-    ts = np.arange(0.0, plan["duration"] + 1e-9, step)
-    ids = sorted(plan["actors"])
-    pos = {a: sample(plan["actors"][a], ts) for a in ids}
+    ts = np.arange(0.0, plan.duration + 1e-9, step)
+    ids = sorted(plan.actors)
+    pos = {a: sample(plan.actors[a].track, ts) for a in ids}
     found: dict[str, list[Finding]] = {}
 
     def add(f: Finding) -> None:
@@ -109,22 +104,18 @@ def audit(plan: dict, reading: Reading, step: float = STEP, limit: int = 50) -> 
         fast = np.flatnonzero(v > MAX_SPEED)
         if len(fast):
             add(Finding("speed", a, float(ts[fast[0]]), f"{v[fast[0]]:.2f} m/s"))
-        keys = plan["actors"][a]["keys"]
-        times = [r[0] for r in keys]
-        if any(t2 < t1 for t1, t2 in zip(times, times[1:])):
+        if (np.diff(plan.actors[a].track.t) < 0).any():
             add(Finding("jump", a, 0.0, "keys out of order"))
     return [f for kind in sorted(found) for f in found[kind]]
 
 
-def speeds(plan: dict) -> dict[str, float]:
+def speeds(plan: Plan) -> dict[str, float]:
     """Top speed of each person between consecutive keys (m/s)."""
     out = {}
-    for a, tr in plan["actors"].items():
-        k = tr["keys"]
-        top = 0.0
-        for r1, r2 in zip(k, k[1:]):
-            dt = r2[0] - r1[0]
-            if dt > 1e-9:
-                top = max(top, math.hypot(r2[1] - r1[1], r2[2] - r1[2]) / dt)
-        out[a] = top
+    for a, actor in plan.actors.items():
+        k = actor.track.keys
+        dt = np.diff(k["t"])
+        d = np.hypot(np.diff(k["x"]), np.diff(k["y"]))
+        ok = dt > 1e-9
+        out[a] = float((d[ok] / dt[ok]).max()) if ok.any() else 0.0
     return out

@@ -16,14 +16,16 @@ from __future__ import annotations
 
 import argparse
 import html
-import json
 import math
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from ..errors import InputError
 from ..outputs import atomic_path, write_json
 from ..checks.statements import Result, evaluate_all, load_catalogue
+from ..model.plan import Event, Plan
 
 OUT = Path("out")
 
@@ -31,18 +33,10 @@ OUT = Path("out")
 # ---------------------------------------------------------------------------
 # Planning.
 
-def plan_for(layout: str | Path, plan_file: str | Path | None = None) -> dict[str, Any]:
+def plan_for(layout: str | Path, plan_file: str | Path | None = None) -> Plan:
     """The plan of a reading: read from ``plan_file``, or made by the planner."""
     if plan_file:
-        try:
-            plan = json.loads(Path(plan_file).read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise InputError(str(plan_file), "", "no such plan file") from None
-        except json.JSONDecodeError as e:
-            raise InputError(str(plan_file), f"{e.lineno}:{e.colno}", f"not JSON: {e.msg}") from None
-        if plan.get("format") != "xiangshe-plan/1":
-            raise InputError(str(plan_file), "format", "not an xiangshe-plan/1 document")
-        return plan
+        return Plan.load(plan_file)
     from ..layout.reading import load_reading
 
     reading = load_reading(layout)
@@ -74,9 +68,9 @@ def _pad(s: str, n: int) -> str:
     return s + " " * (n - _w(s))
 
 
-def check_table(results: list[Result], plan: dict[str, Any]) -> str:
-    name = plan.get("layout", {}).get("name", "?")
-    rows = [f"check: {name} ({plan.get('layout', {}).get('file', '')})", "",
+def check_table(results: list[Result], plan: Plan) -> str:
+    name = plan.layout.name or "?"
+    rows = [f"check: {name} ({plan.layout.file})", "",
             f"{'id':<5} {'':1} {'quote':<22} {'relation':<10} {'status':<5} {'margin':>8}  measured / wanted", "-" * 110]
     for r in results:
         s = r.statement
@@ -96,7 +90,7 @@ def check_table(results: list[Result], plan: dict[str, Any]) -> str:
     return "\n".join(rows)
 
 
-def run_check(plan: dict[str, Any], catalogue_path: str | Path | None = None) -> list[Result]:
+def run_check(plan: Plan, catalogue_path: str | Path | None = None) -> list[Result]:
     cat = load_catalogue(catalogue_path) if catalogue_path else load_catalogue()
     return evaluate_all(plan, cat)
 
@@ -106,7 +100,7 @@ def cmd_check(a: argparse.Namespace) -> int:
     results = run_check(plan, a.catalogue)
     print(check_table(results, plan))
     if a.json:
-        write_json(a.json, {"layout": plan.get("layout"), "results": [r.as_json() for r in results],
+        write_json(a.json, {"layout": plan.layout.to_dict(), "results": [r.as_json() for r in results],
                             "failed_required": [r.statement.id for r in results if r.failed_required]})
         print(f"\nwrote {a.json}")
     return 1 if any(r.failed_required for r in results) else 0
@@ -115,27 +109,23 @@ def cmd_check(a: argparse.Namespace) -> int:
 # ---------------------------------------------------------------------------
 # compare
 
-def path_stats(plan: dict[str, Any]) -> dict[str, tuple[float, float]]:
+def path_stats(plan: Plan) -> dict[str, tuple[float, float]]:
     """Per person: (path length in metres, seconds on the move)."""
     out = {}
-    for ident, tr in plan.get("actors", {}).items():
-        keys = tr.get("keys", [])
-        length = moving = 0.0
-        for a, b in zip(keys, keys[1:]):
-            d = math.hypot(b[1] - a[1], b[2] - a[2])
-            if d > 1e-6:
-                length += d
-                moving += b[0] - a[0]
-        out[ident] = (length, moving)
+    for ident, actor in plan.actors.items():
+        k = actor.track.keys
+        d = np.hypot(np.diff(k["x"]), np.diff(k["y"]))
+        on = d > 1e-6
+        out[ident] = (float(d[on].sum()), float(np.diff(k["t"])[on].sum()))
     return out
 
 
-def compare(plan_a: dict[str, Any], plan_b: dict[str, Any], cat=None) -> dict[str, Any]:
-    La, Lb = plan_a["landmarks"], plan_b["landmarks"]
+def compare(plan_a: Plan, plan_b: Plan, cat=None) -> dict[str, Any]:
+    La, Lb = plan_a.landmarks, plan_b.landmarks
     moves = []
     for k in La:
         if k in Lb:
-            pa, pb = La[k]["position"], Lb[k]["position"]
+            pa, pb = list(La[k].position), list(Lb[k].position)
             d = math.dist(pa, pb)
             if d > 0.005:
                 moves.append({"landmark": k, "a": pa, "b": pb, "distance_m": round(d, 3),
@@ -152,9 +142,9 @@ def compare(plan_a: dict[str, Any], plan_b: dict[str, Any], cat=None) -> dict[st
     diff = [{"id": i, "quote": ra[i].statement.words, "a": ra[i].status, "b": rb[i].status,
              "a_msg": ra[i].message, "b_msg": rb[i].message}
             for i in ra if ra[i].status != rb[i].status]
-    return {"a": plan_a.get("layout"), "b": plan_b.get("layout"), "landmarks_moved": moves,
+    return {"a": plan_a.layout.to_dict(), "b": plan_b.layout.to_dict(), "landmarks_moved": moves,
             "only_in_a": only_a, "only_in_b": only_b, "people": people, "statements": diff,
-            "duration": [plan_a.get("duration"), plan_b.get("duration")]}
+            "duration": [plan_a.duration, plan_b.duration]}
 
 
 def compare_table(c: dict[str, Any]) -> str:
@@ -196,7 +186,7 @@ def cmd_compare(a: argparse.Namespace) -> int:
     print(compare_table(c))
     stem = f"compare_{Path(a.a).stem}_{Path(a.b).stem}"
     out = Path(a.out) if a.out else OUT / f"{stem}.svg"
-    cv = overlay(pa, pb, pa["layout"].get("name", "A"), pb["layout"].get("name", "B"))
+    cv = overlay(pa, pb, pa.layout.name or "A", pb.layout.name or "B")
     cv.save(out, out.with_suffix(".png"))
     print(f"\nwrote {out} and {out.with_suffix('.png')}")
     if a.json:
@@ -218,26 +208,26 @@ def _paragraphs(text: str) -> list[tuple[int, int]]:
     return out
 
 
-def pick_event(plan: dict[str, Any], at: str) -> dict[str, Any]:
-    evs = plan["events"]
+def pick_event(plan: Plan, at: str) -> Event:
+    evs = plan.events
     for e in evs:
-        if e["id"] == at:
+        if e.id == at:
             return e
     if at.strip("()（）").isdigit():
         fn = int(at.strip("()（）"))
-        hits = [e for e in evs if e.get("footnote") == fn]
+        hits = [e for e in evs if e.footnote == fn]
         if hits:
-            return max(hits, key=lambda e: e["end"])
-    hits = [e for e in evs if at in e["text"]]
+            return max(hits, key=lambda e: e.end)
+    hits = [e for e in evs if at in e.text]
     if hits:
         return hits[0]
     raise InputError("--at", at, "no event with this id, footnote number or text")
 
 
-def _caption(e: dict[str, Any]) -> str:
+def _caption(e: Event) -> str:
     from ..text.seed import display
 
-    return f"({e.get('footnote')}) {display(e['text'])}"
+    return f"({e.footnote}) {display(e.text)}"
 
 
 def cmd_diagram(a: argparse.Namespace) -> int:
@@ -250,11 +240,11 @@ def cmd_diagram(a: argparse.Namespace) -> int:
         if not a.at:
             raise InputError("diagram", "", "give --at EVENT|FOOTNOTE or --all")
         e = pick_event(plan, a.at)
-        prev = [x for x in plan["events"] if x["end"] < e["start"]]
-        since = max((x["end"] for x in prev), default=None) if a.since_previous else e["start"]
-        c = diagram(plan, e["end"], since, title=f"{plan['layout'].get('name', '')} — {e['id']}",
-                    caption=_caption(e), highlight=set(e.get("actors", [])))
-        svg = outdir / f"{stem}_{e['id']}.svg"
+        prev = [x for x in plan.events if x.end < e.start]
+        since = max((x.end for x in prev), default=None) if a.since_previous else e.start
+        c = diagram(plan, e.end, since, title=f"{plan.layout.name} — {e.id}",
+                    caption=_caption(e), highlight=set(e.actors))
+        svg = outdir / f"{stem}_{e.id}.svg"
         c.save(svg, svg.with_suffix(".png"))
         print(f"wrote {svg} and {svg.with_suffix('.png')}")
         return 0
@@ -263,7 +253,7 @@ def cmd_diagram(a: argparse.Namespace) -> int:
     return 0
 
 
-def diagram_booklet(plan: dict[str, Any], outdir: Path, stem: str) -> list[dict[str, Any]]:
+def diagram_booklet(plan: Plan, outdir: Path, stem: str) -> list[dict[str, Any]]:
     """One diagram per paragraph of the passage (the state after its last event), and an HTML booklet."""
     from ..render.diagram import diagram
     from ..text.seed import display, load
@@ -272,21 +262,21 @@ def diagram_booklet(plan: dict[str, Any], outdir: Path, stem: str) -> list[dict[
     pages = []
     since = 0.0
     for i, (a, b) in enumerate(_paragraphs(text), 1):
-        evs = [e for e in plan["events"] if a <= e["span"][0] < b]
+        evs = [e for e in plan.events if a <= e.span[0] < b]
         if not evs:
             pages.append({"n": i, "text": display(text[a:b]), "file": None, "events": []})
             continue
-        t = max(e["end"] for e in evs)
-        who = set().union(*(set(e.get("actors", [])) for e in evs))
-        fns = sorted({e.get("footnote") for e in evs if e.get("footnote")})
-        c = diagram(plan, t, since, title=f"{plan['layout'].get('name', '')} — ¶{i} "
+        t = max(e.end for e in evs)
+        who = set().union(*(set(e.actors) for e in evs))
+        fns = sorted({e.footnote for e in evs if e.footnote})
+        c = diagram(plan, t, since, title=f"{plan.layout.name} — ¶{i} "
                                           f"({', '.join(map(str, fns))}) t = {t:.0f} s",
                     caption="paths since the previous diagram; red: those who act in this paragraph",
                     highlight=who)
         svg = outdir / f"{stem}_p{i:02d}.svg"
         c.save(svg, svg.with_suffix(".png"))
         pages.append({"n": i, "text": display(text[a:b]), "file": svg.with_suffix(".png").name,
-                      "events": [e["id"] for e in evs]})
+                      "events": [e.id for e in evs]})
         since = t
     body = []
     for p in pages:
@@ -297,7 +287,7 @@ def diagram_booklet(plan: dict[str, Any], outdir: Path, stem: str) -> list[dict[
            "<style>body{font-family:'Noto Sans CJK SC',sans-serif;background:#fbf8f0;max-width:1500px;margin:auto}"
            "section{display:flex;gap:24px;border-bottom:1px solid #ccc;padding:16px}"
            ".fig img{width:620px}.txt{font-size:18px;line-height:1.8}.ev{font-size:11px;color:#888}</style>"
-           f"<h1>{html.escape(plan['layout'].get('name', ''))}: 鄉射禮 (80–129), one diagram per paragraph</h1>"
+           f"<h1>{html.escape(plan.layout.name)}: 鄉射禮 (80–129), one diagram per paragraph</h1>"
            + "\n".join(body))
     with atomic_path(outdir / f"{stem}.html") as tmp:
         tmp.write_text(doc, encoding="utf-8")

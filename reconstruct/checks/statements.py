@@ -22,6 +22,7 @@ from typing import Any
 import yaml
 
 from ..errors import InputError
+from ..model.plan import Event, Plan, Track
 from ..resources import STATEMENTS
 from ..text.names import NameIndex, simplified, traditional
 from ..text.placement import HEADINGS
@@ -198,89 +199,58 @@ def load_catalogue(path: str | Path = CATALOGUE, seed: str | Path = SEED) -> lis
 # ---------------------------------------------------------------------------
 # Sampling a plan.
 
-def _lerp_heading(a: float, b: float, f: float) -> float:
-    d = (b - a + 180.0) % 360.0 - 180.0
-    return (a + d * f) % 360.0
-
-
-def sample(keys: list[list], t: float) -> tuple[float, float, float, float, str]:
-    """State (x, y, z, heading, posture) of a track at time t: straight-line interpolation of
-    the position, shortest-arc interpolation of the heading, the posture of the last key."""
-    if not keys:
-        raise ValueError("empty track")
-    if t <= keys[0][0]:
-        k = keys[0]
-        return k[1], k[2], k[3], k[4], k[5]
-    if t >= keys[-1][0]:
-        k = keys[-1]
-        return k[1], k[2], k[3], k[4], k[5]
-    lo, hi = 0, len(keys) - 1
-    while hi - lo > 1:                      # the last key with time <= t
-        mid = (lo + hi) // 2
-        if keys[mid][0] <= t:
-            lo = mid
-        else:
-            hi = mid
-    a, b = keys[lo], keys[lo + 1]
-    span = b[0] - a[0]
-    f = 0.0 if span <= 0 else (t - a[0]) / span
-    x = a[1] + (b[1] - a[1]) * f
-    y = a[2] + (b[2] - a[2]) * f
-    z = a[3] + (b[3] - a[3]) * f
-    ha, hb = a[4], b[4]
-    h = hb if ha is None else (ha if hb is None else _lerp_heading(ha, hb, f))
-    return x, y, z, h, a[5]
-
-
 class PlanView:
     """Look-ups on an ``xiangshe-plan/1`` document: names, positions at a time, events of a span."""
 
-    def __init__(self, plan: dict[str, Any]) -> None:
+    def __init__(self, plan: Plan) -> None:
         self.plan = plan
         self.names = NameIndex()
-        self.kind: dict[str, str] = {}
-        for kind in ("actors", "props", "landmarks"):
-            for ident, item in plan.get(kind, {}).items():
-                self.names.add(ident, [traditional(ident), *item.get("aliases", [])])
-                self.kind.setdefault(ident, kind)
-        self.chi_m = float(plan.get("measures", {}).get("chi_m", 0.231))
-        self.hall_h = float(plan.get("hall", {}).get("height_m", 0.69))
-        self.stairs = [lm["footprint"] for lm in plan.get("landmarks", {}).values()
-                       if lm.get("kind") == "stair" and lm.get("footprint")]
-        self.events = plan.get("events", [])
-        self.duration = float(plan.get("duration", 0.0))
+        self.kinds = {"actors": plan.actors, "props": plan.props, "landmarks": plan.landmarks}
+        for coll in self.kinds.values():
+            for ident, item in coll.items():
+                self.names.add(ident, [traditional(ident), *item.aliases])
+        self.chi_m = float(plan.measures.get("chi_m", 0.231))
+        self.hall_h = plan.hall_height
+        self.stairs = [lm.footprint for lm in plan.landmarks.values() if lm.kind == "stair" and lm.footprint]
+        self.events = plan.events
+        self.duration = plan.duration
 
     def resolve(self, name: str, static: bool = False) -> tuple[str, str] | None:
         """(kind, id) of a name; moving things first unless ``static``."""
         order = ("landmarks",) if static else ("actors", "props", "landmarks")
         for kind in order:
-            coll = self.plan.get(kind, {})
-            if name in coll:
+            if name in self.kinds[kind]:
                 return kind, name
         ident = self.names.get(name)
         if ident is None:
             return None
         for kind in order:
-            if ident in self.plan.get(kind, {}):
+            if ident in self.kinds[kind]:
                 return kind, ident
         return None
 
-    def state(self, kind: str, ident: str, t: float | None) -> tuple[float, float, float, float | None, str | None]:
-        item = self.plan[kind][ident]
-        if kind == "landmarks":
-            x, y, z = item["position"]
-            return x, y, z, item.get("heading"), None
-        return sample(item["keys"], 0.0 if t is None else t)
+    def track(self, kind: str, ident: str) -> Track | None:
+        return None if kind == "landmarks" else self.plan.track(ident)
 
-    def events_for(self, span: tuple[int, int]) -> list[dict[str, Any]]:
+    def state(self, kind: str, ident: str, t: float | None) -> tuple[float, float, float, float | None, str | None]:
+        """(x, y, z, heading, posture) at time t (a landmark's place, with no posture)."""
+        if kind == "landmarks":
+            lm = self.plan.landmarks[ident]
+            return (*lm.position, lm.heading, None)
+        tr = self.plan.track(ident)
+        tt = [0.0 if t is None else t]
+        xyz, h = tr.at(tt)
+        x, y, z = xyz[0].tolist()
+        return x, y, z, float(h[0]), str(tr.posture_at(tt)[0])
+
+    def events_for(self, span: tuple[int, int]) -> list[Event]:
         """The events that perform a span: those whose span overlaps it, in time order, taking the
         first performance only (a clause repeated for later pairs, 升饮者如初, is not the same moment)."""
         a, b = span
-        hits = sorted((e for e in self.events if e["span"][0] < b and a < e["span"][1]),
-                      key=lambda e: (e["start"], e["end"]))
-        out: list[dict[str, Any]] = []
+        hits = sorted((e for e in self.events if e.span[0] < b and a < e.span[1]), key=lambda e: (e.start, e.end))
+        out: list[Event] = []
         for e in hits:
-            if any(e["span"] == o["span"] for o in out) or (out and e["span"][0] < out[-1]["span"][0]):
+            if any(e.span == o.span for o in out) or (out and e.span[0] < out[-1].span[0]):
                 continue
             out.append(e)
         return out
@@ -336,11 +306,11 @@ def _angle(a: float, b: float) -> float:
     return abs((a - b + 180.0) % 360.0 - 180.0)
 
 
-def _times(t0: float, t1: float, keys: list[list] | None = None, step: float = 0.2) -> list[float]:
+def _times(t0: float, t1: float, track: Track | None = None, step: float = 0.2) -> list[float]:
     n = max(1, int(math.ceil((t1 - t0) / step)))
     ts = [t0 + (t1 - t0) * i / n for i in range(n + 1)]
-    if keys:
-        ts += [k[0] for k in keys if t0 <= k[0] <= t1]
+    if track is not None:
+        ts += [k for k in track.t.tolist() if t0 <= k <= t1]
     return sorted(set(ts))
 
 
@@ -358,18 +328,17 @@ def evaluate(s: Statement, view: PlanView) -> Result:
     moving = subj[0] != "landmarks" or (ref is not None and ref[0] != "landmarks")
     if static or not moving and s.relation != "path_side":
         evs = view.events_for(s.span) if s.span else []
-        t_end = evs[-1]["end"] if evs else None
-        return _measure(s, view, subj, ref, [t_end], evs[-1]["id"] if evs else None)
+        t_end = evs[-1].end if evs else None
+        return _measure(s, view, subj, ref, [t_end], evs[-1].id if evs else None)
     evs = view.events_for(s.span)
     if not evs:
         return Result(s, "n/a", message="no event of the plan performs this clause")
-    t0, t1 = evs[0]["start"], evs[-1]["end"]
-    ev_id = evs[-1]["id"] if len(evs) == 1 else f"{evs[0]['id']}…{evs[-1]['id']}"
+    t0, t1 = evs[0].start, evs[-1].end
+    ev_id = evs[-1].id if len(evs) == 1 else f"{evs[0].id}…{evs[-1].id}"
     if s.relation == "path_side":
         return _path_side(s, view, subj, ref, t0, t1, ev_id)
     if s.when == "any":
-        keys = view.plan[subj[0]][subj[1]].get("keys") if subj[0] != "landmarks" else None
-        return _measure(s, view, subj, ref, _times(t0, t1, keys), ev_id, any_time=True)
+        return _measure(s, view, subj, ref, _times(t0, t1, view.track(*subj)), ev_id, any_time=True)
     return _measure(s, view, subj, ref, [t1], ev_id)
 
 
@@ -470,8 +439,7 @@ def _path_side(s: Statement, view: PlanView, subj, ref, t0: float, t1: float, ev
     the closest approach decides.  Start and end points on the other side do not count: 自前适左
     starts and ends west of the 中 and passes round its east.
     """
-    keys = view.plan[subj[0]][subj[1]].get("keys") if subj[0] != "landmarks" else None
-    ts = _times(t0, t1, keys, step=0.1)
+    ts = _times(t0, t1, view.track(*subj), step=0.1)
     ux, uy = SIDES[s.side]
     crossings, closest, prev = [], None, None
     for t in ts:
@@ -503,6 +471,6 @@ def _path_side(s: Statement, view: PlanView, subj, ref, t0: float, t1: float, ev
                   f"{subj[1]}'s path {how}", ev_id, round(t1, 3))
 
 
-def evaluate_all(plan: dict[str, Any], catalogue: list[Statement] | None = None) -> list[Result]:
+def evaluate_all(plan: Plan, catalogue: list[Statement] | None = None) -> list[Result]:
     view = PlanView(plan)
     return [evaluate(s, view) for s in (catalogue if catalogue is not None else load_catalogue())]

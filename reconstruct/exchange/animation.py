@@ -49,7 +49,9 @@ from ..scene import figures as F
 from ..exchange.gltf import ARRAY_BUFFER, ELEMENT_ARRAY_BUFFER, GltfBuilder, _write_gltf, gltf_from_parts, to_yup
 from ..scene.ground import CHAR_PINYIN, build_ground
 from ..outputs import atomic_path
-from ..layout.reading import Reading
+from ..model.plan import Plan, Track
+from ..model.reading import Reading
+from ..scene.sampler import PlanSampler
 
 __all__ = ["export_animated", "build_animated", "actor_node_name", "prop_node_name", "ascii_name",
            "sample_channel", "read_channels", "from_yup", "CARRY_DROP", "ANIMATION_NAME"]
@@ -271,13 +273,10 @@ def _strictly_increasing(t: np.ndarray) -> np.ndarray:
     return t
 
 
-def _track_keys(keys: list, duration: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, list]:
-    """Sorted plan keys without exact duplicates, spanning [0, duration]: (t, xyz, heading, posture)."""
-    rows = sorted(keys, key=lambda r: r[0])
+def _track_keys(track: Track, duration: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, list]:
+    """A track's keys without exact duplicates, spanning [0, duration]: (t, xyz, heading, posture)."""
     out = []
-    for r in rows:
-        r = [float(r[0]), float(r[1]), float(r[2]), float(r[3]), float(r[4] if r[4] is not None else 0.0),
-             str(r[5]) if len(r) > 5 else "stand"]
+    for r in track.rows():
         if out and abs(r[0] - out[-1][0]) < 1e-9 and r[1:5] == out[-1][1:5]:
             out[-1] = r
             continue
@@ -409,12 +408,12 @@ class _PoseCache:
         return hit
 
 
-def _carried_by(plan: dict) -> dict[str, list[tuple[float, float, str]]]:
+def _carried_by(plan: Plan) -> dict[str, list[tuple[float, float, str]]]:
     """actor → [(t0, t1, prop id)] while the plan's ``carrier`` says the actor carries the prop."""
     out: dict[str, list] = {}
-    duration = float(plan.get("duration", 0.0))
-    for pid, tr in (plan.get("props") or {}).items():
-        cr = sorted(tr.get("carrier") or [], key=lambda r: r[0])
+    duration = plan.duration
+    for pid, prop in plan.props.items():
+        cr = prop.carriers.rows()
         for i, (t0, who) in enumerate(cr):
             if who:
                 t1 = cr[i + 1][0] if i + 1 < len(cr) else duration
@@ -422,7 +421,7 @@ def _carried_by(plan: dict) -> dict[str, list[tuple[float, float, str]]]:
     return out
 
 
-def _pose_times(track, carried: list, duration: float, fps_hint: float) -> np.ndarray:
+def _pose_times(track, state_times: list[float], carried: list, duration: float, fps_hint: float) -> np.ndarray:
     """When a figure's pose is sampled: key times, blends, gestures, quarter strides, hold changes."""
     t = track.t
     ts: list[float] = [0.0, duration]
@@ -451,7 +450,7 @@ def _pose_times(track, carried: list, duration: float, fps_hint: float) -> np.nd
                 dur = 1.5
             ts += [track.run0[i] + min(0.999, ph) * dur for ph in BOW_PHASES]
     # holding something changes the arms: a short blend before each change
-    changes = list(track.states_t) + [c for a, b, _ in carried for c in (a, b)]
+    changes = list(state_times) + [c for a, b, _ in carried for c in (a, b)]
     for c in changes:
         ts += [c - HOLD_BLEND, c]
     ts = np.unique(np.clip(np.asarray(ts, float), 0.0, duration))
@@ -493,12 +492,10 @@ def _prop_quat(kind: str, heading: float, posture: str) -> np.ndarray:
 # ---------------------------------------------------------------------------
 # the export
 
-def build_animated(reading: Reading, plan: dict, *, fps_hint: float = 25, camera: bool = False,
+def build_animated(reading: Reading, plan: Plan, *, fps_hint: float = 25, camera: bool = False,
                    ground_parts=None) -> tuple[g.GLTF2, dict]:
     """The GLTF2 of the animated scene and a summary dict (nodes, animated nodes, keys)."""
-    from ..render.video import PlanSampler      # the video's reading of the plan (poses, blends, gait)
-
-    duration = float(plan.get("duration") or 0.0)
+    duration = plan.duration
     parts = ground_parts if ground_parts is not None else build_ground(reading)
     b, ground_root = gltf_from_parts(parts, reading, finish=False)
     anim = _AnimWriter(b)
@@ -511,9 +508,7 @@ def build_animated(reading: Reading, plan: dict, *, fps_hint: float = 25, camera
     people: list[int] = []
     poses = _PoseCache()
     animated_people = 0
-    for aid, tr in (plan.get("actors") or {}).items():
-        if not tr.get("keys") or aid not in sampler.actors:
-            continue
+    for aid, actor in plan.actors.items():
         role = F.role_of(aid)
         if role not in role_meshes:
             rn = ascii_name(role) if role != "default" else "default"
@@ -524,13 +519,14 @@ def build_animated(reading: Reading, plan: dict, *, fps_hint: float = 25, camera
         carried = carried_by.get(aid, [])
 
         # the pose samples
-        times = _pose_times(track, carried, duration, fps_hint)
+        state_times = np.asarray(sampler.state_times(aid), float)
+        times = _pose_times(track, list(state_times), carried, duration, fps_hint)
         samples = []
         vis = []
         for t in times:
             _, _, params, state = sampler.actor_pose(aid, float(t), _holding(carried, float(t)) or None)
             samples.append(poses(params))
-        vis_t = np.unique(np.r_[0.0, track.states_t[(track.states_t >= 0) & (track.states_t <= duration)]])
+        vis_t = np.unique(np.r_[0.0, state_times[(state_times >= 0) & (state_times <= duration)]])
         vis = [_vis_scale(sampler.state(aid, float(t))) for t in vis_t]
 
         # the part nodes (children before parents so indices exist); rest TRS = the pose at t = 0
@@ -544,10 +540,10 @@ def build_animated(reading: Reading, plan: dict, *, fps_hint: float = 25, camera
             if not np.allclose(sc, 1.0):
                 b.gltf.nodes[n].scale = [float(x) for x in sc]
             idx[part] = n
-        kt, xyz, hd, _ = _track_keys(tr["keys"], duration)
+        kt, xyz, hd, _ = _track_keys(actor.track, duration)
         root = b.node(name, translation=to_yup(xyz[0]), rotation=heading_quat(hd[0]), children=[idx["pelvis"]],
-                      extras={"actor": aid, "label": tr.get("label", aid), "role": role,
-                              "aliases": list(tr.get("aliases") or [])})
+                      extras={"actor": aid, "label": actor.label or aid, "role": role,
+                              "aliases": list(actor.aliases)})
         people.append(root)
 
         # root motion: the plan's keys
@@ -575,13 +571,11 @@ def build_animated(reading: Reading, plan: dict, *, fps_hint: float = 25, camera
     kind_meshes: dict[str, int] = {}
     props: list[int] = []
     moving_props = 0
-    for pid, tr in (plan.get("props") or {}).items():
-        if not tr.get("keys"):
-            continue
-        kind = F.prop_kind(tr.get("kind") or pid)
+    for pid, prop in plan.props.items():
+        kind = F.prop_kind(prop.kind or pid)
         if kind not in kind_meshes:
             kind_meshes[kind] = _mesh(b, f"prop_{ascii_name(kind)}", F.prop_mesh(kind))
-        kt, xyz, hd, post = _track_keys(tr["keys"], duration)
+        kt, xyz, hd, post = _track_keys(prop.track, duration)
         # the plan keys a prop at rest until just before it is picked up: written as the plan says
         T, P, H, S = list(kt), list(xyz), list(hd), list(post)
         T = np.asarray(T)
@@ -591,7 +585,7 @@ def build_animated(reading: Reading, plan: dict, *, fps_hint: float = 25, camera
         P[carried, 2] += drop
         Q = np.array([_prop_quat(kind, h, s) for h, s in zip(H, S)])
         name = _unique(prop_node_name(pid), used)
-        extras = {"prop": pid, "kind": kind, "label": tr.get("label", pid)}
+        extras = {"prop": pid, "kind": kind, "label": prop.label or pid}
         if drop:
             extras["carried_z_offset_m"] = drop
         n = b.node(name, mesh=kind_meshes[kind], translation=to_yup(P[0]), rotation=Q[0], extras=extras)
@@ -609,13 +603,13 @@ def build_animated(reading: Reading, plan: dict, *, fps_hint: float = 25, camera
             roots.append(cam)
     anim.finish()
 
-    events = [{k: ev.get(k) for k in ("id", "text", "span", "footnote", "start", "end", "actors") if k in ev}
-              for ev in plan.get("events") or []]
+    events = [{"id": e.id, "text": e.text, "span": list(e.span), "footnote": e.footnote, "start": e.start,
+               "end": e.end, "actors": list(e.actors)} for e in plan.events]
     scene_extras = {
         "frame": "glTF Y-up: x east, y up, z south (plan (east, north, up) → (x, z, -y)); metres",
         "time_base": "plan seconds (animation 'ceremony' from 0 to duration)",
-        "duration_s": duration, "fps_hint": fps_hint, "plan_format": plan.get("format"),
-        "layout": plan.get("layout"), "text": plan.get("text"), "reading": reading.name,
+        "duration_s": duration, "fps_hint": fps_hint, "plan_format": plan.format,
+        "layout": plan.layout.to_dict(), "text": dict(plan.text), "reading": reading.name,
         "events": events,
     }
     gltf = b.finish(roots, scene_extras=scene_extras)
@@ -626,7 +620,7 @@ def build_animated(reading: Reading, plan: dict, *, fps_hint: float = 25, camera
     return gltf, summary
 
 
-def _camera_node(b: GltfBuilder, anim: _AnimWriter, plan: dict, duration: float) -> int | None:
+def _camera_node(b: GltfBuilder, anim: _AnimWriter, plan: Plan, duration: float) -> int | None:
     """One perspective camera following :func:`reconstruct.camera.plan_shots` (holds, cuts, eased moves)."""
     from ..scene.shots import plan_shots
     size = (1280, 720)
@@ -667,7 +661,7 @@ def _camera_node(b: GltfBuilder, anim: _AnimWriter, plan: dict, duration: float)
     return n
 
 
-def export_animated(reading: Reading, plan: dict, target: str | Path, fmt: str = "glb", fps_hint: float = 25,
+def export_animated(reading: Reading, plan: Plan, target: str | Path, fmt: str = "glb", fps_hint: float = 25,
                     camera: bool = False) -> Path:
     """Write the ground, every person and prop and the whole passage as one animation (GLB or glTF).
 

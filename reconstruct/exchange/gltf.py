@@ -29,7 +29,7 @@ import trimesh
 
 from ..scene.ground import GroundPart, build_ground
 from ..outputs import atomic_path
-from ..layout.reading import Reading
+from ..model.reading import Reading
 
 ARRAY_BUFFER, ELEMENT_ARRAY_BUFFER = 34962, 34963
 FLOAT, UNSIGNED_SHORT, UNSIGNED_INT = 5126, 5123, 5125

@@ -31,9 +31,11 @@ from ..errors import InputError
 from ..text.names import NameIndex, traditional
 from ..text.placement import PlaceError, heading_of, parse_place, unit_vector
 from ..layout.reading import Reading, load_reading
+from ..model.plan import FORMAT  # noqa: F401 (re-exported)
+from ..model.plan import Actor, Event, LayoutRef, Plan, Prop, Steps, Track
+from ..resources import SEED, logical_name
 from ..planner.walkable import COURT, HALL, LEVELS, PERSON_GAP, STAIR, Ground
 
-FORMAT = "xiangshe-plan/1"
 
 
 class _Blocked(Exception):
@@ -1367,11 +1369,11 @@ class Planner:
         return x + along[0] * (rank - 1), y + along[1] * (rank - 1), level, heading
 
     # ------------------------------------------------------------------ events
-    def run(self) -> dict[str, Any]:
+    def run(self) -> Plan:
         with _without_cyclic_gc():
             return self._run()
 
-    def _run(self) -> dict[str, Any]:
+    def _run(self) -> Plan:
         self.initial()
         events = self.rite.events
         index = {e.id: i for i, e in enumerate(events)}
@@ -1760,7 +1762,8 @@ class Planner:
                 out.append(k)
         return out
 
-    def document(self) -> dict[str, Any]:
+    def document(self) -> Plan:
+        """The plan: every track, state, carrier and event as the planner wrote them."""
         duration = max([b.t for b in self.bodies.values()] + [e for _, e in self.event_times.values()] + [0.0])
         for b in self.bodies.values():
             b.hold_until(duration)
@@ -1768,37 +1771,26 @@ class Planner:
         actors = {}
         for pid, b in self.bodies.items():
             p = people[pid]
-            actors[pid] = {"label": p.label_en, "aliases": list(p.aliases), "side": p.side,
-                           "keys": b.keys, "states": b.states,
-                           "walked_m": round(b.walked, 2)}
-        props = {}
-        for pid, pr in self.props.items():
-            props[pid] = {"label": pr.kind, "aliases": [], "kind": pr.kind, "keys": self.prop_track(pr, duration),
-                          "carrier": pr.carriers}
+            actors[pid] = Actor(pid, p.label_en, Track.from_rows(b.keys), aliases=list(p.aliases), side=p.side,
+                                states=Steps.from_rows(b.states), walked_m=round(b.walked, 2))
+        props = {pid: Prop(pid, pr.kind, Track.from_rows(self.prop_track(pr, duration)), label=pr.kind,
+                           carriers=Steps.from_rows(pr.carriers))
+                 for pid, pr in self.props.items()}
         events = []
         for e in self.rite.events:
             s, t = self.event_times.get(e.id, (0.0, 0.0))
-            events.append({"id": e.id, "text": e.text, "span": list(e.span), "footnote": e.footnote,
-                           "actors": list(e.actors), "start": round(s, 3), "end": round(t, 3), "gloss": e.gloss,
-                           **({"rule": True} if e.rule else {})})
-        events.sort(key=lambda ev: (ev["start"], ev["span"][0]))
+            events.append(Event(e.id, e.text, tuple(e.span), e.footnote, tuple(e.actors), round(s, 3), round(t, 3),
+                                e.gloss, e.rule))
+        events.sort(key=lambda ev: (ev.start, ev.span[0]))
         r = self.reading
-        text_file = Path(__file__).resolve().parent.parent / "assets" / "text" / "xiangshe_li_part2.txt"
-        return {
-            "format": FORMAT,
-            "layout": {"name": r.name, "name_en": r.name_en, "file": r.file, "sources": list(r.sources)},
-            "text": {"file": "assets/text/xiangshe_li_part2.txt",
-                     "sha256": hashlib.sha256(text_file.read_bytes()).hexdigest()},
-            "measures": {"chi_m": r.units.chi_m, "bu_m": round(r.units.bu_m, 6)},
-            "parameters": dict(self.rite.parameters), "options": dict(self.rite.options),
-            "hall": {"height_m": r.hall_height, "footprint": [list(p) for p in r.hall_footprint]},
-            "landmarks": r.landmarks_json(),
-            "actors": actors,
-            "props": props,
-            "events": events,
-            "duration": round(duration, 3),
-            "conflicts": list(self.conflicts),
-        }
+        return Plan(
+            layout=LayoutRef(r.name, r.name_en, r.file, tuple(r.sources)),
+            text={"file": logical_name(SEED), "sha256": hashlib.sha256(SEED.read_bytes()).hexdigest()},
+            measures={"chi_m": r.units.chi_m, "bu_m": round(r.units.bu_m, 6)},
+            parameters=dict(self.rite.parameters), options=dict(self.rite.options),
+            hall={"height_m": r.hall_height, "footprint": [list(p) for p in r.hall_footprint]},
+            landmarks=dict(r.landmarks), actors=actors, props=props, events=events,
+            duration=round(duration, 3), conflicts=list(self.conflicts))
 
 
 @contextmanager
@@ -1817,22 +1809,21 @@ def _without_cyclic_gc():
             gc.enable()
 
 
-def make_plan(reading: Reading, rite, pace: Pace = Pace()) -> dict[str, Any]:
-    """Plan a rite on a reading; returns the ``xiangshe-plan/1`` document."""
+def make_plan(reading: Reading, rite, pace: Pace = Pace()) -> Plan:
+    """Plan a rite on a reading; returns the :class:`~reconstruct.model.plan.Plan`."""
     return Planner(reading, rite, pace).run()
 
 
-def summary(plan: dict[str, Any]) -> str:
-    lines = [f"{plan['layout']['name']}: {len(plan['events'])} events, {len(plan['actors'])} people, "
-             f"{len(plan['props'])} props; the passage lasts {plan['duration'] / 60:.1f} min ({plan['duration']:.0f} s)"]
-    walked = sorted(((a["walked_m"], k) for k, a in plan["actors"].items()), reverse=True)
+def summary(plan: Plan) -> str:
+    lines = [f"{plan.layout.name}: {len(plan.events)} events, {len(plan.actors)} people, "
+             f"{len(plan.props)} props; the passage lasts {plan.duration / 60:.1f} min ({plan.duration:.0f} s)"]
+    walked = sorted(((a.walked_m, k) for k, a in plan.actors.items()), reverse=True)
     lines.append("walking: " + ", ".join(f"{k} {w:.0f} m" for w, k in walked[:8]))
-    lines.append(f"conflicts left: {len(plan['conflicts'])}")
+    lines.append(f"conflicts left: {len(plan.conflicts)}")
     return "\n".join(lines)
 
 
 def cmd_plan(a: argparse.Namespace) -> int:
-    from ..outputs import write_json
     from ..rite.loader import load_rite
 
     reading = load_reading(a.layout)
@@ -1846,7 +1837,7 @@ def cmd_plan(a: argparse.Namespace) -> int:
     if a.explain:
         print("\n".join(planner.explain))
     if a.json:
-        write_json(a.json, plan)
+        plan.save(a.json)
         print(f"wrote {a.json}")
     return 0
 

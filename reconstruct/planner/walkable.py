@@ -18,7 +18,7 @@ from scipy.sparse.csgraph import dijkstra
 from shapely.geometry import LineString, Point, Polygon, box
 from shapely.ops import nearest_points
 
-from ..layout.reading import Reading, Stair
+from ..model.reading import Reading, Stair
 
 BODY_RADIUS = 0.25          # half a shoulder width, metres
 CLEARANCE = 0.05            # extra room kept from walls and fixtures

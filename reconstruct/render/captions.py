@@ -17,6 +17,8 @@ from pathlib import Path
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
+from ..model.plan import Plan
+
 __all__ = ["display_text", "font_path", "CaptionBand", "draw_timeline", "title_card", "end_card",
            "label_sprite", "blit_rgba", "write_vtt", "vtt_time", "draw_fast_marker"]
 
@@ -195,28 +197,24 @@ def _card(size: tuple[int, int], lines: list[tuple[str, float, tuple, bool]]) ->
     return arr
 
 
-def title_card(size: tuple[int, int], plan: dict) -> np.ndarray:
-    """The opening card: title, the reading's name and its sources (from ``plan["layout"]``)."""
-    lay = plan.get("layout") or {}
+def title_card(size: tuple[int, int], plan: Plan) -> np.ndarray:
+    """The opening card: title, the reading's name and its sources (from the plan's layout)."""
+    lay = plan.layout
     lines = [("乡射礼", 0.11, INK, True), ("The Village Archery Ceremony · Yili", 0.04, DIM, False),
              ("", 0.03, DIM, False)]
-    if lay.get("name"):
-        lines.append((f"Reading: {lay['name']}", 0.034, ACCENT, False))
-    src = lay.get("sources") or lay.get("citations") or []
-    if isinstance(src, str):
-        src = [src]
-    for s in list(src)[:4]:
+    if lay.name:
+        lines.append((f"Reading: {lay.name}", 0.034, ACCENT, False))
+    for s in list(lay.sources)[:4]:
         lines.append((str(s), 0.028, DIM, False))
     return _card(size, lines)
 
 
-def end_card(size: tuple[int, int], plan: dict) -> np.ndarray:
+def end_card(size: tuple[int, int], plan: Plan) -> np.ndarray:
     """The closing card."""
-    lay = plan.get("layout") or {}
-    txt = plan.get("text") or {}
+    txt = plan.text
     lines = [("礼成", 0.09, INK, True), ("The rite is complete", 0.036, DIM, False), ("", 0.03, DIM, False),
              ("Text: 仪礼·乡射礼" + (f" ({Path(txt['file']).name})" if txt.get("file") else ""), 0.026, DIM, False),
-             (f"Reading: {lay.get('name', '—')} · reconstruction from the text; every position is an interpretation",
+             (f"Reading: {plan.layout.name or '—'} · reconstruction from the text; every position is an interpretation",
               0.024, ACCENT, False)]
     return _card(size, lines)
 

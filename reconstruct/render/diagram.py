@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import html
 import math
+
+import numpy as np
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,7 +22,7 @@ from typing import Any
 from PIL import Image, ImageDraw, ImageFont
 
 from ..outputs import atomic_path
-from ..checks.statements import sample
+from ..model.plan import Plan
 
 INK = "#222222"
 PAPER = "#fbf8f0"
@@ -171,23 +173,26 @@ class Canvas:
 
 # ---------------------------------------------------------------------------
 
-def _lm(plan: dict, name: str) -> tuple[float, float] | None:
-    lm = plan["landmarks"].get(name)
-    return (lm["position"][0], lm["position"][1]) if lm else None
+def _lm(plan: Plan, name: str) -> tuple[float, float] | None:
+    lm = plan.landmarks.get(name)
+    return (lm.position[0], lm.position[1]) if lm else None
 
 
-def make_canvas(plans: list[dict], title: str = "", scale: float = 26.0) -> Canvas:
+def make_canvas(plans: list[Plan], title: str = "", scale: float = 26.0) -> Canvas:
     """A canvas that holds the ground of one or more plans (all their landmarks)."""
     xs, ys = [], []
+    y_low = 0.0
     for p in plans:
-        for lm in p["landmarks"].values():
-            xs.append(lm["position"][0])
-            ys.append(lm["position"][1])
+        for lm in p.landmarks.values():
+            xs.append(lm.position[0])
+            ys.append(lm.position[1])
         # and everyone's places (the 堂西 files reach well west of the hall)
-        for tr in p.get("actors", {}).values():
-            xs.extend(k[1] + (1.0 if k[1] > 0 else -1.0) for k in tr["keys"] if k[2] > -20.0)
-    # the lowest anyone stands (the guests' files outside the gate at the end)
-    y_low = min([k[2] for p in plans for tr in p.get("actors", {}).values() for k in tr["keys"]] + [0.0])
+        for a in p.actors.values():
+            k = a.track.keys
+            near = k[k["y"] > -20.0]["x"]
+            xs.extend((near + np.where(near > 0, 1.0, -1.0)).tolist())
+            # the lowest anyone stands (the guests' files outside the gate at the end)
+            y_low = min(y_low, float(k["y"].min()))
     hall_top = max(ys) + 1.5
     y_fa = max(_lm(p, "乏")[1] for p in plans if _lm(p, "乏"))
     y_hou = min(_lm(p, "侯")[1] for p in plans if _lm(p, "侯"))
@@ -201,41 +206,41 @@ def make_canvas(plans: list[dict], title: str = "", scale: float = 26.0) -> Canv
     return Canvas(-x_half, x_half, sections, scale, title=title)
 
 
-def draw_ground(c: Canvas, plan: dict, color: str = INK, labels: bool = True, light: bool = False) -> None:
-    L = plan["landmarks"]
+def draw_ground(c: Canvas, plan: Plan, color: str = INK, labels: bool = True, light: bool = False) -> None:
+    L = plan.landmarks
     w = 0.8 if light else 1.2
-    hall = plan.get("hall", {}).get("footprint") or (L.get("堂") or {}).get("footprint")
+    hall = plan.hall.get("footprint") or (L["堂"].footprint if "堂" in L else None)
     if hall:
         c.poly([tuple(p) for p in hall], fill="none" if light else "#efe6d2", color=color, width=w * 1.4)
     for name in ("室", "东房"):
-        if name in L and L[name].get("footprint"):
-            c.poly([tuple(p) for p in L[name]["footprint"]], fill="none" if light else "#e2d5b8", color=color, width=w)
-            x, y = L[name]["position"][:2]
+        if name in L and L[name].footprint:
+            c.poly([tuple(p) for p in L[name].footprint], fill="none" if light else "#e2d5b8", color=color, width=w)
+            x, y = L[name].position[:2]
             if labels:
                 c.text(x, y, name, 13, color)
     for name in ("东序", "西序"):
-        if name in L and L[name].get("footprint"):
-            fp = L[name]["footprint"]
+        if name in L and L[name].footprint:
+            fp = L[name].footprint
             xm = sum(p[0] for p in fp) / len(fp)
             c.line([(xm, min(p[1] for p in fp)), (xm, max(p[1] for p in fp))], color, w * 2.2)
             if labels:
                 c.text(xm, max(p[1] for p in fp) - 0.6, name, 11, color, dx=-14 if name == "西序" else 14)
     for name in ("楣", "栋"):
         if name in L and hall:
-            y = L[name]["position"][1]
+            y = L[name].position[1]
             xs = [p[0] for p in hall]
             c.line([(min(xs), y), (max(xs), y)], GREY if not light else color, 0.6, dash=True)
             if labels:
                 c.text(max(xs) + 0.2, y, name, 10, GREY, anchor="start")
     for name in ("东楹", "西楹"):
         if name in L:
-            x, y = L[name]["position"][:2]
+            x, y = L[name].position[:2]
             c.circle(x, y, 4.5, fill=color if not light else "none", color=color)
             if labels:
                 c.text(x, y, name, 10, color, dy=-11)
     for name in ("阼阶", "西阶"):
-        if name in L and L[name].get("footprint"):
-            fp = [tuple(p) for p in L[name]["footprint"]]
+        if name in L and L[name].footprint:
+            fp = [tuple(p) for p in L[name].footprint]
             c.poly(fp, fill="none", color=color, width=w)
             ys = [p[1] for p in fp]
             xs = [p[0] for p in fp]
@@ -246,10 +251,10 @@ def draw_ground(c: Canvas, plan: dict, color: str = INK, labels: bool = True, li
                 c.text(sum(xs) / 4, min(ys) - 0.5, name, 11, color)
     for name in ("上物", "下物"):
         if name in L:
-            x, y = L[name]["position"][:2]
+            x, y = L[name].position[:2]
             c.line([(x, y - 0.35), (x, y + 0.35)], RED if not light else color, 1.4)
             c.line([(x - 0.14, y), (x + 0.14, y)], RED if not light else color, 1.4)
-    court = (L.get("庭") or {}).get("footprint")
+    court = (L["庭"].footprint if "庭" in L else None)
     if court:
         xs = [p[0] for p in court]
         for x in (min(xs), max(xs)):
@@ -268,9 +273,9 @@ def draw_ground(c: Canvas, plan: dict, color: str = INK, labels: bool = True, li
         c.text_px(X, Y, "… 侯道 shortened in the drawing …", 10, GREY)
     # the target
     if "侯" in L:
-        hx, hy = L["侯"]["position"][:2]
+        hx, hy = L["侯"].position[:2]
         if "左个" in L and "右个" in L:
-            xl, xr = L["左个"]["position"][0], L["右个"]["position"][0]
+            xl, xr = L["左个"].position[0], L["右个"].position[0]
             c.line([(xl, hy), (xr, hy)], color, 3.0)
             if labels:
                 c.text(xl, hy, "左个", 11, color, dy=14)
@@ -281,7 +286,7 @@ def draw_ground(c: Canvas, plan: dict, color: str = INK, labels: bool = True, li
             c.text(hx, hy, "侯", 13, color, dy=16)
         for name in ("西植", "东植"):
             if name in L:
-                x, y = L[name]["position"][:2]
+                x, y = L[name].position[:2]
                 c.circle(x, y, 2.5, fill=color, color=color)
     fixtures = {"乏": 13, "洗": 12, "水": 10, "篚": 10, "县": 11, "鼓": 11, "楅": 12, "中": 12, "尊": 11,
                 "上篚": 10, "丰位": 10, "宾席": 11, "主人席": 11, "大夫席": 11, "众宾席1": 10, "众宾席2": 10,
@@ -290,8 +295,8 @@ def draw_ground(c: Canvas, plan: dict, color: str = INK, labels: bool = True, li
         if name not in L:
             continue
         lm = L[name]
-        x, y = lm["position"][:2]
-        fp = lm.get("footprint")
+        x, y = lm.position[:2]
+        fp = lm.footprint
         if fp:
             c.poly([tuple(p) for p in fp], fill="none" if light else "#ffffff", color=color, width=w)
         else:
@@ -304,7 +309,7 @@ def draw_ground(c: Canvas, plan: dict, color: str = INK, labels: bool = True, li
             c.text(x, y, short, size, color, dy=off if fp else -10)
     for name in ("司射位", "司马位", "射位", "觯位", "堂西", "堂东", "阶前"):
         if name in L and labels and not light:
-            x, y = L[name]["position"][:2]
+            x, y = L[name].position[:2]
             c.line([(x - 0.15, y - 0.15), (x + 0.15, y + 0.15)], GREY, 0.6)
             c.line([(x - 0.15, y + 0.15), (x + 0.15, y - 0.15)], GREY, 0.6)
 
@@ -314,22 +319,22 @@ def _tick(h: float) -> tuple[float, float]:
     return math.sin(a), math.cos(a)
 
 
-def draw_people(c: Canvas, plan: dict, t: float, since: float | None, color: str = BLUE,
+def draw_people(c: Canvas, plan: Plan, t: float, since: float | None, color: str = BLUE,
                 highlight: set[str] | None = None, label: bool = True) -> None:
     """Each person a mark with a facing tick and his name; his path since ``since`` as a line."""
     highlight = highlight or set()
     placed: list[tuple[float, float]] = []
-    for ident, tr in plan.get("actors", {}).items():
-        keys = tr["keys"]
-        if not keys:
-            continue
-        x, y, z, h, posture = sample(keys, t)
+    for ident, actor in plan.actors.items():
+        tr = actor.track
+        xyz, hd = tr.at([t])
+        x, y = float(xyz[0, 0]), float(xyz[0, 1])
+        h, posture = float(hd[0]), str(tr.posture_at([t])[0])
         if not (c.x0 - 5 < x < c.x1 + 5):
             continue
         if since is not None and since < t:
-            pts = [(x0, y0) for (tt, x0, y0, *_r) in keys if since < tt < t]
-            a = sample(keys, since)
-            pts = [(a[0], a[1]), *pts, (x, y)]
+            k = tr.keys[(tr.t > since) & (tr.t < t)]
+            a = tr.at([since])[0][0]
+            pts = [(float(a[0]), float(a[1])), *zip(k["x"].tolist(), k["y"].tolist()), (x, y)]
             if sum(math.dist(p, q) for p, q in zip(pts, pts[1:])) > 0.3:
                 c.line(pts, color, 1.0 if ident not in highlight else 1.8, dash=ident not in highlight)
         hot = ident in highlight
@@ -351,7 +356,7 @@ def draw_people(c: Canvas, plan: dict, t: float, since: float | None, color: str
             c.ops.append(("text", (X, Y + dy), SHORT.get(ident, ident), 11 if hot else 10, col, "middle"))
 
 
-def diagram(plan: dict, t: float, since: float | None = None, title: str = "", caption: str = "",
+def diagram(plan: Plan, t: float, since: float | None = None, title: str = "", caption: str = "",
             highlight: set[str] | None = None) -> Canvas:
     c = make_canvas([plan], title)
     draw_ground(c, plan)
@@ -370,16 +375,16 @@ def _compass(c: Canvas) -> None:
     c.ops.append(("text", (X, Y - 24), "北", 12, INK, "middle"))
 
 
-def overlay(plan_a: dict, plan_b: dict, name_a: str, name_b: str) -> Canvas:
+def overlay(plan_a: Plan, plan_b: Plan, name_a: str, name_b: str) -> Canvas:
     """Two readings' grounds on one sheet: A in blue, B in red, with moved landmarks joined."""
     c = make_canvas([plan_a, plan_b], f"{name_a} (blue) / {name_b} (red)")
     draw_ground(c, plan_a, BLUE, labels=True, light=True)
     draw_ground(c, plan_b, RED, labels=False, light=True)
-    La, Lb = plan_a["landmarks"], plan_b["landmarks"]
+    La, Lb = plan_a.landmarks, plan_b.landmarks
     placed: list[tuple[float, float]] = []
     for k in La:
         if k in Lb:
-            pa, pb = La[k]["position"], Lb[k]["position"]
+            pa, pb = La[k].position, Lb[k].position
             if math.dist(pa[:2], pb[:2]) > 0.05:
                 c.line([tuple(pa[:2]), tuple(pb[:2])], "#7a4f9a", 0.9)
                 c.circle(pb[0], pb[1], 2.5, fill=RED, color=RED)
@@ -389,7 +394,7 @@ def overlay(plan_a: dict, plan_b: dict, name_a: str, name_b: str) -> Canvas:
                     c.text(pb[0], pb[1], f"{k} → {math.dist(pa[:2], pb[:2]):.2f} m", 10, RED, dy=12)
     for k in Lb:
         if k not in La:
-            x, y = Lb[k]["position"][:2]
+            x, y = Lb[k].position[:2]
             c.text(x, y, f"{k} (only here)", 10, RED, dy=-12)
     c.text_px(c.margin, 20, c.title, 15, INK)
     _compass(c)

@@ -34,7 +34,7 @@ from ..render.fonts import font_path  # noqa: E402
 from ..scene.ground import FIELD_COLOR, GroundPart, build_ground, field_mesh  # noqa: E402
 from ..text.names import traditional  # noqa: E402
 from ..outputs import atomic_path  # noqa: E402
-from ..layout.reading import Reading  # noqa: E402
+from ..model.reading import Reading  # noqa: E402
 
 BUILTIN_VIEWS = ("overview", "plan", "hall", "range")
 

@@ -25,7 +25,6 @@ from __future__ import annotations
 import math
 import os
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 
 os.environ.setdefault("VTK_DEFAULT_OPENGL_WINDOW", "vtkEGLRenderWindow")
@@ -34,10 +33,12 @@ import numpy as np  # noqa: E402
 
 from . import captions as C  # noqa: E402
 from ..scene import figures as F  # noqa: E402
+from ..model.plan import Plan  # noqa: E402
+from ..scene.sampler import PlanSampler  # noqa: E402
 from ..scene.shots import CameraPath, CameraPose, plan_shots, project  # noqa: E402
 
 __all__ = ["render_video", "render_frames", "PlanSampler", "MovingLayer", "FrameRenderer", "resolve_range",
-           "frame_times", "hold_times", "current_event", "short_name", "place_labels", "TITLE_S", "END_S",
+           "frame_times", "hold_times", "short_name", "place_labels", "TITLE_S", "END_S",
            "ROOF_NODES", "default_workers"]
 
 TITLE_S = 4.0
@@ -48,161 +49,6 @@ _FILL = "#d8e2f0"
 # ground nodes hidden in shots of the hall (``CameraPose.cutaway``): the roof, its rafters, the ridge
 ROOF_NODES = ("L_wu", "L_dongrong", "L_xirong", "L_wu_chuan", "L_dong", "L_houmei")
 SS = 2                  # supersampling of the moving layer (per axis; 2 or 1)
-
-
-# ---------------------------------------------------------------------------
-# reading the plan
-
-def _smooth(u: float) -> float:
-    u = min(1.0, max(0.0, u))
-    return u * u * (3 - 2 * u)
-
-
-@dataclass
-class _Track:
-    t: np.ndarray           # (k,)
-    xyz: np.ndarray         # (k, 3)
-    heading: np.ndarray     # (k,)
-    posture: list[str]
-    cum: np.ndarray         # (k,) path length up to each key
-    seg_post: list[str]     # effective posture of each segment (k-1) + the last key
-    run0: np.ndarray        # start time of the run of equal posture containing each segment
-    run1: np.ndarray        # end time of that run
-    states_t: np.ndarray = field(default_factory=lambda: np.zeros(0))
-    states: list[dict] = field(default_factory=list)
-
-
-def _make_track(keys: list) -> _Track:
-    k = sorted(keys, key=lambda r: r[0])
-    t = np.array([r[0] for r in k], float)
-    xyz = np.array([r[1:4] for r in k], float)
-    hd = np.array([r[4] if r[4] is not None else 0.0 for r in k], float)
-    post = [str(r[5]) if len(r) > 5 else "stand" for r in k]
-    d = np.r_[0.0, np.cumsum(np.linalg.norm(np.diff(xyz, axis=0), axis=1))] if len(k) > 1 else np.zeros(1)
-    seg = []
-    for i in range(len(k)):
-        moving = i + 1 < len(k) and d[i + 1] - d[i] > 0.01
-        p = post[i]
-        if moving and not (p in ("kneel", "kneel_bow") and post[i + 1] in ("kneel", "kneel_bow")):
-            p = "walk"
-        seg.append(p)
-    run0 = np.zeros(len(k))
-    run1 = np.zeros(len(k))
-    i = 0
-    while i < len(k):
-        j = i
-        while j + 1 < len(k) and seg[j + 1] == seg[i]:
-            j += 1
-        end = t[j + 1] if j + 1 < len(k) else t[j]
-        run0[i:j + 1], run1[i:j + 1] = t[i], end
-        i = j + 1
-    return _Track(t, xyz, hd, post, d, seg, run0, run1)
-
-
-class PlanSampler:
-    """Where each actor and prop is, and how it stands, at any plan time."""
-
-    def __init__(self, plan: dict):
-        self.plan = plan
-        self.actors: dict[str, _Track] = {}
-        for aid, tr in (plan.get("actors") or {}).items():
-            if not tr.get("keys"):
-                continue
-            track = _make_track(tr["keys"])
-            st = sorted(tr.get("states") or [], key=lambda r: r[0])
-            track.states_t = np.array([r[0] for r in st], float)
-            track.states = [dict(r[1] or {}) for r in st]
-            self.actors[aid] = track
-        self.props: dict[str, _Track] = {}
-        self.carrier_t: dict[str, np.ndarray] = {}
-        self.carrier: dict[str, list] = {}
-        for pid, tr in (plan.get("props") or {}).items():
-            if not tr.get("keys"):
-                continue
-            self.props[pid] = _make_track(tr["keys"])
-            cr = sorted(tr.get("carrier") or [], key=lambda r: r[0])
-            self.carrier_t[pid] = np.array([r[0] for r in cr], float)
-            self.carrier[pid] = [r[1] for r in cr]
-
-    # -- actors
-    def state(self, aid: str, t: float) -> dict:
-        tr = self.actors[aid]
-        if not len(tr.states_t):
-            return {}
-        i = int(np.searchsorted(tr.states_t, t, side="right")) - 1
-        return tr.states[i] if i >= 0 else {}
-
-    def position(self, tr: _Track, t: float) -> tuple[np.ndarray, float, int, float]:
-        """(xyz, heading, segment index, fraction) on a track."""
-        if t <= tr.t[0] or len(tr.t) == 1:
-            return tr.xyz[0], float(tr.heading[0]), 0, 0.0
-        if t >= tr.t[-1]:
-            return tr.xyz[-1], float(tr.heading[-1]), len(tr.t) - 1, 0.0
-        i = int(np.searchsorted(tr.t, t, side="right")) - 1
-        dt = tr.t[i + 1] - tr.t[i]
-        u = (t - tr.t[i]) / dt if dt > 0 else 1.0
-        xyz = tr.xyz[i] + (tr.xyz[i + 1] - tr.xyz[i]) * u
-        dh = (tr.heading[i + 1] - tr.heading[i] + 180.0) % 360.0 - 180.0
-        return xyz, float(tr.heading[i] + dh * u) % 360.0, i, u
-
-    def _seg_params(self, tr: _Track, i: int, t: float, state: dict) -> dict:
-        p = tr.seg_post[i]
-        if p == "walk":
-            j = min(i + 1, len(tr.t) - 1)
-            dt = tr.t[j] - tr.t[i]
-            u = 0.0 if dt <= 0 else min(1.0, max(0.0, (t - tr.t[i]) / dt))
-            dist = tr.cum[i] + (tr.cum[j] - tr.cum[i]) * u
-            return F.pose_params("walk", F.gait_phase(dist), state)
-        if p in ("bow", "kneel_bow"):
-            dur = tr.run1[i] - tr.run0[i]
-            if dur <= 0:
-                dur = 1.5
-            return F.pose_params(p, min(0.999, max(0.0, (t - tr.run0[i]) / dur)), state)
-        return F.pose_params(p, 0.0, state)
-
-    def actor_pose(self, aid: str, t: float, holding: list[str] | None = None):
-        """(xyz, heading, joint params, state) of an actor at ``t`` (postures eased across changes)."""
-        tr = self.actors[aid]
-        state = dict(self.state(aid, t))
-        if holding:
-            state["holding"] = list(dict.fromkeys(list(state.get("holding") or []) + holding))
-        pstate = state
-        if state.get("bow") == "unstrung" and any(F.prop_kind(h) == "弓" for h in state.get("holding") or ()):
-            # the unstrung bow lies across both palms: pose the arms as for a thing held in both hands
-            pstate = dict(state, holding=[h for h in state["holding"] if F.prop_kind(h) != "弓"] + ["觯"])
-        xyz, hd, i, _ = self.position(tr, t)
-        params = self._seg_params(tr, i, t, pstate)
-        if i > 0 and tr.seg_post[i - 1] != tr.seg_post[i]:
-            a, b = tr.seg_post[i - 1], tr.seg_post[i]
-            low = {"kneel", "kneel_bow"}
-            ease = 0.8 if (a in low) != (b in low) else 0.35
-            w = (t - tr.t[i]) / ease
-            if w < 1.0:
-                prev = self._seg_params(tr, i - 1, tr.t[i] - 1e-6, pstate)
-                params = F.blend_params(prev, params, _smooth(w))
-        return xyz, hd, params, state
-
-    def active_intervals(self, aid: str) -> list[tuple[float, float]]:
-        """Plan-time intervals in which an actor visibly moves (walks, bows, changes posture)."""
-        tr = self.actors[aid]
-        out = []
-        for i in range(len(tr.t) - 1):
-            walks = tr.seg_post[i] == "walk" and tr.cum[i + 1] - tr.cum[i] > 0.01
-            if walks or tr.seg_post[i] in ("bow", "kneel_bow"):
-                out.append((tr.t[i], tr.t[i + 1]))
-            if i > 0 and tr.seg_post[i] != tr.seg_post[i - 1]:
-                out.append((tr.t[i] - 0.1, tr.t[i] + 0.9))
-        for ts in (tr.states_t,):
-            out += [(float(x) - 0.1, float(x) + 0.5) for x in ts]
-        return out
-
-    # -- props
-    def carrier_of(self, pid: str, t: float) -> str | None:
-        ts = self.carrier_t.get(pid)
-        if ts is None or not len(ts):
-            return None
-        i = int(np.searchsorted(ts, t, side="right")) - 1
-        return self.carrier[pid][i] if i >= 0 else None
 
 
 def _across_palms(world: dict, heading: float) -> np.ndarray:
@@ -217,55 +63,16 @@ def _across_palms(world: dict, heading: float) -> np.ndarray:
     return M
 
 
-def resolve_range(plan: dict, start=None, end=None) -> tuple[float, float]:
+def resolve_range(plan: Plan, start=None, end=None) -> tuple[float, float]:
     """Plan seconds of an excerpt: ``start``/``end`` as seconds (float), a footnote number (int)
     or an event id (str); None = the beginning / the end."""
-    events = plan.get("events") or []
-
-    def pick(v, is_end: bool) -> float | None:
-        if v is None:
-            return None
-        if isinstance(v, str) and v.strip().lstrip("-").isdigit():
-            v = int(v)
-        if isinstance(v, bool):
-            raise ValueError(v)
-        if isinstance(v, int):
-            hits = [e for e in events if e.get("footnote") == v]
-            if not hits:
-                raise ValueError(f"no event with footnote {v}")
-            return max(e["end"] for e in hits) if is_end else min(e["start"] for e in hits)
-        if isinstance(v, str):
-            hits = [e for e in events if e.get("id") == v]
-            if not hits:
-                raise ValueError(f"no event {v!r}")
-            return hits[0]["end"] if is_end else hits[0]["start"]
-        return float(v)
-
-    t0 = pick(start, False)
-    t1 = pick(end, True)
-    return (0.0 if t0 is None else t0), (float(plan.get("duration", 0.0)) if t1 is None else t1)
+    return plan.time_of(start), plan.time_of(end, end=True)
 
 
 def frame_times(t0: float, t1: float, fps: float, speed: float = 1.0) -> np.ndarray:
     """Plan times of the frames between ``t0`` and ``t1`` (played ``speed`` times faster)."""
     n = max(1, int(round((t1 - t0) / speed * fps)))
     return t0 + np.arange(n) * (speed / fps)
-
-
-def current_event(events: list[dict], t: float, linger: float = 1.5) -> dict | None:
-    """The event performed at ``t`` (the latest started), or the last one for ``linger`` s after its end."""
-    cur, last = None, None
-    for e in events:
-        if e["start"] > t:
-            break
-        if t < e["end"]:
-            cur = e
-        last = e
-    if cur is not None:
-        return cur
-    if last is not None and t - last["end"] < linger:
-        return last
-    return None
 
 
 # ---------------------------------------------------------------------------
@@ -286,8 +93,8 @@ class MovingLayer:
             self.items.append(("prop", pid))
             geoms.append(F.prop_geometry(pid))
         # things held according to the actors' states that the plan does not track as props
-        for aid, tr in sampler.actors.items():
-            for st in tr.states:
+        for aid in sampler.actors:
+            for st in sampler.states(aid):
                 for h in st.get("holding") or []:
                     if h not in sampler.props and (aid, h) not in self.virtual:
                         self.virtual[(aid, h)] = len(self.items)
@@ -799,7 +606,7 @@ def _line(frame: np.ndarray, x0: float, y0: float, x1: float, y1: float, color=(
 # ---------------------------------------------------------------------------
 # long holds
 
-def hold_times(plan: dict, path: CameraPath | None, t0: float, t1: float, fps: float, speed: float = 1.0,
+def hold_times(plan: Plan, path: CameraPath | None, t0: float, t1: float, fps: float, speed: float = 1.0,
                hold_after: float | None = 6.0, hold_speed: float = 8.0, size=(1280, 720),
                sampler: "PlanSampler | None" = None) -> tuple[np.ndarray, np.ndarray]:
     """Plan times of the video frames between ``t0`` and ``t1``, and how much faster each plays.
@@ -826,8 +633,8 @@ def hold_times(plan: dict, path: CameraPath | None, t0: float, t1: float, fps: f
         if a.any():
             act[aid] = a
     busy = np.zeros(n, bool)          # (props move only in someone's hands: their carriers count)
-    for e in plan.get("events") or []:
-        busy[np.searchsorted(ts, e["start"] - step):np.searchsorted(ts, e["start"] + 3.0)] = True
+    for e in plan.events:
+        busy[np.searchsorted(ts, e.start - step):np.searchsorted(ts, e.start + 3.0)] = True
     ids = list(act)
     for i, t in enumerate(ts):
         if busy[i]:
@@ -891,11 +698,10 @@ class _Pipeline:
         self.labels = labels
         self.glosses = glosses or {}
         self.t0, self.t1 = t0, t1
-        self.events = sorted(plan.get("events") or [], key=lambda e: e["start"])
+        self.events = plan.events_by_start()
         self.sampler = PlanSampler(plan)
         self.layer = MovingLayer(self.sampler)
-        actors = plan.get("actors") or {}
-        self.names = {aid: short_name(aid, tr.get("label")) for aid, tr in actors.items()}
+        self.names = {aid: short_name(aid, a.label) for aid, a in plan.actors.items()}
         self.renderer = FrameRenderer(static_meshes, self.layer, size, aa=aa)
         self.bands: dict = {}
         self.last3d, self.last_key = None, None
@@ -931,14 +737,13 @@ class _Pipeline:
             self._draw_labels(frame, pose, None, acting)
         else:
             self._draw_labels(frame, pose, acting, acting)
-        ev = current_event(self.events, t)
+        ev = self.plan.current_event(t, events=self.events)
         if ev is not None:
-            bk = ev["id"]
+            bk = ev.id
             if bk not in self.bands:
                 if len(self.bands) > 32:
                     self.bands.clear()
-                self.bands[bk] = C.CaptionBand.draw(self.size, ev["text"], self.glosses.get(ev["id"]) or ev.get("gloss"),
-                                                    ev.get("footnote"))
+                self.bands[bk] = C.CaptionBand.draw(self.size, ev.text, self.glosses.get(ev.id) or ev.gloss, ev.footnote)
             self.bands[bk].apply(frame)
         C.draw_timeline(frame, (t - self.t0) / max(1e-9, self.t1 - self.t0))
         if rate > 1.0:
@@ -948,10 +753,10 @@ class _Pipeline:
     def _acting(self, t: float) -> list[str]:
         out = []
         for e in self.events:
-            if e["start"] > t:
+            if e.start > t:
                 break
-            if t < e["end"] + 0.5:
-                out += [a for a in e.get("actors") or [] if a in self.layer.heads]
+            if t < e.end + 0.5:
+                out += [a for a in e.actors if a in self.layer.heads]
         return list(dict.fromkeys(out))
 
     def _draw_labels(self, frame, pose, only, acting) -> None:
@@ -1073,7 +878,7 @@ def _upload(poly, V: np.ndarray, N: np.ndarray) -> None:
     poly.Modified()
 
 
-def render_video(plan: dict, static_meshes, out_path, *, size=(1280, 720), fps: int = 25, crf: int = 18,
+def render_video(plan: Plan, static_meshes, out_path, *, size=(1280, 720), fps: int = 25, crf: int = 18,
                  start=None, end=None, speed: float = 1.0, frames_dir=None, labels: bool = False,
                  progress: bool = True, text: str | None = None, glosses: dict | None = None,
                  cards: bool = True, preset: str = "veryfast", aa: bool = True,
@@ -1104,12 +909,11 @@ def render_video(plan: dict, static_meshes, out_path, *, size=(1280, 720), fps: 
     out_path = Path(out_path)
     out_path.parent.mkdir(parents=True, exist_ok=True)
     t0, t1 = resolve_range(plan, start, end)
-    events = sorted(plan.get("events") or [], key=lambda e: e["start"])
+    events = plan.events_by_start()
     if text is not None:
         for e in events:
-            s = e.get("span")
-            if s and text[s[0]:s[1]] != e["text"]:
-                raise ValueError(f"event {e['id']}: text does not match its span in the seed")
+            if text[e.span[0]:e.span[1]] != e.text:
+                raise ValueError(f"event {e.id}: text does not match its span in the seed")
     t_wall = time.perf_counter()
     path = camera or plan_shots(plan, size)      # the whole passage: excerpts show what the full video shows
     times, rates = hold_times(plan, path, t0, t1, fps, speed, compress_holds, hold_speed, size)
@@ -1187,12 +991,12 @@ def render_video(plan: dict, static_meshes, out_path, *, size=(1280, 720), fps: 
 
     cues_zh, cues_en = [], []
     for e in events:
-        if e["end"] <= t0 or e["start"] >= t1:
+        if e.end <= t0 or e.start >= t1:
             continue
-        a = to_video(max(e["start"], t0))
-        b = to_video(min(e["end"], t1))
-        cues_zh.append((a, b, C.display_text(e["text"]) + (f" ({e['footnote']})" if e.get("footnote") else "")))
-        en = (glosses or {}).get(e["id"]) or e.get("gloss")
+        a = to_video(max(e.start, t0))
+        b = to_video(min(e.end, t1))
+        cues_zh.append((a, b, C.display_text(e.text) + (f" ({e.footnote})" if e.footnote else "")))
+        en = (glosses or {}).get(e.id) or e.gloss
         if en:
             cues_en.append((a, b, en))
     C.write_vtt(out_path.with_suffix(".zh.vtt"), cues_zh)
@@ -1203,7 +1007,7 @@ def render_video(plan: dict, static_meshes, out_path, *, size=(1280, 720), fps: 
     return stats
 
 
-def render_frames(plan: dict, static_meshes, times, out_dir=None, *, size=(1280, 720), labels: bool = False,
+def render_frames(plan: Plan, static_meshes, times, out_dir=None, *, size=(1280, 720), labels: bool = False,
                   glosses: dict | None = None, aa: bool = True, camera: CameraPath | None = None,
                   start=None, end=None) -> list[np.ndarray]:
     """Single frames at the given plan ``times``, exactly as the video shows them (camera, labels,

@@ -11,11 +11,11 @@ plan seconds written with an ``s`` (``12.5s``).  The renderer never re-plans: wi
 from __future__ import annotations
 
 import argparse
-import json
 import re
 from pathlib import Path
 
 from ..errors import InputError
+from ..model.plan import Plan
 
 SIZES = ("1280x720", "1920x1080", "3840x2160")
 DEFAULT_OUT = Path("out") / "xiangshe.mp4"
@@ -56,26 +56,14 @@ def ground_meshes(reading) -> list[tuple[str, object, tuple[float, float, float]
             *((p.node, p.mesh, tuple(float(c) for c in p.color)) for p in build_ground(reading))]
 
 
-def load_plan_file(path: Path) -> dict:
-    try:
-        plan = json.loads(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputError(path, "", "no such plan file") from None
-    except json.JSONDecodeError as e:
-        raise InputError(path, f"line {e.lineno}", f"not JSON ({e.msg})") from None
-    if not isinstance(plan, dict) or not str(plan.get("format", "xiangshe-plan/1")).startswith("xiangshe-plan/"):
-        raise InputError(path, "", "not a xiangshe-plan document")
-    return plan
-
-
 def cmd_video(a: argparse.Namespace) -> int:
     from ..layout.reading import load_reading
     from ..render.video import render_video
 
     reading = load_reading(a.layout)
     if a.plan:
-        plan = load_plan_file(a.plan)
-        pf = (plan.get("layout") or {}).get("file")
+        plan = Plan.load(a.plan)
+        pf = plan.layout.file
         if pf and Path(pf).stem != Path(a.layout).stem:
             print(f"warning: {a.plan} was planned on {pf}, the ground is {a.layout}")
     else:

@@ -24,7 +24,7 @@ from typing import NamedTuple
 import numpy as np
 import trimesh
 
-from ..layout.reading import Reading
+from ..model.reading import Reading
 
 TRIANGLE_BUDGET = 40_000
 

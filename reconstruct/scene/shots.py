@@ -26,8 +26,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..model.plan import Plan
+
 __all__ = ["CameraPose", "Shot", "CameraPath", "plan_shots", "project", "view_matrix",
-           "track_position", "MIN_HOLD", "MAX_SPEED", "SAFE"]
+           "MIN_HOLD", "MAX_SPEED", "SAFE"]
 
 MIN_HOLD = 4.0          # s, the shortest shot
 MAX_SPEED = 8.0         # m/s, the fastest the eye may travel in a move
@@ -157,58 +159,32 @@ def project(pose: CameraPose, points, size: tuple[int, int]) -> tuple[np.ndarray
 # ---------------------------------------------------------------------------
 # plan access
 
-def track_position(keys, t: float) -> np.ndarray:
-    """(x, y, z) of a plan track (``keys`` = [[t, x, y, z, heading, posture], …]) at time ``t``."""
-    k = np.asarray([row[:4] for row in keys], float)
-    if t <= k[0, 0]:
-        return k[0, 1:4].copy()
-    if t >= k[-1, 0]:
-        return k[-1, 1:4].copy()
-    return np.array([np.interp(t, k[:, 0], k[:, j]) for j in (1, 2, 3)])
-
-
 class _Tracks:
-    """Fast position look-ups on the plan's actor tracks."""
+    """Position look-ups on the plan's actor tracks."""
 
-    def __init__(self, actors: dict):
-        self.k = {}
-        for aid, tr in actors.items():
-            keys = tr.get("keys") or []
-            if keys:
-                self.k[aid] = np.asarray([row[:4] for row in sorted(keys, key=lambda r: r[0])], float)
+    def __init__(self, plan: Plan):
+        self.tracks = {aid: a.track for aid, a in plan.actors.items()}
+        self.k = self.tracks            # who has a track
 
     def at(self, aid: str, t: float) -> np.ndarray:
-        k = self.k[aid]
-        return np.array([np.interp(t, k[:, 0], k[:, j]) for j in (1, 2, 3)])
+        return self.tracks[aid].at([t])[0][0]
 
     def points(self, aid: str, t0: float, t1: float) -> np.ndarray:
-        k = self.k[aid]
-        inside = k[(k[:, 0] > t0) & (k[:, 0] < t1), 1:4]
-        return np.vstack([self.at(aid, t0)[None], inside, self.at(aid, t1)[None]])
-
-
-def _track_points(keys, t0: float, t1: float) -> np.ndarray:
-    pts = [track_position(keys, t0), track_position(keys, t1)]
-    pts += [row[1:4] for row in keys if t0 < row[0] < t1]
-    return np.asarray(pts, float)
+        tr = self.tracks[aid]
+        inside = tr.xyz[(tr.t > t0) & (tr.t < t1)]
+        return np.vstack([tr.at([t0])[0], inside, tr.at([t1])[0]])
 
 
 def _path_length(pts: np.ndarray) -> float:
     return float(np.linalg.norm(np.diff(pts[:, :2], axis=0), axis=1).sum()) if len(pts) > 1 else 0.0
 
 
-def _scene_bounds(plan: dict) -> np.ndarray:
-    pts = []
-    hall = plan.get("hall") or {}
-    pts += [(x, y, hall.get("height_m", 0.0)) for x, y in hall.get("footprint") or []]
-    for lm in (plan.get("landmarks") or {}).values():
-        if lm.get("position"):
-            pts.append(lm["position"])
-    for tr in (plan.get("actors") or {}).values():
-        pts += [row[1:4] for row in tr["keys"]]
-    if not pts:
-        pts = [(-10, -10, 0), (10, 10, 0)]
-    p = np.asarray(pts, float)
+def _scene_bounds(plan: Plan) -> np.ndarray:
+    pts = [(x, y, plan.hall_height) for x, y in plan.hall.get("footprint") or []]
+    pts += [lm.position for lm in plan.landmarks.values()]
+    p = np.vstack([np.asarray(pts, float).reshape(-1, 3)] + [a.track.xyz for a in plan.actors.values()])
+    if not len(p):
+        p = np.asarray([(-10, -10, 0), (10, 10, 0)], float)
     return np.array([p.min(0), p.max(0)])
 
 
@@ -383,29 +359,27 @@ def _overview_pose(bounds: np.ndarray, size, hall_h: float) -> CameraPose:
     return pose
 
 
-def plan_shots(plan: dict, size: tuple[int, int] = (1280, 720), start: float | None = None,
+def plan_shots(plan: Plan, size: tuple[int, int] = (1280, 720), start: float | None = None,
                end: float | None = None, overview_s: float = OVERVIEW_S) -> CameraPath:
     """Choose the shots for the plan between ``start`` and ``end`` (plan seconds)."""
     t_start = 0.0 if start is None else float(start)
-    t_end = float(plan.get("duration", 0.0)) if end is None else float(end)
-    actors = plan.get("actors") or {}
-    tracks = _Tracks(actors)
-    hall_h = float((plan.get("hall") or {}).get("height_m", 0.0) or 0.0)
-    lms = plan.get("landmarks") or {}
-    range_y = -30.0
-    if "侯" in lms and lms["侯"].get("position"):
-        range_y = float(lms["侯"]["position"][1]) * 0.55
-    gate_y = float(lms["门"]["position"][1]) if (lms.get("门") or {}).get("position") else None
+    t_end = plan.duration if end is None else float(end)
+    tracks = _Tracks(plan)
+    hall_h = plan.hall_height
+    lms = plan.landmarks
+    range_y = float(lms["侯"].position[1]) * 0.55 if "侯" in lms else -30.0
+    gate_y = float(lms["门"].position[1]) if "门" in lms else None
     court = None
     if gate_y is not None:                          # the walls: the gate's line and the people's extent
-        xs = [abs(r[1]) for tr in actors.values() for r in tr.get("keys") or [] if r[2] > gate_y]
-        court = np.array([[-max(xs) - 0.3, gate_y], [max(xs) + 0.3, _scene_bounds(plan)[1][1] + 2.0]]) if xs else None
+        xy = np.vstack([a.track.xyz for a in plan.actors.values()])
+        xs = np.abs(xy[xy[:, 1] > gate_y, 0])
+        court = (np.array([[-xs.max() - 0.3, gate_y], [xs.max() + 0.3, _scene_bounds(plan)[1][1] + 2.0]])
+                 if len(xs) else None)
     bounds = _scene_bounds(plan)
     shots: list[Shot] = [Shot(t_start, t_end, _overview_pose(bounds, size, hall_h), "overview")]
     moves: list[float] = [0.0]
-    events = sorted((e for e in plan.get("events") or [] if [a for a in e.get("actors") or [] if a in tracks.k]),
-                    key=lambda e: (e["start"], e["end"]))
-    starts = {round(float(e["start"]), 6) for e in events}
+    events = sorted((e for e in plan.events if [a for a in e.actors if a in tracks.k]), key=lambda e: (e.start, e.end))
+    starts = {round(float(e.start), 6) for e in events}
     cands = sorted(starts | set(np.round(np.arange(t_start, t_end, CHECK_EVERY), 6)))
     cands = [t for t in cands if t_start <= t < t_end]
 
@@ -418,15 +392,15 @@ def plan_shots(plan: dict, size: tuple[int, int] = (1280, 720), start: float | N
         hold = overview_s if cur.kind == "overview" else MIN_HOLD
         if tc < cur.t0 + hold:
             continue
-        active = [e for e in events if e["start"] <= tc < e["end"]]
+        active = [e for e in events if e.start <= tc < e.end]
         if not active:
             continue
-        latest = max(e["start"] for e in active)
-        primary = [e for e in active if e["start"] == latest]
-        others = [e for e in active if e["start"] != latest]
+        latest = max(e.start for e in active)
+        primary = [e for e in active if e.start == latest]
+        others = [e for e in active if e.start != latest]
         boundary = round(tc, 6) in starts
-        who = list(dict.fromkeys(a for e in primary for a in e["actors"] if a in tracks.k))
-        e1 = max(e["end"] for e in primary)
+        who = list(dict.fromkeys(a for e in primary for a in e.actors if a in tracks.k))
+        e1 = max(e.end for e in primary)
         soon = min(e1, tc + CHECK_EVERY + 1.0)
         ahead = min(e1, tc + LOOKAHEAD)
         p_soon = np.vstack([tracks.points(a, tc, soon) for a in who])
@@ -439,16 +413,16 @@ def plan_shots(plan: dict, size: tuple[int, int] = (1280, 720), start: float | N
         # (a plan view only while the long walk goes on)
         if cur.kind == "group" and not leaving and _fits(cur.pose, p_soon, size, 0.02):
             if not boundary or _span(cur.pose, p_soon, size) > 0.22:
-                extend([e["id"] for e in primary])
+                extend([e.id for e in primary])
                 continue
         if cur.kind == "plan" and ext > LONG_WALK and _fits(cur.pose, p_soon, size, 0.02):
-            extend([e["id"] for e in primary])
+            extend([e.id for e in primary])
             continue
         if ext > LONG_WALK:
             p_walk = np.vstack([tracks.points(a, tc, e1) for a in who])
             pose, kind = _plan_pose(p_walk, size), "plan"
             if cur.kind == "plan" and _fits(cur.pose, p_walk, size, 0.03):
-                extend([e["id"] for e in primary])
+                extend([e.id for e in primary])
                 continue
         else:
             rest = [a for a in tracks.k if a not in who]
@@ -461,7 +435,7 @@ def plan_shots(plan: dict, size: tuple[int, int] = (1280, 720), start: float | N
                     p_rest = p_rest[~out]
             pose, dist = _group_pose(p_ahead, size, hall_h, range_y, p_rest, gate_y, court)
             # take in the people of other events under way when they fit
-            extra = list(dict.fromkeys(a for e in others for a in e["actors"] if a in tracks.k and a not in who))
+            extra = list(dict.fromkeys(a for e in others for a in e.actors if a in tracks.k and a not in who))
             if extra:
                 p_all = np.vstack([p_ahead] + [tracks.points(a, tc, min(ahead, tc + 6.0)) for a in extra])
                 if float(np.linalg.norm(np.ptp(p_all[:, :2], axis=0))) < 18.0:
@@ -476,7 +450,7 @@ def plan_shots(plan: dict, size: tuple[int, int] = (1280, 720), start: float | N
                 pose, kind = _plan_pose(p_walk, size), "plan"
         d_eye = float(np.linalg.norm(np.subtract(pose.eye, cur.pose.eye)))
         if d_eye < 0.3 and pose.cutaway == cur.pose.cutaway:
-            extend([e["id"] for e in primary])
+            extend([e.id for e in primary])
             continue
         move = min(MAX_MOVE, max(MIN_MOVE, d_eye / MAX_SPEED))
         ts = tc
@@ -488,6 +462,6 @@ def plan_shots(plan: dict, size: tuple[int, int] = (1280, 720), start: float | N
             # anticipate: the move starts a little before the event so the camera arrives as it begins
             ts = max(cur.t0 + hold, tc - 0.7 * move, shots[-1].t0 + 0.5)
         shots[-1] = Shot(cur.t0, ts, cur.pose, cur.kind, cur.events)
-        shots.append(Shot(ts, t_end, pose, kind, tuple(e["id"] for e in primary)))
+        shots.append(Shot(ts, t_end, pose, kind, tuple(e.id for e in primary)))
         moves.append(move)
     return CameraPath(shots, moves)

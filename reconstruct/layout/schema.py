@@ -1,0 +1,131 @@
+"""The schema of a reading's TOML file (pydantic): field names are the TOML keys."""
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from ..text.units import DEFAULT_CHI_PER_UNIT
+
+LengthText = str | float | int
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ReadingInfo(_Strict):
+    name: str
+    name_en: str = ""
+    summary: str = ""
+    sources: list[str] = Field(min_length=1)
+
+
+class UnitsSpec(_Strict):
+    chi_m: float = Field(0.231, gt=0.1, lt=0.4)
+    diagonal: Literal["bearing", "both_axes"] = "bearing"
+    chi_per: dict[str, float] = {}
+    cite: str = ""
+
+    @field_validator("chi_per")
+    @classmethod
+    def _known_units(cls, v: dict[str, float]) -> dict[str, float]:
+        for u, n in v.items():
+            if u not in DEFAULT_CHI_PER_UNIT:
+                raise ValueError(f"unknown unit {u!r}; known: {' '.join(DEFAULT_CHI_PER_UNIT)}")
+            if n <= 0:
+                raise ValueError(f"unit {u} must hold a positive number of 尺")
+        return v
+
+
+class BuildingSpec(_Strict):
+    type: Literal["xu_no_shi", "xu_with_shi"]
+    width: LengthText            # between the 東序 and the 西序
+    side_hall: LengthText        # 東堂 / 西堂: the platform beyond each 序
+    bays: list[LengthText] = Field(min_length=4, max_length=4)  # 庪→楣, 楣→棟, 棟→後楣, 後楣→北墉
+    height: LengthText           # of the platform (士: 3 尺)
+    steps: int = Field(ge=1, le=12)
+    stair_width: LengthText
+    stair_x: LengthText          # distance of each stair's centre line from the axis
+    column_x: LengthText         # distance of each 楹 from the axis
+    column_diameter: LengthText = "一尺"
+    eave: LengthText = "四尺"     # roof overhang beyond the platform (the 荣 project this far)
+    roof_rise: LengthText = "一丈"  # ridge above the eaves
+    eave_height: LengthText = "一丈"  # eaves above the hall floor
+    wall_thickness: LengthText = "一尺"
+    xu_front: LengthText = "二尺"   # 序端: the 序 walls stop this far north of the 堂廉
+    shi_depth: LengthText | None = None  # with 室: depth of the 室/房 block north of the 後楣
+    cite: dict[str, str] = {}
+
+
+class CourtSpec(_Strict):
+    south: LengthText            # the courtyard's south wall, south of the 堂廉
+    half_width: LengthText
+    gate_width: LengthText = "一丈二尺"
+    wall_height: LengthText = "一丈"
+    cite: str = ""
+
+
+class RangeSpec(_Strict):
+    hou_dao: LengthText                       # 侯道 五十弓
+    measured_from: Literal["物", "堂廉"]
+    wu_under: Literal["栋", "楣"]             # 序則物當棟，堂則物當楣
+    wu_gap: LengthText = "六尺"               # 間容弓
+    wu_length: LengthText = "三尺"            # 物長如笴
+    wu_cross: LengthText = "一尺二寸"         # 距隨長武
+    frame: Literal["target", "archer"] = "target"  # 侯以鄉堂為面: 左个 = west
+    gang_ground: LengthText = "一尺二寸"      # 下綱不及地武
+    gang_beyond: LengthText = "八尺"          # 出舌尋: ropes run this far beyond the 舌
+    cite: dict[str, str] = {}
+
+
+class LandmarkSpec(_Strict):
+    label_en: str = ""
+    kind: str = "mark"
+    at: str | None = None
+    x: LengthText | None = None
+    y: LengthText | None = None
+    level: Literal["庭", "堂"] = "庭"
+    heading: str | float | None = None
+    size: list[LengthText] | None = None      # [east-west, north-south, height] before turning
+    aliases: list[str] = []
+    cite: str
+    note: str = ""
+
+    @field_validator("size")
+    @classmethod
+    def _three(cls, v):
+        if v is not None and len(v) != 3:
+            raise ValueError("size takes three lengths: [east-west, north-south, height]")
+        return v
+
+
+class FormationSpec(_Strict):
+    label_en: str = ""
+    at: str                     # the senior (first) slot
+    facing: str                 # 东面 …
+    senior: str                 # 北上: the senior end is north, the file runs south
+    spacing: LengthText = "四尺"
+    level: Literal["庭", "堂"] = "庭"
+    slots: int | None = Field(default=None, ge=1)   # places the reading gives the file; none: as many as fit
+    cite: str
+
+
+class ViewSpec(_Strict):
+    eye: list[float] = Field(min_length=3, max_length=3)
+    look: list[float] = Field(min_length=3, max_length=3)
+    label_en: str = ""
+
+
+class ReadingFile(_Strict):
+    reading: ReadingInfo
+    units: UnitsSpec = UnitsSpec()
+    lengths: dict[str, LengthText] = {}
+    building: BuildingSpec
+    court: CourtSpec
+    range: RangeSpec
+    landmarks: dict[str, LandmarkSpec] = {}
+    formations: dict[str, FormationSpec] = {}
+    views: dict[str, ViewSpec] = {}
+
+

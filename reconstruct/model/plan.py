@@ -1,0 +1,516 @@
+"""The plan: the planner's whole result, the one hand-off to every output (``xiangshe-plan/1``).
+
+Where every landmark stands, where every person and prop is at every moment and which clause of
+the text each moment performs (format: ``docs/plan-format.md``).  The planner makes a
+:class:`Plan`; the video, the glTF, the diagrams, the checks and the audit read it only through
+this module, and :meth:`Plan.load` / :meth:`Plan.from_json` is the one loader of a saved plan,
+with the one format check.  :meth:`Plan.to_json` writes exactly what was read (byte for byte for a
+file this module wrote).
+
+A :class:`Track` keeps its keyframes as one numpy structured array (fields ``t x y z heading
+posture``); :meth:`Track.at` interpolates all asked times at once: positions on straight lines,
+the heading the shorter way round, held before the first key and after the last.
+
+>>> tr = Track.from_rows([[0, 0, 0, 0, 350, "stand"], [2, 2, 0, 0, 10, "walk"]])
+>>> xyz, heading = tr.at([-1.0, 1.0, 5.0])
+>>> xyz[:, 0].tolist(), heading.round(6).tolist()
+([0.0, 1.0, 2.0], [350.0, 0.0, 10.0])
+"""
+from __future__ import annotations
+
+import bisect
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+import numpy as np
+
+from ..errors import InputError
+from ..outputs import atomic_path
+from .reading import Landmark, Reading
+
+FORMAT = "xiangshe-plan/1"
+
+KEY_DTYPE = np.dtype([("t", "f8"), ("x", "f8"), ("y", "f8"), ("z", "f8"), ("heading", "f8"), ("posture", "U12")])
+POSTURES = ("stand", "walk", "kneel", "bow", "kneel_bow")        # of people
+PROP_POSTURES = ("rest", "carried", "flight")                  # of props
+
+
+# ---------------------------------------------------------------------------
+# tracks
+
+@dataclass(eq=False)
+class Track:
+    """Keyframes of one person or prop: ``keys`` is a structured array (t, x, y, z, heading, posture),
+    sorted by time."""
+
+    keys: np.ndarray
+
+    @classmethod
+    def from_rows(cls, rows: Sequence[Sequence[Any]]) -> "Track":
+        """From rows ``[t, x, y, z, heading, posture]``; a missing heading (null) keeps the one before
+        (0 for the first key), a missing posture is ``stand``."""
+        keys = np.zeros(len(rows), KEY_DTYPE)
+        last = 0.0
+        for i, r in enumerate(rows):
+            h = r[4] if len(r) > 4 and r[4] is not None else last
+            keys[i] = (r[0], r[1], r[2], r[3], h, r[5] if len(r) > 5 else "stand")
+            last = h
+        return cls(keys)
+
+    def rows(self) -> list[list]:
+        """The keys as JSON rows ``[t, x, y, z, heading, posture]``."""
+        k = self.keys
+        return [list(r) for r in zip(k["t"].tolist(), k["x"].tolist(), k["y"].tolist(), k["z"].tolist(),
+                                     k["heading"].tolist(), k["posture"].tolist())]
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    @property
+    def t(self) -> np.ndarray:
+        return self.keys["t"]
+
+    @property
+    def xyz(self) -> np.ndarray:
+        """(n, 3) positions of the keys."""
+        k = self.keys
+        return np.stack([k["x"], k["y"], k["z"]], axis=1)
+
+    @property
+    def heading(self) -> np.ndarray:
+        return self.keys["heading"]
+
+    @property
+    def posture(self) -> np.ndarray:
+        return self.keys["posture"]
+
+    @property
+    def start(self) -> float:
+        return float(self.keys["t"][0])
+
+    @property
+    def end(self) -> float:
+        return float(self.keys["t"][-1])
+
+    def segment(self, times) -> tuple[np.ndarray, np.ndarray]:
+        """For each time, the key it follows (the last key at or before it, 0 before the first) and how
+        far it is towards the next (0…1; 0 before the first key and from the last on)."""
+        t = np.asarray(times, float)
+        kt = self.keys["t"]
+        i = np.clip(np.searchsorted(kt, t, side="right") - 1, 0, len(kt) - 1)
+        j = np.minimum(i + 1, len(kt) - 1)
+        span = kt[j] - kt[i]
+        u = np.where(span > 0, (t - kt[i]) / np.where(span > 0, span, 1.0), 0.0)
+        return i, np.clip(u, 0.0, 1.0)
+
+    def at(self, times) -> tuple[np.ndarray, np.ndarray]:
+        """Positions (…, 3) and headings (…) at the times (a number or an array)."""
+        i, u = self.segment(times)
+        j = np.minimum(i + 1, len(self.keys) - 1)
+        k = self.keys
+        xyz = np.stack([k[c][i] + (k[c][j] - k[c][i]) * u for c in ("x", "y", "z")], axis=-1)
+        h0, h1 = k["heading"][i], k["heading"][j]
+        heading = (h0 + ((h1 - h0 + 180.0) % 360.0 - 180.0) * u) % 360.0
+        return xyz, heading
+
+    def posture_at(self, times) -> np.ndarray:
+        """The posture of the key each time follows (…)."""
+        return self.keys["posture"][self.segment(times)[0]]
+
+    def moving(self, tol: float = 1e-9) -> np.ndarray:
+        """For each key but the last, whether the position changes before the next key (n-1,)."""
+        xyz = self.xyz
+        return np.linalg.norm(np.diff(xyz, axis=0), axis=1) > tol
+
+
+@dataclass(eq=False)
+class Steps:
+    """Values that hold from one time to the next: ``[[t, value], …]`` sorted by t (an actor's
+    ``states``, a prop's ``carrier``)."""
+
+    times: list[float] = field(default_factory=list)
+    values: list[Any] = field(default_factory=list)
+
+    @classmethod
+    def from_rows(cls, rows: Iterable[Sequence[Any]]) -> "Steps":
+        rows = sorted(rows, key=lambda r: r[0])
+        return cls([float(r[0]) for r in rows], [r[1] for r in rows])
+
+    def rows(self) -> list[list]:
+        return [[t, v] for t, v in zip(self.times, self.values)]
+
+    def at(self, t: float, default: Any = None) -> Any:
+        """The value set last at or before t (``default`` before the first)."""
+        i = bisect.bisect_right(self.times, t) - 1
+        return self.values[i] if i >= 0 else default
+
+    def __len__(self) -> int:
+        return len(self.times)
+
+
+@dataclass(frozen=True)
+class Gesture:
+    """What the hands do over [t0, t1] (``kind``, see the plan format's "What hands do"), with a prop
+    or another person (``object``) or nothing."""
+
+    t0: float
+    t1: float
+    kind: str
+    object: str | None = None
+
+    def row(self) -> list:
+        return [self.t0, self.t1, self.kind, self.object]
+
+
+@dataclass(eq=False)
+class Actor:
+    """A person: label, side, track, states (bared arm, gear, bow, what he holds), gestures."""
+
+    id: str
+    label: str
+    track: Track
+    aliases: list[str] = field(default_factory=list)
+    side: str = ""
+    states: Steps = field(default_factory=Steps)
+    walked_m: float = 0.0
+    gestures: list[Gesture] = field(default_factory=list)
+
+    def state(self, t: float) -> dict:
+        return self.states.at(t, {}) or {}
+
+    def to_dict(self) -> dict[str, Any]:
+        d = {"label": self.label, "aliases": list(self.aliases), "side": self.side, "keys": self.track.rows(),
+             "states": self.states.rows(), "walked_m": self.walked_m}
+        if self.gestures:
+            d["gestures"] = [g.row() for g in self.gestures]
+        return d
+
+
+@dataclass(eq=False)
+class Prop:
+    """A movable thing: its kind (the text's noun: 觯, 弓, 矢, 算 …), track, and who carries it when."""
+
+    id: str
+    kind: str
+    track: Track
+    label: str = ""
+    aliases: list[str] = field(default_factory=list)
+    carriers: Steps = field(default_factory=Steps)
+
+    def carrier(self, t: float) -> str | None:
+        return self.carriers.at(t)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"label": self.label, "aliases": list(self.aliases), "kind": self.kind, "keys": self.track.rows(),
+                "carrier": self.carriers.rows()}
+
+
+@dataclass(frozen=True)
+class Event:
+    """One clause (or a few) of the text performed between ``start`` and ``end``."""
+
+    id: str
+    text: str
+    span: tuple[int, int]
+    footnote: int | None
+    actors: tuple[str, ...]
+    start: float
+    end: float
+    gloss: str = ""
+    rule: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        d = {"id": self.id, "text": self.text, "span": list(self.span), "footnote": self.footnote,
+             "actors": list(self.actors), "start": self.start, "end": self.end, "gloss": self.gloss}
+        if self.rule:
+            d["rule"] = True
+        return d
+
+
+@dataclass(frozen=True)
+class LayoutRef:
+    name: str
+    name_en: str = ""
+    file: str = ""
+    sources: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "name_en": self.name_en, "file": self.file, "sources": list(self.sources)}
+
+
+# ---------------------------------------------------------------------------
+# the plan
+
+@dataclass(eq=False)
+class Plan:
+    """The whole plan (``xiangshe-plan/1``)."""
+
+    layout: LayoutRef
+    text: dict[str, str]
+    measures: dict[str, float]
+    hall: dict[str, Any]
+    landmarks: dict[str, Landmark]
+    actors: dict[str, Actor]
+    props: dict[str, Prop]
+    events: list[Event]
+    duration: float
+    parameters: dict[str, Any] = field(default_factory=dict)
+    options: dict[str, Any] = field(default_factory=dict)
+    conflicts: list[str] = field(default_factory=list)
+    extra: dict[str, Any] = field(default_factory=dict)      # fields this version does not know, kept as read
+    format: str = FORMAT
+
+    @classmethod
+    def of_ground(cls, reading: Reading) -> "Plan":
+        """A plan of the ground alone (its landmarks, nobody on it): for what a reading says by itself."""
+        return cls(layout=LayoutRef(reading.name, reading.name_en, reading.file, tuple(reading.sources)), text={},
+                   measures={"chi_m": reading.units.chi_m, "bu_m": round(reading.units.bu_m, 6)},
+                   hall={"height_m": reading.hall_height, "footprint": [list(p) for p in reading.hall_footprint]},
+                   landmarks=dict(reading.landmarks), actors={}, props={}, events=[], duration=0.0)
+
+    # -- look-ups
+    def track(self, ident: str) -> Track:
+        """The track of a person or a prop."""
+        if ident in self.actors:
+            return self.actors[ident].track
+        return self.props[ident].track
+
+    @property
+    def hall_height(self) -> float:
+        return float(self.hall.get("height_m") or 0.0)
+
+    def events_by_start(self) -> list[Event]:
+        return sorted(self.events, key=lambda e: e.start)
+
+    def event(self, ident: str) -> Event | None:
+        return next((e for e in self.events if e.id == ident), None)
+
+    def current_event(self, t: float, linger: float = 1.5, events: Sequence[Event] | None = None) -> Event | None:
+        """The event performed at t (the latest started), or the last one for ``linger`` s after its end."""
+        cur = last = None
+        for e in events if events is not None else self.events_by_start():
+            if e.start > t:
+                break
+            if t < e.end:
+                cur = e
+            last = e
+        if cur is not None:
+            return cur
+        if last is not None and t - last.end < linger:
+            return last
+        return None
+
+    def time_of(self, point: float | int | str | None, end: bool = False) -> float:
+        """Plan seconds of a point of the passage: seconds (float), a footnote number (int), an event id
+        (str); None = the beginning (or, with ``end``, the end).  ValueError if there is no such point."""
+        if point is None:
+            return self.duration if end else 0.0
+        if isinstance(point, str) and point.strip().lstrip("-").isdigit():
+            point = int(point)
+        if isinstance(point, bool):
+            raise ValueError(f"not a point of the passage: {point!r}")
+        if isinstance(point, int):
+            hits = [e for e in self.events if e.footnote == point]
+            if not hits:
+                raise ValueError(f"no event with footnote {point}")
+            return max(e.end for e in hits) if end else min(e.start for e in hits)
+        if isinstance(point, str):
+            hit = self.event(point)
+            if hit is None:
+                raise ValueError(f"no event {point!r}")
+            return hit.end if end else hit.start
+        return float(point)
+
+    def positions(self, times, ids: Sequence[str] | None = None) -> tuple[list[str], np.ndarray]:
+        """Everyone's (or the given people's) positions at the times: (ids, array (n, len(times), 3))."""
+        ids = list(self.actors) if ids is None else list(ids)
+        ts = np.asarray(times, float)
+        if not ids:
+            return ids, np.zeros((0, len(ts), 3))
+        return ids, np.stack([self.track(i).at(ts)[0] for i in ids])
+
+    # -- JSON
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {
+            "format": self.format,
+            "layout": self.layout.to_dict(),
+            "text": dict(self.text),
+            "measures": dict(self.measures),
+            "parameters": dict(self.parameters), "options": dict(self.options),
+            "hall": dict(self.hall),
+            "landmarks": {k: v.as_plan() for k, v in self.landmarks.items()},
+            "actors": {k: a.to_dict() for k, a in self.actors.items()},
+            "props": {k: p.to_dict() for k, p in self.props.items()},
+            "events": [e.to_dict() for e in self.events],
+            "duration": self.duration,
+            "conflicts": list(self.conflicts),
+        }
+        d.update(self.extra)
+        return d
+
+    def to_json(self) -> str:
+        """The plan as JSON text (UTF-8, one space indent, keys in the format's order)."""
+        return json.dumps(self.to_dict(), ensure_ascii=False, indent=1, sort_keys=False, allow_nan=False) + "\n"
+
+    def save(self, path: str | Path) -> Path:
+        """Write the plan; the file appears only when complete."""
+        with atomic_path(path) as tmp:
+            tmp.write_text(self.to_json(), encoding="utf-8")
+        return Path(path)
+
+    @classmethod
+    def from_json(cls, text: str, file: str = "plan") -> "Plan":
+        """Read a plan from JSON text; a malformed one raises :class:`InputError` naming the place."""
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise InputError(file, f"line {e.lineno}", f"not JSON ({e.msg})") from None
+        return cls.from_dict(data, file)
+
+    @classmethod
+    def load(cls, path: str | Path) -> "Plan":
+        """Read a saved plan file (bad input: :class:`InputError`)."""
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise InputError(path, "", "no such plan file") from None
+        except IsADirectoryError:
+            raise InputError(path, "", "is a folder, not a plan file") from None
+        except UnicodeDecodeError as e:
+            raise InputError(path, "", f"not UTF-8 text ({e.reason} at byte {e.start})") from None
+        except OSError as e:
+            raise InputError(path, "", f"cannot read: {e.strerror}") from None
+        return cls.from_json(text, str(path))
+
+    @classmethod
+    def from_dict(cls, data: Any, file: str = "plan") -> "Plan":
+        return _Reader(file).plan(data)
+
+
+KNOWN = ("format", "layout", "text", "measures", "parameters", "options", "hall", "landmarks", "actors", "props",
+         "events", "duration", "conflicts")
+
+
+class _Reader:
+    """The format check: each problem is one line naming the file and the place in it."""
+
+    def __init__(self, file: str) -> None:
+        self.file = file
+
+    def fail(self, where: str, what: str):
+        raise InputError(self.file, where, what)
+
+    def mapping(self, v: Any, where: str) -> dict:
+        if not isinstance(v, dict):
+            self.fail(where, f"expected an object, found {type(v).__name__}")
+        return v
+
+    def number(self, v: Any, where: str) -> float:
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+            self.fail(where, f"expected a finite number, found {v!r}"[:200])
+        return v
+
+    def plan(self, d: Any) -> Plan:
+        d = self.mapping(d, "top level")
+        fmt = d.get("format")
+        if not isinstance(fmt, str) or not fmt.startswith("xiangshe-plan/"):
+            self.fail("format", f"not a xiangshe-plan document (format {fmt!r})"[:200])
+        lay = self.mapping(d.get("layout", {}), "layout")
+        actors = {str(k): self.actor(str(k), v) for k, v in self.mapping(d.get("actors", {}), "actors").items()}
+        props = {str(k): self.prop(str(k), v) for k, v in self.mapping(d.get("props", {}), "props").items()}
+        events = d.get("events", [])
+        if not isinstance(events, list):
+            self.fail("events", "expected a list")
+        lms = self.mapping(d.get("landmarks", {}), "landmarks")
+        return Plan(
+            format=fmt,
+            layout=LayoutRef(str(lay.get("name", "")), str(lay.get("name_en", "")), str(lay.get("file", "")),
+                             tuple(map(str, lay.get("sources") or ()))),
+            text=dict(self.mapping(d.get("text", {}), "text")),
+            measures=dict(self.mapping(d.get("measures", {}), "measures")),
+            parameters=dict(self.mapping(d.get("parameters", {}), "parameters")),
+            options=dict(self.mapping(d.get("options", {}), "options")),
+            hall=dict(self.mapping(d.get("hall", {}), "hall")),
+            landmarks={str(k): self.landmark(str(k), v) for k, v in lms.items()},
+            actors=actors, props=props,
+            events=[self.event(i, e) for i, e in enumerate(events)],
+            duration=self.number(d.get("duration", 0.0), "duration"),
+            conflicts=[str(c) for c in d.get("conflicts") or []],
+            extra={k: v for k, v in d.items() if k not in KNOWN},
+        )
+
+    def track(self, rows: Any, where: str) -> Track:
+        if not isinstance(rows, list) or not rows:
+            self.fail(where, "a track needs a list of keys [t, x, y, z, heading, posture]")
+        prev = -math.inf
+        for i, r in enumerate(rows):
+            w = f"{where}[{i}]"
+            if not isinstance(r, list) or len(r) < 4:
+                self.fail(w, "a key is [t, x, y, z, heading, posture]")
+            for j in range(4):
+                self.number(r[j], w)
+            if len(r) > 4 and r[4] is not None:
+                self.number(r[4], w)
+            if len(r) > 5 and not isinstance(r[5], str):
+                self.fail(w, "the posture is a word")
+            if r[0] < prev:
+                self.fail(w, "keys out of time order")
+            prev = r[0]
+        return Track.from_rows(rows)
+
+    def actor(self, ident: str, v: Any) -> Actor:
+        w = f"actors.{ident}"
+        v = self.mapping(v, w)
+        gestures = []
+        for i, g in enumerate(v.get("gestures") or []):
+            if not isinstance(g, list) or len(g) < 3:
+                self.fail(f"{w}.gestures[{i}]", "a gesture is [t0, t1, kind, object]")
+            gestures.append(Gesture(self.number(g[0], f"{w}.gestures[{i}]"), self.number(g[1], f"{w}.gestures[{i}]"),
+                                    str(g[2]), g[3] if len(g) > 3 else None))
+        return Actor(ident, str(v.get("label", "")), self.track(v.get("keys"), f"{w}.keys"),
+                     aliases=list(v.get("aliases") or []), side=str(v.get("side", "")),
+                     states=Steps.from_rows(self.steps(v.get("states"), f"{w}.states")),
+                     walked_m=v.get("walked_m", 0.0), gestures=gestures)
+
+    def prop(self, ident: str, v: Any) -> Prop:
+        w = f"props.{ident}"
+        v = self.mapping(v, w)
+        return Prop(ident, str(v.get("kind", v.get("label", ""))), self.track(v.get("keys"), f"{w}.keys"),
+                    label=str(v.get("label", "")), aliases=list(v.get("aliases") or []),
+                    carriers=Steps.from_rows(self.steps(v.get("carrier"), f"{w}.carrier")))
+
+    def steps(self, rows: Any, where: str) -> list:
+        rows = rows or []
+        if not isinstance(rows, list) or any(not isinstance(r, list) or len(r) != 2 for r in rows):
+            self.fail(where, "expected a list of [t, value]")
+        for r in rows:
+            self.number(r[0], where)
+        return rows
+
+    def landmark(self, ident: str, v: Any) -> Landmark:
+        w = f"landmarks.{ident}"
+        v = self.mapping(v, w)
+        pos = v.get("position")
+        if not isinstance(pos, list) or len(pos) != 3:
+            self.fail(w, "a landmark needs a position [x, y, z]")
+        for c in pos:
+            self.number(c, w)
+        fp = v.get("footprint")
+        return Landmark(ident, tuple(pos), heading=v.get("heading"),
+                        footprint=tuple(tuple(p) for p in fp) if fp else None, kind=str(v.get("kind", "mark")),
+                        label_en=str(v.get("label_en", "")), aliases=tuple(v.get("aliases") or ()),
+                        cite=str(v.get("cite", "")), placed_by=str(v.get("placed_by", "")))
+
+    def event(self, i: int, e: Any) -> Event:
+        w = f"events[{i}]"
+        e = self.mapping(e, w)
+        for k in ("id", "text", "start", "end"):
+            if k not in e:
+                self.fail(w, f"an event needs {k!r}")
+        span = e.get("span") or [0, 0]
+        return Event(str(e["id"]), str(e["text"]), (int(span[0]), int(span[1])), e.get("footnote"),
+                     tuple(map(str, e.get("actors") or ())), self.number(e["start"], w), self.number(e["end"], w),
+                     str(e.get("gloss") or ""), bool(e.get("rule", False)))

@@ -1,0 +1,111 @@
+"""The resolved reading: the ground in metres (landmarks, formations, stairs), as the planner,
+the renderers and the plan's ``landmarks`` see it.  Made by :mod:`reconstruct.layout` from a
+reading's TOML file."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..text.names import NameIndex
+from ..text.units import Units
+
+
+
+@dataclass(frozen=True)
+class Landmark:
+    """A named place of the ground, in metres."""
+
+    id: str
+    position: tuple[float, float, float]
+    heading: float | None = None
+    footprint: tuple[tuple[float, float], ...] | None = None
+    kind: str = "mark"
+    size: tuple[float, float, float] | None = None
+    label_en: str = ""
+    aliases: tuple[str, ...] = ()
+    cite: str = ""
+    placed_by: str = ""        # the placement as written, or how it was derived
+
+    def as_plan(self) -> dict[str, Any]:
+        return {
+            "position": [round(v, 4) for v in self.position],
+            "heading": self.heading,
+            "footprint": [[round(x, 4), round(y, 4)] for x, y in self.footprint] if self.footprint else None,
+            "aliases": list(self.aliases),
+            "kind": self.kind,
+            "label_en": self.label_en,
+            "placed_by": self.placed_by,
+            "cite": self.cite,
+        }
+
+
+@dataclass(frozen=True)
+class Formation:
+    """A file of standing places, senior first (e.g. 射位: 东面北上)."""
+
+    id: str
+    origin: tuple[float, float, float]
+    heading: float
+    step: tuple[float, float]        # from one slot to the next (junior) one
+    label_en: str = ""
+    cite: str = ""
+    slots: int | None = None         # how many places the reading gives it (None: as many as the ground holds)
+
+    def slot(self, rank: int) -> tuple[float, float, float]:
+        """Position of the rank-th place (1 = senior)."""
+        x, y, z = self.origin
+        return (x + (rank - 1) * self.step[0], y + (rank - 1) * self.step[1], z)
+
+
+@dataclass(frozen=True)
+class Stair:
+    id: str
+    x: float              # centre line
+    width: float
+    steps: int
+    rise: float
+    tread: float
+
+    @property
+    def run(self) -> float:
+        return self.steps * self.tread
+
+    def step_y(self, k: int) -> float:
+        """y of the centre of the k-th step from the bottom (1..steps); the hall is step steps+1."""
+        return -self.run + (k - 0.5) * self.tread
+
+
+@dataclass(frozen=True)
+class Reading:
+    """A resolved reading: the ground in metres, ready for the planner and the renderers."""
+
+    name: str
+    name_en: str
+    file: str
+    summary: str
+    sources: tuple[str, ...]
+    units: Units
+    diagonal: str
+    building_type: str
+    hall_height: float
+    hall_footprint: tuple[tuple[float, float], ...]
+    court_footprint: tuple[tuple[float, float], ...]
+    gate: tuple[float, float, float]
+    gate_width: float
+    wall_height: float
+    wall_thickness: float
+    stairs: dict[str, Stair]
+    landmarks: dict[str, Landmark]
+    formations: dict[str, Formation]
+    views: dict[str, tuple[tuple[float, float, float], tuple[float, float, float]]]
+    params: dict[str, float] = field(default_factory=dict)   # derived dimensions in metres (for meshes)
+    names: NameIndex = field(default_factory=NameIndex, repr=False, compare=False)
+
+    def find(self, name: str) -> Landmark | None:
+        ident = self.names.get(name)
+        return self.landmarks.get(ident) if ident else None
+
+    def landmarks_json(self) -> dict[str, Any]:
+        return {k: v.as_plan() for k, v in self.landmarks.items()}
+
+

@@ -1,0 +1,87 @@
+"""The plan model: one loader and one format check, tracks interpolated as the format says, JSON
+written back byte for byte."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from reconstruct.errors import InputError
+from reconstruct.model.plan import Plan, Steps, Track
+
+FIXTURES = Path(__file__).parent / "fixtures"
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_golden_plan_reads_and_writes_back_byte_for_byte():
+    raw = (FIXTURES / "golden_plan.json").read_bytes()
+    assert Plan.load(FIXTURES / "golden_plan.json").to_json().encode("utf-8") == raw
+
+
+def test_the_planner_writes_what_the_model_reads(plan, tmp_path):
+    out = plan.save(tmp_path / "p.json")
+    assert Plan.load(out).to_json() == plan.to_json()
+
+
+def test_track_interpolates_straight_and_turns_the_short_way():
+    tr = Track.from_rows([[0.0, 0.0, 0.0, 0.0, 350.0, "stand"], [2.0, 2.0, 4.0, 0.0, 30.0, "walk"]])
+    xyz, h = tr.at([1.0])
+    assert xyz[0].tolist() == [1.0, 2.0, 0.0]
+    assert h[0] == pytest.approx(10.0)             # 350 → 30 through north, not back through south
+    assert tr.posture_at([1.0])[0] == "stand" and tr.posture_at([5.0])[0] == "walk"
+
+
+def test_track_is_clamped_at_its_ends_and_vectorised():
+    tr = Track.from_rows([[1.0, 1.0, 0.0, 0.0, 90.0, "stand"], [3.0, 3.0, 0.0, 0.0, 90.0, "walk"]])
+    xyz, h = tr.at(np.array([[0.0, 1.0], [2.0, 9.0]]))
+    assert xyz.shape == (2, 2, 3) and h.shape == (2, 2)
+    assert xyz[..., 0].tolist() == [[1.0, 1.0], [2.0, 3.0]]
+
+
+def test_a_missing_heading_keeps_the_one_before():
+    tr = Track.from_rows([[0, 0, 0, 0, None, "stand"], [1, 0, 0, 0, 45, "stand"], [2, 0, 0, 0, None, "stand"]])
+    assert tr.heading.tolist() == [0.0, 45.0, 45.0]
+
+
+def test_steps_hold_from_one_time_to_the_next():
+    s = Steps.from_rows([[5.0, "b"], [0.0, "a"]])
+    assert (s.at(-1.0), s.at(0.0), s.at(4.9), s.at(5.0)) == (None, "a", "a", "b")
+
+
+@pytest.mark.parametrize("mutate,where", [
+    (lambda p: p.update(format="other/1"), "format"),
+    (lambda p: p["actors"]["司射"]["keys"].reverse(), "actors.司射.keys"),
+    (lambda p: p["actors"]["司射"]["keys"][0].__setitem__(1, "x"), "actors.司射.keys[0]"),
+    (lambda p: p["actors"]["司射"].update(keys=[]), "actors.司射.keys"),
+    (lambda p: p.update(duration=float("nan")), "duration"),
+    (lambda p: p["events"][0].pop("start"), "events[0]"),
+    (lambda p: p.update(events={}), "events"),
+])
+def test_a_malformed_plan_is_one_line_naming_the_place(mutate, where):
+    raw = json.loads((FIXTURES / "golden_plan.json").read_text(encoding="utf-8"))
+    mutate(raw)
+    with pytest.raises(InputError) as e:
+        Plan.from_dict(raw, "p.json")
+    assert str(e.value).startswith(f"p.json:{where}") and "\n" not in str(e.value)
+
+
+def test_time_of_a_point_of_the_passage(plan):
+    first = plan.events_by_start()[0]
+    assert plan.time_of(None) == 0.0 and plan.time_of(None, end=True) == plan.duration
+    assert plan.time_of(first.id) == first.start and plan.time_of(12.5) == 12.5
+    assert plan.time_of(first.id, end=True) == first.end
+    assert plan.time_of(80) == min(e.start for e in plan.events if e.footnote == 80)
+    with pytest.raises(ValueError):
+        plan.time_of("no-such-event")
+
+
+def test_plan_of_a_saved_file_on_the_command_line(tmp_path):
+    bad = tmp_path / "p.json"
+    bad.write_text("[]", encoding="utf-8")
+    r = subprocess.run([sys.executable, "render.py", "check", "--plan", str(bad)], cwd=ROOT, capture_output=True,
+                       text=True)
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
