@@ -1,59 +1,155 @@
-"""The command line: ``python render.py SUBCOMMAND …`` (also installed as ``xiangshe``).
+"""The command line: ``python render.py SUBCOMMAND …``, ``python -m reconstruct …`` or ``xiangshe …``.
 
-Sub-commands read the stages in order — text → rite script → reading → plan →
-outputs — and never re-derive what an earlier stage says.  Bad input prints one
-line (file, place, what is wrong) and exits with status 2.
+Every argument is declared here, once; the commands read the stages in order — text → rite script
+→ reading → plan → outputs — and never re-derive what an earlier stage says.  Bad input prints one
+line (file, place, what is wrong) and exits with status 2; an internal error (a bug) prints one line
+asking for a report (``--debug`` shows the traceback).
 """
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from pathlib import Path
 
 from .errors import InputError
-from .layout.reading import Reading, load_reading
 from .resources import DEFAULT_LAYOUT
 
 OUT = Path("out")
+SIZES = ("1280x720", "1920x1080", "3840x2160")
+DEFAULT_VIDEO = OUT / "xiangshe.mp4"
 
 
-def _user_errors() -> tuple[type[BaseException], ...]:
-    """Error types that mean bad input (one line, exit 2), from the stages that exist."""
-    kinds: list[type[BaseException]] = [InputError]
-    for mod, name in (("reconstruct.rite.loader", "RiteError"), ("reconstruct.planner.core", "PlanError")):
-        try:
-            kinds.append(getattr(__import__(mod, fromlist=[name]), name))
-        except (ImportError, AttributeError):
-            pass
-    return tuple(kinds)
+# ---------------------------------------------------------------------------
+# argument types
+
+def positive_int(value: str) -> int:
+    try:
+        v = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number") from None
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"{value!r}: must be 1 or more")
+    return v
 
 
-def _width(text: str) -> int:
-    """Display width in a terminal: CJK characters take two columns."""
-    import unicodedata
+def count(value: str) -> int:
+    try:
+        v = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number") from None
+    if not 0 <= v <= 500:
+        raise argparse.ArgumentTypeError(f"{value!r}: must be between 0 and 500")
+    return v
 
-    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+def positive_float(value: str) -> float:
+    try:
+        v = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a number") from None
+    if not (v > 0 and v < 1e6):
+        raise argparse.ArgumentTypeError(f"{value!r}: must be a positive number")
+    return v
 
 
-def layout_table(reading: Reading) -> str:
-    """A readable table of the resolved landmarks."""
-    rows = [f"{reading.name} ({reading.name_en}) — {reading.file}",
-            f"1 尺 = {reading.units.chi_m} m, 1 步 = {reading.units.bu_m:.3f} m; building: {reading.building_type}; "
-            f"hall {reading.hall_height:.2f} m high",
-            "",
-            f"{'landmark':<10}{'x east':>8} {'y north':>9} {'z':>6} {'facing':>6}  placed by",
-            "-" * 78]
-    for lm in reading.landmarks.values():
-        x, y, z = lm.position
-        facing = "" if lm.heading is None else f"{lm.heading:.0f}°"
-        name = lm.id + " " * max(1, 10 - _width(lm.id))
-        rows.append(f"{name}{x:8.2f} {y:9.2f} {z:6.2f} {facing:>6}  {lm.placed_by}")
-    return "\n".join(rows)
+def crf(value: str) -> int:
+    try:
+        v = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number") from None
+    if not 0 <= v <= 51:
+        raise argparse.ArgumentTypeError(f"{value!r}: x264's quality runs from 0 to 51")
+    return v
 
+
+def parse_point(value: str) -> float | int | str:
+    """``12.5s`` → 12.5 (seconds), ``88`` → 88 (footnote), anything else → an event id."""
+    v = value.strip()
+    m = re.fullmatch(r"(\d+(?:\.\d*)?|\.\d+)\s*s", v)
+    if m:
+        return float(m.group(1))
+    if re.fullmatch(r"\d+", v):
+        return int(v)
+    if re.fullmatch(r"\d*\.\d+|\d+\.", v):
+        raise argparse.ArgumentTypeError(f"{value!r}: write seconds with an s (e.g. {v}s), "
+                                         "a footnote number, or an event id")
+    if not v:
+        raise argparse.ArgumentTypeError("empty --from/--to")
+    return v
+
+
+def parse_size(value: str) -> tuple[int, int]:
+    m = re.fullmatch(r"(\d+)x(\d+)", value.strip())
+    if not m:
+        raise argparse.ArgumentTypeError(f"{value!r}: size is WxH, one of {', '.join(SIZES)}")
+    w, h = int(m.group(1)), int(m.group(2))
+    if w % 2 or h % 2 or w < 16 or h < 16 or w > 7680 or h > 4320:
+        raise argparse.ArgumentTypeError(f"{value!r}: width and height must be even, from 16 to 7680x4320")
+    return w, h
+
+
+def option(value: str) -> tuple[str, str]:
+    if "=" not in value:
+        raise argparse.ArgumentTypeError(f"{value!r}: write NAME=CHOICE")
+    k, v = value.split("=", 1)
+    return k.strip(), v.strip()
+
+
+# ---------------------------------------------------------------------------
+# the stages, loaded or planned
+
+def load_reading(layout):
+    from .layout import load_reading as load
+    return load(layout)
+
+
+def load_cast(a: argparse.Namespace):
+    """The rite script with the cast and options the command line asks for (the script's own
+    parameters where it does not)."""
+    from .rite import load_rite
+    return load_rite(a.rite, zhongbin=a.zhongbin, dafu=a.dafu, options=dict(a.option or ()))
+
+
+def plan_of(a: argparse.Namespace, reading=None):
+    """The plan a command works on: the saved one given with ``--plan``, else the reading planned."""
+    from .model.plan import Plan
+    if getattr(a, "plan", None):
+        return Plan.load(a.plan)
+    from .planner import make_plan
+    return make_plan(reading if reading is not None else load_reading(a.layout), load_cast(a))
+
+
+def _with_layout(sp: argparse.ArgumentParser) -> None:
+    sp.add_argument("layout", nargs="?", default=str(DEFAULT_LAYOUT),
+                    help="a reading: a TOML file, or the name of a shipped one (zheng_xuan, ao_jigong, …); "
+                         "default: zheng_xuan")
+
+
+def _with_cast(sp: argparse.ArgumentParser, saved_plan: bool = True) -> None:
+    g = sp.add_argument_group("the rite (when planning)")
+    g.add_argument("--zhongbin", type=positive_int, default=None, help="number of 衆賓 (default: the rite's, 3)")
+    g.add_argument("--dafu", type=count, default=None, help="number of 大夫 (default: the rite's, 1)")
+    g.add_argument("--option", type=option, action="append", default=[], metavar="NAME=CHOICE",
+                   help="an interpretive option of the rite script (e.g. victor=左)")
+    g.add_argument("--rite", type=Path, default=None, help="the rite script (default: the shipped one)")
+    if saved_plan:
+        g.add_argument("--plan", type=Path, default=None, help="a saved plan (xiangshe-plan/1) instead of planning")
+
+
+# ---------------------------------------------------------------------------
+# commands
 
 def cmd_layout(a: argparse.Namespace) -> int:
+    from .layout.table import layout_table
     from .outputs import write_json
 
+    if a.list:
+        from .layout import list_readings
+        for p in list_readings():
+            r = load_reading(p)
+            print(f"{p.stem:<18} {r.name} ({r.name_en})")
+        return 0
     reading = load_reading(a.layout)
     print(layout_table(reading))
     if a.json:
@@ -68,8 +164,8 @@ def cmd_still(a: argparse.Namespace) -> int:
     from .render.still import render_still
 
     reading = load_reading(a.layout)
-    out = a.out or OUT / f"{Path(a.layout).stem}_{a.view}.png"
-    render_still(reading, out, view=a.view, size=tuple(a.size), labels=not a.no_labels)
+    out = a.out or OUT / f"{Path(reading.file).stem}_{a.view}.png"
+    render_still(reading, out, view=a.view, size=a.size, labels=not a.no_labels)
     print(f"wrote {out}")
     return 0
 
@@ -81,7 +177,7 @@ def cmd_export(a: argparse.Namespace) -> int:
 
     reading = load_reading(a.layout)
     if not (a.glb or a.obj or a.gltf or a.ply or a.stl):
-        a.glb = OUT / f"{Path(a.layout).stem}.glb"
+        a.glb = OUT / f"{Path(reading.file).stem}.glb"
     plan = None
     for fmt in ("glb", "gltf", "obj", "ply", "stl"):
         target = getattr(a, fmt)
@@ -89,11 +185,7 @@ def cmd_export(a: argparse.Namespace) -> int:
             continue
         if fmt in ("glb", "gltf") and not a.static:
             from .exchange.animation import export_animated
-            from .planner.core import make_plan
-            from .rite.loader import load_rite
-
-            if plan is None:
-                plan = make_plan(reading, load_rite(zhongbin=a.zhongbin, dafu=a.dafu))
+            plan = plan if plan is not None else plan_of(a, reading)
             export_animated(reading, plan, target, fmt=fmt)
         else:
             export_ground(reading, target, fmt=fmt)
@@ -101,69 +193,222 @@ def cmd_export(a: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_script(a: argparse.Namespace) -> int:
+    import json
+
+    from .checks.script import check, report_lines
+
+    rep = check(a.rite, zhongbin=a.zhongbin, dafu=a.dafu, options=dict(a.option or ()), layout=a.layout)
+    ok = rep["coverage"] >= 1.0 and not rep["unresolved"] and rep["text_matches_shared_seed"]
+    print(json.dumps(rep, ensure_ascii=False, indent=1) if a.json else "\n".join(report_lines(rep)))
+    return 0 if ok else 1
+
+
+def cmd_plan(a: argparse.Namespace) -> int:
+    from .planner import Planner, summary
+
+    planner = Planner(load_reading(a.layout), load_cast(a))
+    plan = planner.run()
+    print(summary(plan))
+    waits = sorted(((d, b.id, ev) for b in planner.bodies.values() for d, ev in b.waited), reverse=True)[:5]
+    if waits:
+        print("longest waits: " + ", ".join(f"{who} {d:.1f} s ({ev})" for d, who, ev in waits))
+    if a.explain:
+        print("\n".join(planner.explain))
+    if a.json:
+        plan.save(a.json)
+        print(f"wrote {a.json}")
+    return 0
+
+
+def cmd_video(a: argparse.Namespace) -> int:
+    from .render.video import render_video
+    from .scene.ground import ground_meshes
+    from .text import seed
+
+    reading = load_reading(a.layout)
+    plan = plan_of(a, reading)
+    if a.plan and plan.layout.file and Path(plan.layout.file).stem != Path(reading.file).stem:
+        print(f"warning: {a.plan} was planned on {plan.layout.file}, the ground is {reading.file}")
+    try:                             # check --from/--to before the ground is built
+        t0, t1 = plan.time_of(a.start), plan.time_of(a.end, end=True)
+    except ValueError as e:
+        raise InputError(a.plan or "plan", "--from/--to", str(e)) from None
+    if t1 <= t0:
+        raise InputError(a.plan or "plan", "--from/--to", f"the excerpt ends ({t1:.2f} s) before it starts ({t0:.2f} s)")
+    try:
+        st = render_video(plan, ground_meshes(reading), a.out, size=a.size, fps=a.fps, crf=a.crf, start=a.start,
+                          end=a.end, speed=a.speed, frames_dir=a.frames, labels=a.labels, progress=not a.quiet,
+                          text=seed.load(), cards=not a.no_cards)
+    except ValueError as e:          # e.g. event text not matching the seed
+        raise InputError(a.plan or "plan", "video", str(e)) from None
+    vs, secs = st.get("video_seconds") or 0.0, st.get("seconds") or 0.0
+    print(f"wrote {a.out}")
+    print(f"plan {st['plan_start']:.2f}–{st['plan_end']:.2f} s; {st['frames']} frames, "
+          f"{vs:.2f} s of video at {a.fps} fps, {a.size[0]}x{a.size[1]}")
+    extra = ", ".join(f"{k} {v}" for k, v in st.items()
+                      if k not in ("frames", "plan_start", "plan_end", "seconds", "video_seconds"))
+    print(f"render {secs:.1f} s = {secs / vs if vs else float('nan'):.2f}× the video's duration"
+          + (f" ({extra})" if extra else ""))
+    if a.frames:
+        print(f"frames in {a.frames}")
+    return 0
+
+
+def cmd_check(a: argparse.Namespace) -> int:
+    from .checks.report import check_table, run_check
+    from .outputs import write_json
+
+    plan = plan_of(a)
+    results = run_check(plan, a.catalogue)
+    print(check_table(results, plan))
+    if a.json:
+        write_json(a.json, {"layout": plan.layout.to_dict(), "results": [r.as_json() for r in results],
+                            "failed_required": [r.statement.id for r in results if r.failed_required]})
+        print(f"\nwrote {a.json}")
+    return 1 if any(r.failed_required for r in results) else 0
+
+
+def cmd_compare(a: argparse.Namespace) -> int:
+    from .checks.report import compare, compare_table
+    from .model.plan import Plan
+    from .outputs import write_json
+    from .render.diagram import overlay
+
+    pa = Plan.load(a.plan_a) if a.plan_a else plan_of(argparse.Namespace(**{**vars(a), "layout": a.a, "plan": None}))
+    pb = Plan.load(a.plan_b) if a.plan_b else plan_of(argparse.Namespace(**{**vars(a), "layout": a.b, "plan": None}))
+    c = compare(pa, pb)
+    print(compare_table(c))
+    out = Path(a.out) if a.out else OUT / f"compare_{Path(a.a).stem}_{Path(a.b).stem}.svg"
+    overlay(pa, pb, pa.layout.name or "A", pb.layout.name or "B").save(out, out.with_suffix(".png"))
+    print(f"\nwrote {out} and {out.with_suffix('.png')}")
+    if a.json:
+        write_json(a.json, c)
+        print(f"wrote {a.json}")
+    return 0
+
+
+def cmd_diagram(a: argparse.Namespace) -> int:
+    from .checks.report import diagram_at, diagram_booklet
+
+    plan = plan_of(a)
+    outdir = Path(a.out) if a.out else OUT / "diagrams"
+    stem = Path(plan.layout.file or a.layout).stem
+    if a.all:
+        pages = diagram_booklet(plan, outdir, stem)
+        print(f"wrote {len(pages)} diagrams and {outdir / (stem + '.html')}")
+        return 0
+    if not a.at:
+        raise InputError("diagram", "", "give --at EVENT|FOOTNOTE or --all")
+    svg = diagram_at(plan, a.at, outdir, stem, since_previous=a.since_previous)
+    print(f"wrote {svg} and {svg.with_suffix('.png')}")
+    return 0
+
+
+# ---------------------------------------------------------------------------
+# the parser
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="render.py", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--debug", action="store_true", help="show the traceback of an internal error")
     sub = p.add_subparsers(dest="command")
 
-    def with_layout(sp: argparse.ArgumentParser) -> None:
-        sp.add_argument("layout", nargs="?", default=str(DEFAULT_LAYOUT),
-                        help="a reading: a TOML file, or the name of a shipped one (zheng_xuan, ao_jigong, …); "
-                             "default: zheng_xuan")
-
     sp = sub.add_parser("layout", help="print the resolved coordinates of a reading")
-    with_layout(sp)
+    _with_layout(sp)
     sp.add_argument("--json", type=Path, help="write the landmarks as JSON (plan-format's `landmarks`)")
+    sp.add_argument("--list", action="store_true", help="list the shipped readings")
     sp.set_defaults(func=cmd_layout)
 
     sp = sub.add_parser("still", help="render a still PNG of the ground")
-    with_layout(sp)
+    _with_layout(sp)
     sp.add_argument("--view", default="overview", help="overview | plan | hall | range | a view named in the reading")
     sp.add_argument("--out", type=Path)
-    sp.add_argument("--size", type=int, nargs=2, default=(1280, 720), metavar=("W", "H"))
+    sp.add_argument("--size", type=parse_size, default=(1280, 720), metavar="WxH")
     sp.add_argument("--no-labels", action="store_true")
     sp.set_defaults(func=cmd_still)
 
-    sp = sub.add_parser("export", help="export the ground as GLB / glTF / OBJ / PLY / STL")
-    with_layout(sp)
+    sp = sub.add_parser("export", help="the ground and the animated ceremony as GLB / glTF (or the ground as OBJ / PLY / STL)")
+    _with_layout(sp)
     for fmt in ("glb", "gltf", "obj", "ply", "stl"):
         sp.add_argument(f"--{fmt}", type=Path)
     sp.add_argument("--static", action="store_true", help="GLB/glTF of the ground only, without the ceremony")
-    sp.add_argument("--zhongbin", type=int, default=3, help="number of 衆賓 (default 3)")
-    sp.add_argument("--dafu", type=int, default=1, help="number of 大夫 (default 1)")
+    _with_cast(sp)
     sp.set_defaults(func=cmd_export)
 
-    sp = sub.add_parser("script", help="check the rite script against the text (and a reading): coverage, names",
-                        add_help=False)
-    sp.add_argument("args", nargs=argparse.REMAINDER)
-    sp.set_defaults(func=lambda a: __import__("reconstruct.checks.script", fromlist=["main_check"]).main_check(
-        [x for x in a.args if x != "--"]))
+    sp = sub.add_parser("script", help="check the rite script against the text (and a reading): coverage, names")
+    sp.add_argument("--check", action="store_true", help="(the only thing it does; accepted for clarity)")
+    sp.add_argument("--json", action="store_true", help="print the report as JSON")
+    sp.add_argument("--layout", default=None, help="a reading whose landmarks the script's place names must resolve to")
+    _with_cast(sp, saved_plan=False)
+    sp.set_defaults(func=cmd_script)
 
-    for extra in _extra_commands():
-        extra(sub, with_layout)
+    sp = sub.add_parser("plan", help="plan the whole passage on a reading (xiangshe-plan/1)")
+    _with_layout(sp)
+    sp.add_argument("--json", type=Path, help="write the plan")
+    sp.add_argument("--explain", action="store_true", help="why each path goes where it goes")
+    _with_cast(sp, saved_plan=False)
+    sp.set_defaults(func=cmd_plan)
+
+    sp = sub.add_parser("video", help="render the plan to an H.264 video (whole passage or an excerpt)")
+    _with_layout(sp)
+    sp.add_argument("--out", type=Path, default=DEFAULT_VIDEO, help=f"the mp4 (default {DEFAULT_VIDEO})")
+    sp.add_argument("--from", dest="start", type=parse_point, default=None, metavar="X",
+                    help="start: footnote number, event id, or plan seconds like 12.5s")
+    sp.add_argument("--to", dest="end", type=parse_point, default=None, metavar="X",
+                    help="end: footnote number (its last event's end), event id, or 12.5s")
+    sp.add_argument("--speed", type=positive_float, default=1.0, help="plan seconds per video second (default 1)")
+    sp.add_argument("--size", type=parse_size, default=(1280, 720), metavar="WxH",
+                    help=f"frame size: {', '.join(SIZES)} (default 1280x720)")
+    sp.add_argument("--fps", type=positive_int, default=25)
+    sp.add_argument("--crf", type=crf, default=18, help="x264 quality, 0–51 (lower = better, bigger)")
+    sp.add_argument("--frames", type=Path, default=None, metavar="DIR", help="also write every frame as PNG")
+    sp.add_argument("--labels", action="store_true", help="name tags over heads in every shot")
+    sp.add_argument("--no-cards", action="store_true", help="no title and end cards")
+    sp.add_argument("--quiet", action="store_true", help="no progress bar")
+    _with_cast(sp)
+    sp.set_defaults(func=cmd_video)
+
+    sp = sub.add_parser("check", help="test a reading against the text's spatial statements")
+    _with_layout(sp)
+    sp.add_argument("--json", type=Path, help="write the results as JSON")
+    sp.add_argument("--catalogue", type=Path, help="another statements catalogue (default: the shipped one)")
+    _with_cast(sp)
+    sp.set_defaults(func=cmd_check)
+
+    sp = sub.add_parser("compare", help="what moves between two readings; overlay diagram")
+    sp.add_argument("a")
+    sp.add_argument("b")
+    sp.add_argument("--plan-a", type=Path)
+    sp.add_argument("--plan-b", type=Path)
+    sp.add_argument("--out", type=Path, help="overlay SVG (a PNG is written beside it)")
+    sp.add_argument("--json", type=Path)
+    _with_cast(sp, saved_plan=False)
+    sp.set_defaults(func=cmd_compare)
+
+    sp = sub.add_parser("diagram", help="plan diagrams in the manner of the 仪礼图 (SVG + PNG)")
+    _with_layout(sp)
+    sp.add_argument("--at", help="event id, footnote number or a piece of the event's text")
+    sp.add_argument("--all", action="store_true", help="one diagram per paragraph and an HTML booklet")
+    sp.add_argument("--since-previous", action="store_true", help="draw paths since the previous event's end")
+    sp.add_argument("--out", type=Path, help="output directory (default out/diagrams)")
+    _with_cast(sp)
+    sp.set_defaults(func=cmd_diagram)
     return p
 
 
-def _extra_commands():
-    """Sub-commands of the later stages, registered by their modules (script, plan, video, check …)."""
-    out = []
-    for mod in ("planner.core", "render.video_cli", "checks.report"):
-        try:
-            m = __import__(f"reconstruct.{mod}", fromlist=["register_cli"])
-        except ImportError:
-            continue
-        if hasattr(m, "register_cli"):
-            out.append(m.register_cli)
-    return out
+def _user_errors() -> tuple[type[BaseException], ...]:
+    """Error types that mean bad input (one line, exit 2)."""
+    from .planner import PlanError
+    from .rite import RiteError
+    return InputError, RiteError, PlanError
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
+    argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser()
-    if not argv:
-        argv = ["video"] if "video" in parser._subparsers._group_actions[0].choices else ["still"]
-    if argv[0] == "script" and not {"-h", "--help"} & set(argv[1:2]):
-        argv = ["script", "--", *argv[1:]]
+    if not [x for x in argv if x != "--debug"]:
+        argv = [*argv, "video"]
     a = parser.parse_args(argv)
     if not getattr(a, "func", None):
         parser.print_help()
@@ -176,3 +421,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted; no output written", file=sys.stderr)
         return 130
+    except Exception as e:  # noqa: BLE001 — a bug: one line, the traceback only on request
+        if a.debug:
+            raise
+        print(f"internal error ({type(e).__name__}: {str(e)[:200]}); please report it, with --debug for the "
+              f"traceback", file=sys.stderr)
+        return 3

@@ -2,14 +2,14 @@
 expands repetition over the cast, and rejects bad input with one-line file:line messages."""
 import re
 import shutil
-import time
 from pathlib import Path
 
 import pytest
 
 from reconstruct.text import seed as T
 from reconstruct.rite.loader import DEFAULT_SCRIPT, VERBS, RiteError, load_rite
-from reconstruct.checks.script import check, coverage, main_check
+from reconstruct.checks.script import check, coverage
+from reconstruct.cli import main as cli_main
 
 SEED = T.load()
 
@@ -312,15 +312,13 @@ def test_bad_input_gives_one_line_with_file_and_line(scratch, fname, old, new, w
 
 
 def test_check_cli_exit_codes(scratch, capsys):
-    assert main_check([]) == 0
+    assert cli_main(["script", "--check"]) == 0
     _break(scratch / "p1_count.yaml", "    - 司射 cover\n", "    - 司射 dance\n")
-    assert main_check(["--script", str(scratch / "rite.yaml")]) == 2
+    assert cli_main(["script", "--check", "--rite", str(scratch / "rite.yaml")]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "p1_count.yaml:" in err
 
 
-def test_check_json_and_speed():
-    t = time.perf_counter()
+def test_check_json():
     rep = check()
-    assert time.perf_counter() - t < 1.0
     assert rep["coverage"] == 1.0 and rep["unresolved"] == [] and rep["uncovered"] == []

@@ -14,8 +14,8 @@ the 仪礼图 (SVG and PNG); ``--all`` draws one per paragraph of the passage an
 """
 from __future__ import annotations
 
-import argparse
 import html
+import re
 import math
 from pathlib import Path
 from typing import Any
@@ -23,29 +23,11 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError
-from ..outputs import atomic_path, write_json
+from ..outputs import atomic_path
 from ..checks.statements import Result, evaluate_all, load_catalogue
 from ..model.plan import Event, Plan
 
 OUT = Path("out")
-
-
-# ---------------------------------------------------------------------------
-# Planning.
-
-def plan_for(layout: str | Path, plan_file: str | Path | None = None) -> Plan:
-    """The plan of a reading: read from ``plan_file``, or made by the planner."""
-    if plan_file:
-        return Plan.load(plan_file)
-    from ..layout.reading import load_reading
-
-    reading = load_reading(layout)
-    try:
-        from ..planner.core import make_plan
-        from ..rite.loader import load_rite
-    except ImportError as e:  # pragma: no cover - the planner ships with the project
-        raise InputError(str(layout), "", f"the planner is not available ({e}); pass --plan FILE") from None
-    return make_plan(reading, load_rite())
 
 
 # ---------------------------------------------------------------------------
@@ -93,17 +75,6 @@ def check_table(results: list[Result], plan: Plan) -> str:
 def run_check(plan: Plan, catalogue_path: str | Path | None = None) -> list[Result]:
     cat = load_catalogue(catalogue_path) if catalogue_path else load_catalogue()
     return evaluate_all(plan, cat)
-
-
-def cmd_check(a: argparse.Namespace) -> int:
-    plan = plan_for(a.layout, a.plan)
-    results = run_check(plan, a.catalogue)
-    print(check_table(results, plan))
-    if a.json:
-        write_json(a.json, {"layout": plan.layout.to_dict(), "results": [r.as_json() for r in results],
-                            "failed_required": [r.statement.id for r in results if r.failed_required]})
-        print(f"\nwrote {a.json}")
-    return 1 if any(r.failed_required for r in results) else 0
 
 
 # ---------------------------------------------------------------------------
@@ -177,24 +148,6 @@ def compare_table(c: dict[str, Any]) -> str:
     return "\n".join(rows)
 
 
-def cmd_compare(a: argparse.Namespace) -> int:
-    from ..render.diagram import overlay
-
-    pa = plan_for(a.a, a.plan_a)
-    pb = plan_for(a.b, a.plan_b)
-    c = compare(pa, pb)
-    print(compare_table(c))
-    stem = f"compare_{Path(a.a).stem}_{Path(a.b).stem}"
-    out = Path(a.out) if a.out else OUT / f"{stem}.svg"
-    cv = overlay(pa, pb, pa.layout.name or "A", pb.layout.name or "B")
-    cv.save(out, out.with_suffix(".png"))
-    print(f"\nwrote {out} and {out.with_suffix('.png')}")
-    if a.json:
-        write_json(a.json, c)
-        print(f"wrote {a.json}")
-    return 0
-
-
 # ---------------------------------------------------------------------------
 # diagrams
 
@@ -230,27 +183,24 @@ def _caption(e: Event) -> str:
     return f"({e.footnote}) {display(e.text)}"
 
 
-def cmd_diagram(a: argparse.Namespace) -> int:
+def diagram_at(plan: Plan, at: str, outdir: Path, stem: str, since_previous: bool = False) -> Path:
+    """The diagram at the end of one event (an id, a footnote number or a piece of its text), its path
+    drawn since the event's start (or the previous event's end); returns the SVG written (PNG beside)."""
     from ..render.diagram import diagram
 
-    plan = plan_for(a.layout, a.plan)
-    outdir = Path(a.out) if a.out else OUT / "diagrams"
-    stem = Path(a.layout).stem
-    if not a.all:
-        if not a.at:
-            raise InputError("diagram", "", "give --at EVENT|FOOTNOTE or --all")
-        e = pick_event(plan, a.at)
-        prev = [x for x in plan.events if x.end < e.start]
-        since = max((x.end for x in prev), default=None) if a.since_previous else e.start
-        c = diagram(plan, e.end, since, title=f"{plan.layout.name} — {e.id}",
-                    caption=_caption(e), highlight=set(e.actors))
-        svg = outdir / f"{stem}_{e.id}.svg"
-        c.save(svg, svg.with_suffix(".png"))
-        print(f"wrote {svg} and {svg.with_suffix('.png')}")
-        return 0
-    pages = diagram_booklet(plan, outdir, stem)
-    print(f"wrote {len(pages)} diagrams and {outdir / (stem + '.html')}")
-    return 0
+    e = pick_event(plan, at)
+    prev = [x for x in plan.events if x.end < e.start]
+    since = max((x.end for x in prev), default=None) if since_previous else e.start
+    c = diagram(plan, e.end, since, title=f"{plan.layout.name} — {e.id}", caption=_caption(e),
+                highlight=set(e.actors))
+    svg = Path(outdir) / f"{stem}_{safe_name(e.id)}.svg"
+    c.save(svg, svg.with_suffix(".png"))
+    return svg
+
+
+def safe_name(ident: str) -> str:
+    """An event id as it may appear in a file name: letters, digits, CJK, . _ - only."""
+    return re.sub(r"[^\w.\-]", "_", ident).lstrip(".") or "_"
 
 
 def diagram_booklet(plan: Plan, outdir: Path, stem: str) -> list[dict[str, Any]]:
@@ -294,30 +244,3 @@ def diagram_booklet(plan: Plan, outdir: Path, stem: str) -> list[dict[str, Any]]
     return pages
 
 
-# ---------------------------------------------------------------------------
-
-def register_cli(sub, with_layout) -> None:
-    sp = sub.add_parser("check", help="test a reading against the text's spatial statements")
-    with_layout(sp)
-    sp.add_argument("--plan", type=Path, help="check this plan (xiangshe-plan/1 JSON) instead of planning")
-    sp.add_argument("--json", type=Path, help="write the results as JSON")
-    sp.add_argument("--catalogue", type=Path, help="another statements catalogue (default assets/statements.yaml)")
-    sp.set_defaults(func=cmd_check)
-
-    sp = sub.add_parser("compare", help="what moves between two readings; overlay diagram")
-    sp.add_argument("a")
-    sp.add_argument("b")
-    sp.add_argument("--plan-a", type=Path)
-    sp.add_argument("--plan-b", type=Path)
-    sp.add_argument("--out", type=Path, help="overlay SVG (a PNG is written beside it)")
-    sp.add_argument("--json", type=Path)
-    sp.set_defaults(func=cmd_compare)
-
-    sp = sub.add_parser("diagram", help="plan diagrams in the manner of the 仪礼图 (SVG + PNG)")
-    with_layout(sp)
-    sp.add_argument("--at", help="event id, footnote number or a piece of the event's text")
-    sp.add_argument("--all", action="store_true", help="one diagram per paragraph and an HTML booklet")
-    sp.add_argument("--since-previous", action="store_true", help="draw paths since the previous event's end")
-    sp.add_argument("--plan", type=Path)
-    sp.add_argument("--out", type=Path, help="output directory (default out/diagrams)")
-    sp.set_defaults(func=cmd_diagram)

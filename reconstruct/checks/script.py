@@ -5,22 +5,14 @@ that lie inside some event's span.  The report also lists the clauses not covere
 place names that are not landmarks, people, props or formations (with the landmark list of a
 reading, when one is given).  Exit status: 0 = valid and fully covered, 1 = valid but
 coverage < 100 % or unresolved names, 2 = the script is invalid (one line: file:line: what).
-
-The lead wires ``main_check`` into ``render.py``::
-
-    from reconstruct.script_check import main_check
-    sys.exit(main_check(["--json"]))
 """
 from __future__ import annotations
 
-import argparse
-import json
-import sys
 
 from ..text import seed as seedtext
 from ..text.names import NameIndex
 from ..text.placement import PlaceError, parse_place
-from ..rite.loader import Rite, RiteError, load_rite_with_report
+from ..rite.loader import Rite, load_rite_with_report
 
 
 def coverage(rite: Rite, seed: str | None = None, events=None) -> dict:
@@ -84,7 +76,7 @@ def _reading_landmarks(path: str | None) -> list[str] | None:
     return names
 
 
-def check(script: str | None = None, *, zhongbin: int = 3, dafu: int = 1, options: dict | None = None,
+def check(script: str | None = None, *, zhongbin: int | None = None, dafu: int | None = None, options: dict | None = None,
           layout: str | None = None) -> dict:
     rite, rep = load_rite_with_report(script, zhongbin=zhongbin, dafu=dafu, options=options)
     cov = coverage(rite, rep["seed"])
@@ -103,44 +95,16 @@ def check(script: str | None = None, *, zhongbin: int = 3, dafu: int = 1, option
     }
 
 
-def main_check(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="render.py script --check", description=__doc__.splitlines()[0])
-    ap.add_argument("--check", action="store_true", help="(accepted for the CLI's sake)")
-    ap.add_argument("--json", action="store_true", help="print the report as JSON")
-    ap.add_argument("--script", default=None, help="the rite script (default assets/rite/rite.yaml)")
-    ap.add_argument("--layout", default=None, help="a reading (layout file) whose landmarks names must resolve to")
-    ap.add_argument("--zhongbin", type=int, default=3)
-    ap.add_argument("--dafu", type=int, default=1)
-    ap.add_argument("--option", action="append", default=[], metavar="NAME=CHOICE")
-    a = ap.parse_args(argv)
-    opts = {}
-    for o in a.option:
-        if "=" not in o:
-            print(f"--option {o!r}: write NAME=CHOICE", file=sys.stderr)
-            return 2
-        k, v = o.split("=", 1)
-        opts[k] = v
-    try:
-        rep = check(a.script, zhongbin=a.zhongbin, dafu=a.dafu, options=opts, layout=a.layout)
-    except RiteError as e:
-        print(str(e), file=sys.stderr)
-        return 2
-    ok = rep["coverage"] >= 1.0 and not rep["unresolved"] and rep["text_matches_shared_seed"]
-    if a.json:
-        print(json.dumps(rep, ensure_ascii=False, indent=1))
-    else:
-        print(f"{rep['script']}: {rep['events']} events ({rep['rule_events']} rules), {rep['people']} people, "
-              f"{rep['props']} props; options {rep['options']}")
-        print(f"coverage {rep['coverage'] * 100:.2f}% ({rep['covered_chars']}/{rep['content_chars']} characters)")
-        for u in rep["uncovered"]:
-            print(f"  uncovered ({u['footnote']}) [{u['span'][0]}:{u['span'][1]}] {seedtext.display(u['text'])}"
-                  + (f"  — missing {seedtext.display(u['missing'])}" if u["missing"] != u["text"] else ""))
-        for u in rep["unresolved"]:
-            print(f"  unresolved place {u['place']} (first used by {u['first_use']}): {u['why']}")
-        if not rep["text_matches_shared_seed"]:
-            print("  the shipped text differs from shared/seed")
-    return 0 if ok else 1
-
-
-if __name__ == "__main__":  # python -m reconstruct.script_check --json
-    sys.exit(main_check())
+def report_lines(rep: dict) -> list[str]:
+    """The report of :func:`check` for the terminal."""
+    out = [f"{rep['script']}: {rep['events']} events ({rep['rule_events']} rules), {rep['people']} people, "
+           f"{rep['props']} props; options {rep['options']}",
+           f"coverage {rep['coverage'] * 100:.2f}% ({rep['covered_chars']}/{rep['content_chars']} characters)"]
+    for u in rep["uncovered"]:
+        out.append(f"  uncovered ({u['footnote']}) [{u['span'][0]}:{u['span'][1]}] {seedtext.display(u['text'])}"
+                   + (f"  — missing {seedtext.display(u['missing'])}" if u["missing"] != u["text"] else ""))
+    for u in rep["unresolved"]:
+        out.append(f"  unresolved place {u['place']} (first used by {u['first_use']}): {u['why']}")
+    if not rep["text_matches_shared_seed"]:
+        out.append("  the shipped text differs from shared/seed")
+    return out

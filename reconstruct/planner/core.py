@@ -11,7 +11,6 @@ same plan byte for byte.  The result is the ``xiangshe-plan/1`` document of
 """
 from __future__ import annotations
 
-import argparse
 import bisect
 import gc
 import hashlib
@@ -20,7 +19,6 @@ import math
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from operator import itemgetter
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -30,7 +28,7 @@ from shapely.geometry import LineString
 from ..errors import InputError
 from ..text.names import NameIndex, traditional
 from ..text.placement import PlaceError, heading_of, parse_place, unit_vector
-from ..layout.reading import Reading, load_reading
+from ..layout.reading import Reading
 from ..model.plan import FORMAT  # noqa: F401 (re-exported)
 from ..model.plan import Actor, Event, LayoutRef, Plan, Prop, Steps, Track
 from ..resources import SEED, logical_name
@@ -1821,33 +1819,3 @@ def summary(plan: Plan) -> str:
     lines.append("walking: " + ", ".join(f"{k} {w:.0f} m" for w, k in walked[:8]))
     lines.append(f"conflicts left: {len(plan.conflicts)}")
     return "\n".join(lines)
-
-
-def cmd_plan(a: argparse.Namespace) -> int:
-    from ..rite.loader import load_rite
-
-    reading = load_reading(a.layout)
-    rite = load_rite(a.rite, zhongbin=a.zhongbin, dafu=a.dafu)
-    planner = Planner(reading, rite)
-    plan = planner.run()
-    print(summary(plan))
-    waits = sorted(((d, b.id, ev) for b in planner.bodies.values() for d, ev in b.waited), reverse=True)[:5]
-    if waits:
-        print("longest waits: " + ", ".join(f"{who} {d:.1f} s ({ev})" for d, who, ev in waits))
-    if a.explain:
-        print("\n".join(planner.explain))
-    if a.json:
-        plan.save(a.json)
-        print(f"wrote {a.json}")
-    return 0
-
-
-def register_cli(sub, with_layout) -> None:
-    sp = sub.add_parser("plan", help="plan the whole passage on a reading (xiangshe-plan/1)")
-    with_layout(sp)
-    sp.add_argument("--json", type=Path, help="write the plan")
-    sp.add_argument("--explain", action="store_true", help="why each path goes where it goes")
-    sp.add_argument("--zhongbin", type=int, default=3, help="number of 衆賓 (default 3)")
-    sp.add_argument("--dafu", type=int, default=1, help="number of 大夫 (default 1)")
-    sp.add_argument("--rite", type=Path, default=None, help="the rite script (default assets/rite/rite.yaml)")
-    sp.set_defaults(func=cmd_plan)

@@ -433,9 +433,10 @@ def _variants(s: str) -> list[str]:
     return [s] if back == s else [s, back]
 
 
-def load_rite(path: str | Path | None = None, *, zhongbin: int = 3, dafu: int = 1,
+def load_rite(path: str | Path | None = None, *, zhongbin: int | None = None, dafu: int | None = None,
               options: dict[str, str] | None = None) -> Rite:
-    """Load, expand and validate the rite script (see the module docstring)."""
+    """Load, expand and validate the rite script (see the module docstring); ``zhongbin``/``dafu``
+    override the script's own parameters when given."""
     return _load(path, zhongbin=zhongbin, dafu=dafu, options=options)[0]
 
 
@@ -444,7 +445,7 @@ def load_rite_with_report(path: str | Path | None = None, **kw) -> tuple[Rite, d
     return _load(path, **kw)
 
 
-def _load(path, *, zhongbin: int = 3, dafu: int = 1, options: dict[str, str] | None = None):
+def _load(path, *, zhongbin: int | None = None, dafu: int | None = None, options: dict[str, str] | None = None):
     path = Path(path or DEFAULT_SCRIPT)
     file = _rel(path)
     ctx = _Ctx(file)
@@ -461,7 +462,12 @@ def _load(path, *, zhongbin: int = 3, dafu: int = 1, options: dict[str, str] | N
 
     # -- parameters and options
     params = {str(k): int(v) for k, v in (raw.get("parameters") or {}).items()}
-    params.update(zhongbin=int(zhongbin), dafu=int(dafu))
+    params.setdefault("zhongbin", 3)
+    params.setdefault("dafu", 1)
+    if zhongbin is not None:
+        params["zhongbin"] = int(zhongbin)
+    if dafu is not None:
+        params["dafu"] = int(dafu)
     if params["zhongbin"] < 1 or params["dafu"] < 0:
         raise RiteError(file, _line(raw.get("parameters"), 1), "zhongbin must be ≥ 1 and dafu ≥ 0")
     opt_decl = raw.get("options") or {}

@@ -676,3 +676,10 @@ def bounds(parts: list[GroundPart]) -> np.ndarray:
     """(2, 3) bounds of the whole ground."""
     b = np.array([p.mesh.bounds for p in parts])
     return np.array([b[:, 0].min(axis=0), b[:, 1].max(axis=0)])
+
+
+def ground_meshes(reading) -> list[tuple[str, object, tuple[float, float, float] | str]]:
+    """The ground as the ``(name, mesh, rgb)`` tuples :func:`render_video` expects, with the fields
+    outside the wall (as the stills draw them) for those who stand outside the gate."""
+    return [("field", field_mesh(reading), FIELD_COLOR),
+            *((p.node, p.mesh, tuple(float(c) for c in p.color)) for p in build_ground(reading))]
