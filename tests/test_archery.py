@@ -150,3 +150,66 @@ def test_audit_clean_with_the_arrows(case, reading):
 
     found = audit(case, load_reading(case.layout.file))
     assert not found, [str(f) for f in found][:5]
+
+
+# -- the other acts read against 鄭/賈 --------------------------------------------------------------
+
+def test_the_cup_is_set_on_the_stand_and_beside_it_below(case):
+    """南面坐奠于丰上: the 觯 on the 丰's top (0.3 m and more above the floor); 坐奠于丰下: on the floor at its
+    foot."""
+    feng = case.props["丰"]
+    on = case.event("p2.zhuo").end + 0.5
+    cup, _ = at(case, "觯", on)
+    base, _ = at(case, "丰", on)
+    assert np.hypot(cup[0] - base[0], cup[1] - base[1]) < 0.05 and cup[2] - base[2] >= 0.3
+    below = case.event("p3.dian.1").end + 0.5
+    cup, _ = at(case, "觯", below)
+    base, _ = at(case, "丰", below)
+    assert abs(cup[2] - base[2]) < 0.01 and 0.1 < np.hypot(cup[0] - base[0], cup[1] - base[1]) < 0.6
+    assert feng.carrier(on) is None
+
+
+def test_the_cup_is_on_the_stand_before_the_director_commands(case):
+    """胜者之弟子…奠于丰上。降…反位。司射遂袒执弓…命三耦: 遂 — after the cup is set."""
+    assert case.event("p2.zhuo").end <= case.event("p2.ming").start
+
+
+def test_the_marker_and_tally_keeper_take_only_the_lung(case):
+    """取肺，坐祭: the lung only; the stand (俎) stays where it was set, in nobody's hand."""
+    for who in ("获者", "释获者"):
+        ev = [g for g in case.actors[who].gestures if g.kind == "take_lung"]
+        assert ev, who
+        zu = case.props[f"{who}俎"]
+        assert zu.carrier(ev[0].t1 + 1.0) != who
+
+
+def test_the_dishes_are_set_before_whom_they_are_offered_to(case):
+    """凡他薦俎皆當其位之前 (鄭): the 荐 lies in front of the 释获者 kneeling at it, not under him."""
+    ev = case.event("p6.ji")
+    t = ev.end - 0.5
+    me, heading = at(case, "释获者", t)
+    dish, _ = at(case, "释获者荐", t)
+    ahead = (dish[0] - me[0]) * np.sin(np.radians(heading)) + (dish[1] - me[1]) * np.cos(np.radians(heading))
+    assert 0.3 < ahead < 1.2 and np.hypot(dish[0] - me[0], dish[1] - me[1]) < 1.2
+
+
+def test_the_dishes_withdrawn_at_the_end_of_the_shooting(case):
+    """獲者釋獲者亦退其薦俎 (鄭 at 111): by the 旅酬 they lie at 堂西."""
+    west = case.landmarks["堂西"].position
+    t = max(case.event("p17.hou").end, case.event("p17.zhong").end) + 0.5
+    for k in ("获者荐", "获者俎", "释获者荐", "释获者俎"):
+        p, _ = at(case, k, t)
+        assert np.hypot(p[0] - west[0], p[1] - west[1]) < 4.0, k
+
+
+def test_next_day_the_host_does_not_come_out(case):
+    """明日，宾朝服以拜赐于门外，主人不见: the guest bows outside the gate; the host stays within."""
+    ev = case.event("p24.baici")
+    gate_y = case.landmarks["门"].position[1]
+    guest, _ = at(case, "宾", ev.end - 0.5)
+    host, _ = at(case, "主人", ev.end - 0.5)
+    assert guest[1] < gate_y and host[1] > gate_y + 20.0
+    assert case.actors["宾"].track.posture_at([ev.end - 1.0])[0] == "kneel_bow"
+    for who in [a for a in case.actors if a.startswith(("众宾", "大夫"))]:   # the other guests have gone
+        p, _ = at(case, who, ev.end - 0.5)
+        assert p[1] < gate_y - 30.0, who

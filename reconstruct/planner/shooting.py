@@ -127,9 +127,23 @@ class Shooting:
         self.shots += landed
         self._shot_pairs += 1
         self._tally_round = rnd
-        self.explain.append(f"  {up.id} and {down.id} shoot to the 节 at {beats[0]:.1f} s: " + "; ".join(
-            f"{s.arrow} {'hit' if s.hit else 'miss'}" + ("" if s.on_beat else " off the beat (不鼓不释)")
-            + (", counted" if s.counted else "") for s in landed))
+        self.explain.append(f"  {up.id} and {down.id} shoot by turns (拾发), the 节 from {beats[0]:.1f} s "
+                            f"(the first for listening)")
+        for s, x in zip(landed, looses):
+            self.explain.append("    " + self._why_counted(s, x))
+
+    @staticmethod
+    def _why_counted(s: Shot, x: Loose) -> str:
+        """One line for --explain: who loosed which arrow on which 节, hit or miss, counted or not and why."""
+        beat = "on the drum's 节" if s.on_beat else "off the drum's 节"
+        what = "hits the 正" if s.hit else "misses (不贯不释: no tally)"
+        if s.counted:
+            why = f"counted: a tally to the 释获者's {'right' if s.side == '右' else 'left'}"
+        elif s.hit:
+            why = "not counted: 不鼓不释"
+        else:
+            why = "not counted"
+        return f"{s.archer} looses {s.arrow} at {s.loose:.1f} s, {x.k}{'st' if x.k == 1 else 'nd' if x.k == 2 else 'rd' if x.k == 3 else 'th'} 拾 ({beat}): {what}; {why}"
 
     def _loose(self, b: Body, x: Loose, t_loose: float, beats: list[float]) -> Shot:
         """One arrow: nocked, drawn, loosed at t_loose; it flies to where the model lands it; then he takes

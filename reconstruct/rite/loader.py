@@ -191,6 +191,7 @@ class Event(_M):
     actions: list[Action]
     option: str | None = None
     rule: bool = False
+    summary: bool = False       # the clause sums up what the events before it performed (三耦卒饮)
     source: str = ""            # file:line of the event in the rite script, for error messages
 
 
@@ -679,7 +680,7 @@ def _load(path, *, zhongbin: int | None = None, dafu: int | None = None, options
         if not isinstance(node, dict) or "text" not in node:
             raise ectx.err(node, "an event needs 'text' (the exact words of the seed it performs)")
         unknown = set(map(str, node)) - {"id", "text", "gloss", "do", "actors", "after", "option", "rule",
-                                         "at", "footnote", "note", "when", "cite"}
+                                         "at", "footnote", "note", "when", "cite", "summary"}
         if unknown:
             raise ectx.err(node, f"unknown event key(s): {', '.join(sorted(unknown))}")
         t = str(node["text"])
@@ -749,7 +750,8 @@ def _load(path, *, zhongbin: int | None = None, dafu: int | None = None, options
                    gloss=str(node.get("gloss") or ""), actors=actors,
                    after=[str(x) for x in _as_list(node.get("after"))] if "after" in node else ["<prev>"],
                    actions=actions, option=str(opt) if opt is not None else None,
-                   rule=bool(node.get("rule", False)), source=f"{efile}:{_line(node)}")
+                   rule=bool(node.get("rule", False)), summary=bool(node.get("summary", False)),
+                   source=f"{efile}:{_line(node)}")
         events_all.append((ev, node, efile))
 
     # -- options: keep the chosen; re-route 'after' through dropped events
