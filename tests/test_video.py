@@ -111,7 +111,9 @@ def test_interrupted_render_leaves_no_file(plan, ground, tmp_path, monkeypatch):
     with pytest.raises(KeyboardInterrupt):
         video.render_video(plan, ground, out, size=SIZE, start=22.0, end=23.0, cards=False, progress=False)
     assert not out.exists()
-    assert not list(tmp_path.iterdir())
+    # nothing half-written: only the chunk store is left, with no finished chunk and no partial segment
+    assert [p.name for p in tmp_path.iterdir()] == [".y.chunks"]
+    assert [p.name for p in (tmp_path / ".y.chunks").iterdir()] == ["manifest.json"]
 
 
 def test_ranges_and_events(plan):

@@ -20,21 +20,18 @@ own characters), with a short English gloss.
 from __future__ import annotations
 
 import math
-import os
 from pathlib import Path
 from typing import Iterable
 
 import numpy as np
+from PIL import Image, ImageDraw, ImageFont
 
-os.environ.setdefault("VTK_DEFAULT_OPENGL_WINDOW", "vtkEGLRenderWindow")
-
-from PIL import Image, ImageDraw, ImageFont  # noqa: E402
-
-from ..render.fonts import font_path  # noqa: E402
-from ..scene.ground import FIELD_COLOR, GroundPart, build_ground, field_mesh  # noqa: E402
-from ..text.names import traditional  # noqa: E402
-from ..outputs import atomic_path  # noqa: E402
-from ..model.reading import Reading  # noqa: E402
+from . import offscreen as O
+from ..render.fonts import font_path
+from ..scene.ground import FIELD_COLOR, GroundPart, build_ground, field_mesh
+from ..text.names import traditional
+from ..outputs import atomic_path
+from ..model.reading import Reading
 
 BUILTIN_VIEWS = ("overview", "plan", "hall", "range")
 
@@ -76,16 +73,8 @@ def _display(ident: str) -> str:
 # ---------------------------------------------------------------------------
 # Scene.
 
-def _pv():
-    import pyvista as pv
-
-    return pv
-
-
 def _wrap(mesh):
-    pv = _pv()
-    faces = np.hstack([np.full((len(mesh.faces), 1), 3), mesh.faces]).astype(np.int64).ravel()
-    return pv.PolyData(np.asarray(mesh.vertices, float), faces)
+    return O.triangles(np.asarray(mesh.vertices, float), mesh.faces)
 
 
 def _extra_parts(extra) -> list[GroundPart]:
@@ -111,8 +100,7 @@ def _split_roof(reading: Reading, part: GroundPart):
 
 
 def _add_scene(pl, reading: Reading, parts: list[GroundPart], mode: str) -> None:
-    pv = _pv()
-    pl.add_mesh(pv.wrap(field_mesh(reading)), color=FIELD_COLOR, ambient=0.35, diffuse=0.7, specular=0.0)
+    O.add_mesh(pl, field_mesh(reading), color=FIELD_COLOR, ambient=0.35, diffuse=0.7, specular=0.0)
     for p in parts:
         if mode == "plan" and p.node in HIDE_IN_PLAN:
             continue
@@ -123,56 +111,41 @@ def _add_scene(pl, reading: Reading, parts: list[GroundPart], mode: str) -> None
         if mode == "cutaway" and p.node in ("L_wu", "L_dongrong", "L_xirong", "L_wu_chuan"):
             south, rest = _split_roof(reading, p)
             if len(rest.faces):
-                pl.add_mesh(_wrap(rest), smooth_shading=False, **kw)
+                O.add_mesh(pl, _wrap(rest), smooth_shading=False, **kw)
             if len(south.faces) and p.node != "L_wu_chuan":
-                pl.add_mesh(_wrap(south), style="wireframe", color=p.color, line_width=1, opacity=0.35)
+                O.add_mesh(pl, _wrap(south), style="wireframe", color=p.color, line_width=1, opacity=0.35)
             continue
-        pl.add_mesh(_wrap(p.mesh), smooth_shading=smooth, split_sharp_edges=smooth, feature_angle=35, **kw)
+        O.add_mesh(pl, _wrap(p.mesh), smooth_shading=smooth, split_sharp_edges=smooth, feature_angle=35, **kw)
 
 
 def _lights(pl, focus, sun_az: float = 125.0, sun_el: float = 48.0, scale: float = 1.0) -> None:
     """A warm sun (az compass degrees the light comes from) and a soft cool fill from the camera."""
-    pv = _pv()
     pl.remove_all_lights()
     a, e = math.radians(sun_az), math.radians(sun_el)
     d = np.array([math.sin(a) * math.cos(e), math.cos(a) * math.cos(e), math.sin(e)])
-    sun = pv.Light(position=tuple(np.asarray(focus) + 200 * d), focal_point=tuple(focus), color=(1.0, 0.93, 0.80),
-                   intensity=0.95 * scale, light_type="scene light")
-    fill = pv.Light(color=(0.82, 0.88, 1.0), intensity=0.32 * scale, light_type="headlight")
-    sky = pv.Light(position=tuple(np.asarray(focus) + (0, 0, 200)), focal_point=tuple(focus), color=(0.9, 0.93, 1.0),
-                   intensity=0.15 * scale, light_type="scene light")
-    bounce = pv.Light(position=tuple(np.asarray(focus) + (-60, 40, -200)), focal_point=tuple(focus),
-                      color=(1.0, 0.9, 0.75), intensity=0.28 * scale, light_type="scene light")   # light off the ground
-    for light in (sun, fill, sky, bounce):
-        pl.add_light(light)
+    focus = np.asarray(focus, float)
+    O.add_light(pl, position=focus + 200 * d, focal_point=focus, color=(1.0, 0.93, 0.80), intensity=0.95 * scale)
+    O.add_light(pl, kind="headlight", color=(0.82, 0.88, 1.0), intensity=0.32 * scale)
+    O.add_light(pl, position=focus + (0, 0, 200), focal_point=focus, color=(0.9, 0.93, 1.0), intensity=0.15 * scale)
+    O.add_light(pl, position=focus + (-60, 40, -200), focal_point=focus, color=(1.0, 0.9, 0.75),
+                intensity=0.28 * scale)                                          # light off the ground
 
 
 def _plotter(size, supersample: int):
-    pv = _pv()
-    pl = pv.Plotter(off_screen=True, window_size=(size[0] * supersample, size[1] * supersample), lighting="none")
-    pl.disable_anti_aliasing()
-    pl.renderer.SetUseFXAA(True)
-    pl.set_background("#f3eee4", top="#c9d8e6")
-    return pl
+    return O.plotter((size[0] * supersample, size[1] * supersample), background=("#f3eee4", "#c9d8e6"), fxaa=True)
 
 
 def _grab(pl, size) -> tuple[Image.Image, np.ndarray]:
-    pl.render()
-    img = pl.screenshot(return_img=True)
-    depth = pl.get_image_depth(fill_value=np.nan)
-    im = Image.fromarray(img[:, :, :3]).resize(size, Image.LANCZOS)
-    return im, np.asarray(depth)
+    img, depth = O.screenshot(pl)
+    return Image.fromarray(img).resize(size, Image.LANCZOS), depth
 
 
 class _Projector:
     """World → final-image pixels for the camera of a plotter (and a depth test)."""
 
     def __init__(self, pl, supersample: int, depth: np.ndarray | None):
-        import vtk
-
         self.pl, self.ss, self.depth = pl, supersample, depth
-        self.coord = vtk.vtkCoordinate()
-        self.coord.SetCoordinateSystemToWorld()
+        self.display = O.WorldToDisplay(pl)
         self.H = pl.window_size[1]
         cam = pl.camera
         self.eye = np.array(cam.position)
@@ -181,8 +154,7 @@ class _Projector:
         self.dir /= np.linalg.norm(self.dir)
 
     def __call__(self, p) -> tuple[float, float]:
-        self.coord.SetValue(*map(float, p))
-        x, y = self.coord.GetComputedDoubleDisplayValue(self.pl.renderer)
+        x, y = self.display(p)
         return x / self.ss, (self.H - y) / self.ss
 
     def visible(self, p, tol: float = 0.6) -> bool:
