@@ -479,42 +479,72 @@ def _ortho(reading, parts, panel_size, centre, half_height, ss, labels, label_ke
 
 
 def _render_plan(reading: Reading, parts, size, labels, ss) -> Image.Image:
+    """The plan: the whole ground (left) beside the hall and the court enlarged (right)."""
     W, H = size
-    p = reading.params
-    fp = np.array(reading.court_footprint)
-    x0, x1 = fp[:, 0].min() - 1.5, fp[:, 0].max() + 1.5
-    y0, y1 = fp[:, 1].min() - 2.5, fp[:, 1].max() + 1.5
-    # left panel: the whole ground, north up; its width follows the ground's proportions
-    top, bottom = 84, 104
-    avail = H - top - bottom
-    ppm_whole = avail / (y1 - y0)
-    left_w = int(min(W * 0.36, (x1 - x0) * ppm_whole + 150))
-    half_h = (H / 2) / ppm_whole
-    cy = (y0 + y1) / 2 + (top - bottom) / 2 / ppm_whole
-    whole_centre = ((x0 + x1) / 2 + 40 / ppm_whole, cy)
-    im_l, proj_l, _, _ = _ortho(reading, parts, (left_w, H), whole_centre, half_h, ss, labels, None, 0, False)
-    # right panel: the hall and the row in front of it
-    right_w = W - left_w
-    ix0 = -(p["court_half"] if p["court_half"] < 16 else max(p["half_width"] + p["eave"] + 5.0, 15.0))
-    ix1 = -ix0
-    iy1 = p["depth"] + p["eave"] + 1.5
-    row_y = reading.landmarks["楅"].position[1] if "楅" in reading.landmarks else -p["depth"]
-    iy0 = min(row_y, -p["depth"]) - 5.5
-    ppm_in = min((right_w - 40) / (ix1 - ix0), (H - top - bottom) / (iy1 - iy0))
-    half_in = (H / 2) / ppm_in
-    in_centre = (0.0, (iy0 + iy1) / 2 + (top - bottom) / 2 / ppm_in)
-    im_r, proj_r, _, _ = _ortho(reading, parts, (right_w, H), in_centre, half_in, ss, labels, None, 0, False)
-
+    pn = _PlanPanels(reading, parts, size, ss, labels)
     canvas = Image.new("RGB", size, "white")
-    canvas.paste(im_l, (0, 0))
-    canvas.paste(im_r, (left_w, 0))
+    canvas.paste(pn.im_l, (0, 0))
+    canvas.paste(pn.im_r, (pn.left_w, 0))
     painter = _Painter(canvas)
-    d = painter.draw
-    d.line([(left_w, 0), (left_w, H)], fill=(90, 80, 70, 255), width=2)
-    L = lambda pt: proj_l(pt)  # noqa: E731
-    R = lambda pt: (proj_r(pt)[0] + left_w, proj_r(pt)[1])  # noqa: E731
+    painter.draw.line([(pn.left_w, 0), (pn.left_w, H)], fill=(90, 80, 70, 255), width=2)
+    _plan_hall_lines(painter, reading, pn)
+    _plan_target(painter, canvas, reading, pn)
+    painter.title(*_title(reading, "平面圖", "plan of the ground (left) and of the hall and court (right)"))
+    painter.footer(_footer(reading))
+    painter.north_arrow((W - 46, 52), (0, -1))
+    _plan_scale_bars(painter, reading, pn)
+    if labels:
+        _plan_labels(painter, reading, parts, pn)
+    return canvas
 
-    # the inset's frame on the whole plan
+
+class _PlanPanels:
+    """The two top-down panels of the plan and their projections (plan metres → canvas pixels)."""
+
+    def __init__(self, reading: Reading, parts, size, ss, labels):
+        W, H = size
+        p = reading.params
+        fp = np.array(reading.court_footprint)
+        x0, x1 = fp[:, 0].min() - 1.5, fp[:, 0].max() + 1.5
+        y0, y1 = fp[:, 1].min() - 2.5, fp[:, 1].max() + 1.5
+        # left panel: the whole ground, north up; its width follows the ground's proportions
+        top, bottom = 84, 104
+        avail = H - top - bottom
+        ppm_whole = avail / (y1 - y0)
+        left_w = int(min(W * 0.36, (x1 - x0) * ppm_whole + 150))
+        half_h = (H / 2) / ppm_whole
+        cy = (y0 + y1) / 2 + (top - bottom) / 2 / ppm_whole
+        whole_centre = ((x0 + x1) / 2 + 40 / ppm_whole, cy)
+        self.im_l, self.proj_l, _, _ = _ortho(reading, parts, (left_w, H), whole_centre, half_h, ss, labels, None, 0,
+                                              False)
+        # right panel: the hall and the row in front of it
+        right_w = W - left_w
+        ix0 = -(p["court_half"] if p["court_half"] < 16 else max(p["half_width"] + p["eave"] + 5.0, 15.0))
+        ix1 = -ix0
+        iy1 = p["depth"] + p["eave"] + 1.5
+        row_y = reading.landmarks["楅"].position[1] if "楅" in reading.landmarks else -p["depth"]
+        iy0 = min(row_y, -p["depth"]) - 5.5
+        ppm_in = min((right_w - 40) / (ix1 - ix0), (H - top - bottom) / (iy1 - iy0))
+        half_in = (H / 2) / ppm_in
+        in_centre = (0.0, (iy0 + iy1) / 2 + (top - bottom) / 2 / ppm_in)
+        self.im_r, self.proj_r, _, _ = _ortho(reading, parts, (right_w, H), in_centre, half_in, ss, labels, None, 0,
+                                              False)
+        self.size, self.left_w, self.x1 = size, left_w, x1
+        self.ppm_whole, self.ppm_in = ppm_whole, ppm_in
+        self.inset = (ix0, ix1, iy0, iy1)
+
+    def L(self, pt):
+        return self.proj_l(pt)
+
+    def R(self, pt):
+        x, y = self.proj_r(pt)
+        return x + self.left_w, y
+
+
+def _plan_hall_lines(painter: _Painter, reading: Reading, pn: _PlanPanels) -> None:
+    """The inset's frame on the whole plan; on the enlargement the eaves, the purlin lines and the rooms."""
+    d, p, L, R = painter.draw, reading.params, pn.L, pn.R
+    ix0, ix1, iy0, iy1 = pn.inset
     (ax, ay), (bx, by) = L((ix0, iy1, 0)), L((ix1, iy0, 0))
     d.rectangle([ax, ay, bx, by], outline=(150, 30, 24, 255), width=2)
 
@@ -535,6 +565,11 @@ def _render_plan(reading: Reading, parts, size, labels, ss) -> Image.Image:
     ee = R(((p["half_width"] + p["eave"]), p["depth"] + p["eave"], 0))
     painter.text((ee[0] + 4, ee[1] + 2), "屋檐 eaves", 11, fill="#4a443d", anchor="la", halo=2)
 
+
+
+def _plan_target(painter: _Painter, canvas: Image.Image, reading: Reading, pn: _PlanPanels) -> None:
+    """The 侯 (its 上舌 as a bar, the 侯中 in red, the posts) and the 侯道 dimension line."""
+    d, p, L, x1 = painter.draw, reading.params, pn.L, pn.x1
     # the 侯 (a cloth 2 cm thick is invisible from above): its 上舌 as a bar, the posts as dots
     if "侯" in reading.landmarks:
         a, b = L((-p["hou_upper"] / 2, p["hou_y"], 0)), L((p["hou_upper"] / 2, p["hou_y"], 0))
@@ -562,11 +597,11 @@ def _render_plan(reading: Reading, parts, size, labels, ss) -> Image.Image:
         canvas.paste(tl, (int(mid[0] - tl.size[0] - 3), int(mid[1] - tl.size[1] / 2)), tl)
         painter.reserve((mid[0] - tl.size[0] - 3, mid[1] - tl.size[1] / 2, mid[0], mid[1] + tl.size[1] / 2))
 
-    painter.title(*_title(reading, "平面圖", "plan of the ground (left) and of the hall and court (right)"))
-    painter.footer(_footer(reading))
-    painter.north_arrow((W - 46, 52), (0, -1))
 
-    # scale bars: metres and 尺/步 on each panel
+
+def _plan_scale_bars(painter: _Painter, reading: Reading, pn: _PlanPanels) -> None:
+    """Scale bars in metres and in 尺/步 on each panel."""
+    H, left_w, ppm_whole, ppm_in = pn.size[1], pn.left_w, pn.ppm_whole, pn.ppm_in
     u = reading.units
     bu = u.bu_m
     painter.scale_bar((16, H - 60), ppm_whole, 20, 2, "m", lambda i: f"{i * 10}")
@@ -576,29 +611,32 @@ def _render_plan(reading: Reading, parts, size, labels, ss) -> Image.Image:
     painter.scale_bar((left_w + 340, H - 40), ppm_in, zhang * 4, 4, "丈 (10 尺)", lambda i: f"{i}")
     painter.scale_bar((left_w + 340, H - 76), ppm_in, bu * 5, 5, "步 (6 尺)", lambda i: f"{i}")
 
-    if labels:
-        anchors = _anchors(reading, parts)
-        # the whole plan: one character labels
-        for ident in LABELS["plan_whole"]:
-            if ident in anchors and ident in reading.landmarks:
-                x, y = L(anchors[ident])
-                if 0 < x < left_w and 0 < y < H:
-                    _label_clipped(painter, (x, y), _display(ident), _gloss(reading, ident), left_w, 0, zh=16)
-        # standing places (dots) on the enlargement
-        for ident in LABELS["plan_inset"]:
-            lm = reading.landmarks.get(ident)
-            if lm and lm.kind in ("mark", "formation"):
-                x, y = R(lm.position)
-                d.ellipse([x - 4, y - 4, x + 4, y + 4], fill=(40, 80, 150, 255), outline=(255, 255, 255, 255))
-                if lm.heading is not None:
-                    h = math.radians(lm.heading)
-                    d.line([(x, y), (x + 11 * math.sin(h), y - 11 * math.cos(h))], fill=(40, 80, 150, 255), width=2)
-        for ident in LABELS["plan_inset"]:
-            if ident in anchors and ident in reading.landmarks:
-                x, y = R(anchors[ident])
-                if left_w < x < W and 0 < y < H:
-                    _label_clipped(painter, (x, y), _display(ident), _gloss(reading, ident), W, left_w, zh=17)
-    return canvas
+
+def _plan_labels(painter: _Painter, reading: Reading, parts, pn: _PlanPanels) -> None:
+    """One-character labels on the whole plan; standing places and labels on the enlargement."""
+    d, L, R, left_w = painter.draw, pn.L, pn.R, pn.left_w
+    W, H = pn.size
+    anchors = _anchors(reading, parts)
+    # the whole plan: one character labels
+    for ident in LABELS["plan_whole"]:
+        if ident in anchors and ident in reading.landmarks:
+            x, y = L(anchors[ident])
+            if 0 < x < left_w and 0 < y < H:
+                _label_clipped(painter, (x, y), _display(ident), _gloss(reading, ident), left_w, 0, zh=16)
+    # standing places (dots) on the enlargement
+    for ident in LABELS["plan_inset"]:
+        lm = reading.landmarks.get(ident)
+        if lm and lm.kind in ("mark", "formation"):
+            x, y = R(lm.position)
+            d.ellipse([x - 4, y - 4, x + 4, y + 4], fill=(40, 80, 150, 255), outline=(255, 255, 255, 255))
+            if lm.heading is not None:
+                h = math.radians(lm.heading)
+                d.line([(x, y), (x + 11 * math.sin(h), y - 11 * math.cos(h))], fill=(40, 80, 150, 255), width=2)
+    for ident in LABELS["plan_inset"]:
+        if ident in anchors and ident in reading.landmarks:
+            x, y = R(anchors[ident])
+            if left_w < x < W and 0 < y < H:
+                _label_clipped(painter, (x, y), _display(ident), _gloss(reading, ident), W, left_w, zh=17)
 
 
 def _label_clipped(painter: _Painter, xy, text, en, x_max, x_min, zh=18) -> bool:

@@ -214,11 +214,10 @@ class _Roof:
 
 
 def _hall(r: Reading) -> list[GroundPart]:
+    """The hall: platform and its edge, roof, purlins and columns, walls, stairs and rooms."""
     p = r.params
     H, half, depth = r.hall_height, p["half_width"], p["depth"]
-    wt, eave = r.wall_thickness, p["eave"]
     roof = _Roof(r)
-    lm = r.landmarks
     parts: list[GroundPart] = []
     add = lambda *a: parts.append(GroundPart(*a))  # noqa: E731
 
@@ -230,7 +229,21 @@ def _hall(r: Reading) -> list[GroundPart]:
                 box(-half - 0.02, -half + e, e, depth - e, H - h, H + 0.012),
                 box(half - e, half + 0.02, e, depth - e, H - h, H + 0.012)])
     add(node_name("堂廉"), "堂廉", "堂廉 timber edge of the hall", edge, C["timber"])
+    parts += _roof_parts(r, roof) + _purlins_and_columns(r, roof) + _hall_walls(r, roof) + _stairs(r)
+    # rooms (室, 房) where the reading has them
+    for ident, l in r.landmarks.items():
+        if l.kind == "room" and l.footprint:
+            parts.extend(_room(r, l, roof))
+    return parts
 
+
+def _roof_parts(r: Reading, roof: _Roof) -> list[GroundPart]:
+    """The roof's slopes and ridge, the gable eave ends (荣) and the rafters under them."""
+    p = r.params
+    half, eave = p["half_width"], p["eave"]
+    lm = r.landmarks
+    parts: list[GroundPart] = []
+    add = lambda *a: parts.append(GroundPart(*a))  # noqa: E731
     # roof: the main slopes over the platform, the 荣 projecting beyond it at both gable ends
     xr = half + eave
     main = cat([roof.slope(-half, half, True), roof.slope(-half, half, False),
@@ -253,6 +266,16 @@ def _hall(r: Reading) -> list[GroundPart]:
                                  (x - 0.035, yb, zb + 0.035), (x + 0.035, yb, zb + 0.035)]))
     add("L_wu_chuan", "屋", "椽 rafters", cat(rafters), C["timber"])
 
+    return parts
+
+
+def _purlins_and_columns(r: Reading, roof: _Roof) -> list[GroundPart]:
+    """The purlins (楣, 棟, 後楣) under the roof and the two 楹 on their bases."""
+    p = r.params
+    H, xr = r.hall_height, p["half_width"] + p["eave"]
+    lm = r.landmarks
+    parts: list[GroundPart] = []
+    add = lambda *a: parts.append(GroundPart(*a))  # noqa: E731
     # purlins (楣, 棟, 後楣) and the eave purlins, resting under the roof
     pr = 0.11
     for name in ("楣", "栋", "后楣"):
@@ -270,6 +293,16 @@ def _hall(r: Reading) -> list[GroundPart]:
             col = cat([cyl((x, y, H), (x, y, top), d / 2, 16), box(x - d * 0.7, x + d * 0.7, y - d * 0.7, y + d * 0.7, H, H + 0.06)])
             add(node_name(name), name, f"{name} column (楹)", col, C["column"])
 
+    return parts
+
+
+def _hall_walls(r: Reading, roof: _Roof) -> list[GroundPart]:
+    """The 序 walls and the back wall, their tops following the roof."""
+    p = r.params
+    H, half, wt = r.hall_height, p["half_width"], r.wall_thickness
+    lm = r.landmarks
+    parts: list[GroundPart] = []
+    add = lambda *a: parts.append(GroundPart(*a))  # noqa: E731
     # 序 walls: from the 序端 to the back, their tops following the roof
     for name in ("东序", "西序"):
         if name not in lm:
@@ -287,6 +320,14 @@ def _hall(r: Reading) -> list[GroundPart]:
         y = lm["北墉"].position[1]
         add(node_name("北墉"), "北墉", "北墉 back wall", box(-half, half, y - wt, y, H, roof.z(y - wt) - 0.02), C["plaster"])
 
+    return parts
+
+
+def _stairs(r: Reading) -> list[GroundPart]:
+    """The stairs, step by step, with their side walls."""
+    H = r.hall_height
+    parts: list[GroundPart] = []
+    add = lambda *a: parts.append(GroundPart(*a))  # noqa: E731
     # stairs: real steps, reading.stairs (steps, rise, tread), running south from y = 0
     for name, st in r.stairs.items():
         x0, x1 = st.x - st.width / 2, st.x + st.width / 2
@@ -302,10 +343,6 @@ def _hall(r: Reading) -> list[GroundPart]:
         add(node_name(name), name, f"{name} stair, {st.steps} steps of {st.rise * 100:.0f} cm", cat(blocks), C["step"])
         add(node_name(name) + "_cheek", name, f"{name} side walls", cat(cheek), C["timber"])
 
-    # rooms (室, 房) where the reading has them
-    for ident, l in lm.items():
-        if l.kind == "room" and l.footprint:
-            parts.extend(_room(r, l, roof))
     return parts
 
 
