@@ -35,7 +35,7 @@ FORMAT = "xiangshe-plan/1"
 
 KEY_DTYPE = np.dtype([("t", "f8"), ("x", "f8"), ("y", "f8"), ("z", "f8"), ("heading", "f8"), ("posture", "U12")])
 POSTURES = ("stand", "walk", "kneel", "bow", "kneel_bow")        # of people
-PROP_POSTURES = ("rest", "carried", "flight")                  # of props
+PROP_POSTURES = ("rest", "carried", "tucked", "flight", "upright")   # of props: tucked = in the belt (搢)
 
 
 # ---------------------------------------------------------------------------
@@ -231,6 +231,56 @@ class Event:
 
 
 @dataclass(frozen=True)
+class Shot:
+    """One arrow loosed: who, which arrow, in which round, when it left the string and landed, whether it
+    hit, on which side it counts (上射 右, 下射 左, as the 释获者 counts them), whether it was loosed on
+    the drum's beat, whether a tally was laid for it (a hit, and in the round with music only on the
+    beat: 不鼓不释), and where it landed."""
+
+    archer: str
+    arrow: str
+    round: int
+    loose: float
+    land: float
+    hit: bool
+    side: str
+    on_beat: bool
+    counted: bool
+    at: tuple[float, float, float]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"archer": self.archer, "arrow": self.arrow, "round": self.round, "loose": self.loose,
+                "land": self.land, "hit": self.hit, "side": self.side, "on_beat": self.on_beat,
+                "counted": self.counted, "at": list(self.at)}
+
+
+@dataclass(frozen=True)
+class Music:
+    """The piece a round is shot to, and the times of the drum's 节 (间若一: evenly spaced)."""
+
+    piece: str
+    beats: tuple[float, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"piece": self.piece, "beats": list(self.beats)}
+
+
+@dataclass(frozen=True)
+class Score:
+    """A round as the tallies count it: the tallies of each side, the result and the words of the report."""
+
+    round: int
+    right: int
+    left: int
+    result: str                 # 右贤于左 | 左贤于右 | 左右钧
+    announced: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"round": self.round, "右": self.right, "左": self.left, "result": self.result,
+                "announced": self.announced}
+
+
+@dataclass(frozen=True)
 class LayoutRef:
     name: str
     name_en: str = ""
@@ -260,6 +310,9 @@ class Plan:
     parameters: dict[str, Any] = field(default_factory=dict)
     options: dict[str, Any] = field(default_factory=dict)
     conflicts: list[str] = field(default_factory=list)
+    shots: list[Shot] = field(default_factory=list)
+    music: Music | None = None
+    score: list[Score] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)      # fields this version does not know, kept as read
     format: str = FORMAT
 
@@ -348,6 +401,10 @@ class Plan:
             "duration": self.duration,
             "conflicts": list(self.conflicts),
         }
+        if self.shots or self.music or self.score:
+            d["shots"] = [x.to_dict() for x in self.shots]
+            d["music"] = self.music.to_dict() if self.music else None
+            d["score"] = [x.to_dict() for x in self.score]
         d.update(self.extra)
         return d
 
@@ -391,7 +448,7 @@ class Plan:
 
 
 KNOWN = ("format", "layout", "text", "measures", "parameters", "options", "hall", "landmarks", "actors", "props",
-         "events", "duration", "conflicts")
+         "events", "duration", "conflicts", "shots", "music", "score")
 
 
 class _Reader:
@@ -439,8 +496,41 @@ class _Reader:
             events=[self.event(i, e) for i, e in enumerate(events)],
             duration=self.number(d.get("duration", 0.0), "duration"),
             conflicts=[str(c) for c in d.get("conflicts") or []],
+            shots=[self.shot(i, x) for i, x in enumerate(self.items(d, "shots"))],
+            music=self.music(d.get("music")),
+            score=[self.score(i, x) for i, x in enumerate(self.items(d, "score"))],
             extra={k: v for k, v in d.items() if k not in KNOWN},
         )
+
+    def items(self, d: dict, key: str) -> list:
+        v = d.get(key) or []
+        if not isinstance(v, list):
+            self.fail(key, "expected a list")
+        return v
+
+    def shot(self, i: int, x: Any) -> Shot:
+        w = f"shots[{i}]"
+        x = self.mapping(x, w)
+        at = x.get("at") or [0.0, 0.0, 0.0]
+        return Shot(str(x.get("archer", "")), str(x.get("arrow", "")), int(self.number(x.get("round", 0), w)),
+                    self.number(x.get("loose", 0.0), w), self.number(x.get("land", 0.0), w), bool(x.get("hit")),
+                    str(x.get("side", "")), bool(x.get("on_beat", True)), bool(x.get("counted")),
+                    tuple(self.number(c, w) for c in at))
+
+    def music(self, x: Any) -> Music | None:
+        if x is None:
+            return None
+        x = self.mapping(x, "music")
+        beats = x.get("beats") or []
+        if not isinstance(beats, list):
+            self.fail("music.beats", "expected a list of times")
+        return Music(str(x.get("piece", "")), tuple(self.number(b, "music.beats") for b in beats))
+
+    def score(self, i: int, x: Any) -> Score:
+        w = f"score[{i}]"
+        x = self.mapping(x, w)
+        return Score(int(self.number(x.get("round", 0), w)), int(self.number(x.get("右", 0), w)),
+                     int(self.number(x.get("左", 0), w)), str(x.get("result", "")), str(x.get("announced", "")))
 
     def track(self, rows: Any, where: str) -> Track:
         if not isinstance(rows, list) or not rows:

@@ -22,10 +22,18 @@ class Actions:
         "kneel": "_kneel", "rise": "_rise", "stand": "_stand", "bow": "_bow", "kneel_bow": "_kneel_bow",
         "sidestep": "_sidestep", "bare": "_dress", "cover": "_dress", "gear_on": "_dress", "gear_off": "_dress",
         "hold_bow": "_hold_bow", "take": "_take", "receive": "_take", "put": "_put", "give": "_give",
-        "shoot": "_shoot", "tuck": "_tuck", "tuck_arrows": "_timed", "wash": "_timed", "pour": "_timed",
+        "shoot": "_shoot", "tuck": "_tuck", "tuck_arrows": "_tuck_arrows", "wash": "_timed", "pour": "_timed",
         "drink": "_timed", "offer": "_timed", "count": "_timed", "perform": "_timed", "reply": "_timed",
-        "announce": "_timed", "music": "_timed", "wait": "_timed",
+        "announce": "_timed", "music": "_music_verb", "wait": "_timed", "gesture": "_gesture",
+        "music_end": "_music_end_verb", "play": "_play", "hold_arrow": "_hold_arrow",
+        "take_arrows": "_take_arrows", "gather_arrows": "_gather_arrows", "lay_arrows": "_lay_arrows",
+        "count_arrows": "_count_arrows", "count_tallies": "_count_tallies", "take_winning": "_take_winning",
+        "report_score": "_report_score", "reset_tallies": "_reset_tallies", "lay_spare": "_lay_spare",
+        "collect_tallies": "_collect_tallies", "store_tallies": "_store_tallies", "put_arrows": "_put_arrows",
+        "give_arrows": "_give_arrows",
     }
+    # what the hands do in the timed acts (plan-format "What hands do")
+    GESTURE_OF = {"drink": "drink", "offer": "sacrifice", "wash": "wash", "pour": "pour", "count": "count_tallies"}
     # verbs after which a stated facing (face=…) is taken
     FACE_AFTER = frozenset(("go", "formation", "ascend", "descend", "enter", "exit", "step_back", "step_forward",
                             "take", "put", "give", "receive", "kneel", "rise", "stand", "kneel_bow", "wash", "pour",
@@ -162,10 +170,16 @@ class Actions:
     def _dress(self, b: Body, a) -> None:
         """袒 / 襲 / 決遂 / 說決拾."""
         key, value = self.DRESS[a.verb]
+        b.gesture(b.t, b.t + self.pace.dress, a.verb, None)
         self.hold(b, self.pace.dress)
         b.set_state(b.t, **{key: value})
 
     def _hold_bow(self, b: Body, a) -> None:
+        """執張弓 / 執弛弓: the bow held strung, or unstrung across the palms (stringing or unstringing it if it
+        was the other way)."""
+        was, now = b.state.get("bow"), a.text or "strung"
+        if was is not None and was != now:
+            b.gesture(b.t, b.t + self.pace.hold_bow, "string_bow" if now == "strung" else "unstring_bow", None)
         self.hold(b, self.pace.hold_bow)
         b.set_state(b.t, bow=a.text or "strung")
 
@@ -188,7 +202,22 @@ class Actions:
         if a.verb in ("announce", "reply") and a.other and self.stated.get(b.id, ("",))[0] != (
                 self.current.id if self.current else ""):
             self.face(b, self.heading_toward(b, a.other))   # unless the text gave his facing
+        if a.verb in self.GESTURE_OF:
+            b.gesture(b.t, b.t + dur, self.GESTURE_OF[a.verb], a.prop)
         self.hold(b, dur)
+
+    def _gesture(self, b: Body, a) -> None:
+        """A gesture of the vocabulary (``text`` = its kind) with a prop or nobody, for its duration."""
+        dur = a.duration if a.duration is not None else self.pace.gesture
+        b.gesture(b.t, b.t + dur, a.text, a.prop or a.other)
+        self.hold(b, dur)
+
+    def _hold_arrow(self, b: Body, a) -> None:
+        """挟一个: one arrow held across the bow (taken up first where it lies)."""
+        if a.prop and self.props[a.prop].carrier != b.id:
+            self._take(b, a)
+        b.gesture(b.t, b.t + self.pace.hold_arrow, "hold_arrow", a.prop)
+        self.hold(b, self.pace.hold_arrow)
 
     def _text_via(self, b: Body, a, level: str) -> tuple[list, str]:
         """The via points the text names for an action (由X之南 …), and the words that explain them."""
@@ -215,10 +244,14 @@ class Actions:
             self.hold(b, 0.3)
             return
         if pr.carrier is not None:
-            self._meet(b, self.bodies[pr.carrier], f"to receive the {a.prop} from {pr.carrier}")
+            giver = self.bodies[pr.carrier]
+            self._meet(b, giver, f"to receive the {a.prop} from {pr.carrier}")
+            b.gesture(b.t - P.hand_over, b.t, "receive", a.prop)
+            giver.gesture(b.t - P.hand_over, b.t, "hand_over", b.id)
         else:
             level = HALL if pr.z > self.reading.hall_height / 2 else COURT
             self.approach(b, pr.x, pr.y, level, 0.6, f"to take the {a.prop}")
+            b.gesture(b.t, b.t + P.handle, "take", a.prop)
             self.hold(b, P.handle)
         self.carry(a.prop, b.id, b.t)
         b.set_state(b.t, holding=sorted({*b.state.get("holding", []), a.prop}))
@@ -232,32 +265,35 @@ class Actions:
             self.fail(f"unknown prop {a.prop}")
         if self.props[a.prop].carrier != b.id:
             self._take(b, a)        # one sets down only what one has: pick it up (or receive it) first
+        on = 0.0
         if a.place:
             x, y, level, _ = self.resolve(a.place, b.id)
+            x, y, on = self._on_or_below(a.place, x, y, b)
             self.approach(b, x, y, level, 0.6, f"to set the {a.prop} at {a.place}")
         else:
             h = math.radians(b.heading)
             x, y = b.x + 0.5 * math.sin(h), b.y + 0.5 * math.cos(h)
             level = b.level if b.level != STAIR else HALL
+        b.gesture(b.t, b.t + P.handle, "set_down", a.prop)
         self.hold(b, P.handle)
-        z = self.reading.hall_height if level == HALL else 0.0
+        z = (self.reading.hall_height if level == HALL else 0.0) + on
         self.set_down(a.prop, x, y, z, b.t)
         b.set_state(b.t, holding=sorted(set(b.state.get("holding", [])) - {a.prop}))
 
-    def _shoot(self, b: Body, a) -> None:
-        """射: one shoots the arrows one holds, standing where one is; they come to rest at the target
-        (spread along its front, each bundle in its own place), where the juniors gather them (取矢)."""
-        if a.prop is None or a.prop not in self.props:
-            self.fail(f"shoot needs the arrows one holds (prop), not {a.prop!r}")
-        if self.props[a.prop].carrier != b.id:
-            self.fail(f"{b.id} cannot shoot the {a.prop}: he does not hold them")
-        self.hold(b, a.duration if a.duration is not None else 8.0)
-        x, y, level, _ = self.resolve(a.place or "侯北一步", b.id)
-        shot = sorted(self.props).index(a.prop)
-        x += ((shot % 7) - 3) * 0.3                  # side by side along the target's foot …
-        y += (shot // 7 % 3) * 0.3                   # … in rows
-        self.set_down(a.prop, x, y, self.reading.hall_height if level == HALL else 0.0, b.t)
-        b.set_state(b.t, holding=sorted(set(b.state.get("holding", [])) - {a.prop}))
+    # the height of the top of a stand one sets things on (丰: 形蓋似豆而卑, 鄭; its top 0.47 m up)
+    TOPS = {"丰": 0.47}
+
+    def _on_or_below(self, place: str, x: float, y: float, b: Body) -> tuple[float, float, float]:
+        """Setting a thing at a stand (a prop such as the 丰): on its top (丰上, or the stand named alone),
+        or at its foot on the side of the one who sets it down (丰下); (x, y, height above the floor)."""
+        base = place[:-1] if place.endswith(("上", "下")) else place
+        pr = self.props.get(base)
+        if pr is None or pr.kind not in self.TOPS or pr.carrier is not None:
+            return x, y, 0.0
+        if place.endswith("下"):
+            d = math.hypot(b.x - pr.x, b.y - pr.y) or 1.0
+            return pr.x + 0.28 * (b.x - pr.x) / d, pr.y + 0.28 * (b.y - pr.y) / d, 0.0
+        return pr.x, pr.y, self.TOPS[pr.kind]
 
     def _keep_stated_facing(self, b: Body) -> None:
         """Hand-overs are done facing the way the text says (北面拜受, 西面拜送), not face to face."""
@@ -277,7 +313,9 @@ class Actions:
             self.fail("give needs the person who receives")
         other = self._body(a.other)
         self._meet(b, other, f"to hand over to {other.id}")
+        b.gesture(b.t - self.pace.hand_over, b.t, "hand_over", other.id)
         if a.prop:
+            other.gesture(b.t - self.pace.hand_over, b.t, "receive", a.prop)
             if a.prop not in self.props:
                 self.fail(f"unknown prop {a.prop}")
             self.carry(a.prop, other.id, b.t)
@@ -285,21 +323,27 @@ class Actions:
             other.hold_until(b.t)
             other.set_state(b.t, holding=sorted({*other.state.get("holding", []), a.prop}))
 
-    def carry(self, prop_id: str, who: str | None, t: float) -> None:
+    def carry(self, prop_id: str, who: str | None, t: float, how: str = "carried") -> None:
+        """From time t the prop is in someone's hand (or, ``how="tucked"``, in his belt), or nobody's."""
         pr = self.props.get(prop_id)
         if pr is None:
             self.fail(f"unknown prop {prop_id}")
-        if pr.carrier == who:
+        if pr.carrier == who and (who is None or pr.how == how):
             return
         if pr.carrier is not None and pr.intervals and pr.intervals[-1][2] is None:
             pr.intervals[-1][2] = t
-        pr.carrier = who
-        pr.carriers.append([round(t, 3), who])
+        if pr.carrier != who:
+            pr.carriers.append([round(t, 3), who])
+        pr.carrier, pr.how = who, how
         if who is not None:
-            pr.intervals.append([who, t, None])
+            pr.intervals.append([who, t, None, how])
 
-    def set_down(self, prop_id: str, x: float, y: float, z: float, t: float) -> None:
+    def set_down(self, prop_id: str, x: float, y: float, z: float, t: float, heading: float | None = None,
+                 posture: str = "rest") -> None:
+        """The prop lies (or, ``posture="upright"``, stands) at (x, y, z) from time t, turned to ``heading``."""
         pr = self.props[prop_id]
         self.carry(prop_id, None, t)
         pr.x, pr.y, pr.z = x, y, z
-        pr.keys.append([round(t, 3), round(x, 4), round(y, 4), round(z, 4), round(pr.heading, 2), "rest"])
+        if heading is not None:
+            pr.heading = heading % 360
+        pr.keys.append([round(t, 3), round(x, 4), round(y, 4), round(z, 4), round(pr.heading, 2), posture])

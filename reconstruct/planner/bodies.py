@@ -76,6 +76,7 @@ class Body:
     state: dict = field(default_factory=dict)
     walked: float = 0.0
     waited: list[tuple[float, str]] = field(default_factory=list)
+    gestures: list[list] = field(default_factory=list)      # [t0, t1, kind, object]
 
     # the keys as numbers too (t, x, y, z, walking 1/0), kept in step with ``keys`` for fast queries
     _buf: np.ndarray = field(default_factory=lambda: np.zeros((64, 5)), repr=False)
@@ -122,6 +123,12 @@ class Body:
         if self.index is not None:
             self.index.rebuild(self.slot, self.array())
 
+    def gesture(self, t0: float, t1: float | None, kind: str, obj: str | None = None) -> list:
+        """Record what the hands do from t0 to t1 (None: until closed); returns the record."""
+        g = [round(t0, 3), None if t1 is None else round(t1, 3), kind, obj]
+        self.gestures.append(g)
+        return g
+
     def set_state(self, t: float, **kw) -> None:
         self.state.update(kw)
         row = [round(t, 3), dict(self.state)]
@@ -142,5 +149,6 @@ class PropBody:
     carrier: str | None = None
     keys: list[list] = field(default_factory=list)
     carriers: list[list] = field(default_factory=list)
-    intervals: list[list] = field(default_factory=list)  # [carrier, t0, t1]
+    intervals: list[list] = field(default_factory=list)  # [carrier, t0, t1, how]: how = carried | tucked
+    how: str = "carried"                # in the hand, or tucked in the belt (搢)
 

@@ -27,6 +27,8 @@ from .walkable import COURT, HALL, Ground
 
 
 from .actions import Actions
+from .shooting import Shooting
+from .tallies import Tallies
 from .document import Document
 from .occupancy import Occupancy
 from .pairs import Pairs
@@ -37,7 +39,7 @@ from .pace import Pace
 from .bodies import Body, PropBody, TrackIndex
 
 
-class Planner(Places, Occupancy, Walking, Pairs, Actions, Document):
+class Planner(Places, Occupancy, Walking, Pairs, Actions, Shooting, Tallies, Document):
     """Plan a rite on a reading.  ``Planner(reading, rite).run()`` returns the plan document."""
 
     def __init__(self, reading: Reading, rite, pace: Pace = Pace()) -> None:
@@ -89,6 +91,7 @@ class Planner(Places, Occupancy, Walking, Pairs, Actions, Document):
         self.stated: dict[str, tuple[str, float]] = {}   # the facing the text gave someone in this event
         self.current: Any = None       # the event being planned, for error messages
         self.current_who = ""
+        self._init_archery()
 
     def fail(self, what: str) -> None:
         ev = self.current
@@ -106,6 +109,8 @@ class Planner(Places, Occupancy, Walking, Pairs, Actions, Document):
 
     def _run(self) -> Plan:
         self.initial()
+        self.arrange_arrows_on_rack()
+        self.arrange_tallies()
         events = self.rite.events
         index = {e.id: i for i, e in enumerate(events)}
         ends: dict[str, float] = {}

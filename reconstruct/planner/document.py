@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from ..model.plan import Actor, Event, LayoutRef, Plan, Prop, Steps, Track
+from ..model.plan import Actor, Event, Gesture, LayoutRef, Plan, Prop, Steps, Track
 from ..resources import SEED, logical_name
 from .bodies import Body, PropBody
 
@@ -17,9 +17,10 @@ from .bodies import Body, PropBody
 class Document:
     """The finished plan: every track, state, carrier and event as a :class:`~reconstruct.model.plan.Plan`."""
 
-    def _hands(self, b: Body, ts) -> list[list]:
+    def _hands(self, b: Body, ts, how: str = "carried") -> list[list]:
         """Where a carried prop is at times ts: in the right hand, a little forward and to the right, at
-        waist height (lower when kneeling), from the carrier's interpolated pose (all times at once)."""
+        waist height (lower when kneeling), from the carrier's interpolated pose (all times at once); a
+        ``tucked`` one (搢) in the belt at his right hip."""
         keys, k = b.keys, b.array()
         ts = np.asarray(ts, float)
         n = len(k)
@@ -35,30 +36,31 @@ class Document:
         head = np.asarray([key[4] for key in keys], float)
         h0, h1 = head[i], head[j]
         heading = (h0 + ((h1 - h0 + 180) % 360 - 180) * g) % 360
+        fwd, right, up, low = (0.25, 0.2, 0.95, 0.5) if how == "carried" else (0.02, 0.2, 0.9, 0.52)
         out = []
         for t, (x, y, z), hd, ii in zip(ts.tolist(), xyz.tolist(), heading.tolist(), i.tolist()):
             h = math.radians(hd)
-            hx = x + 0.25 * math.sin(h) + 0.2 * math.cos(h)
-            hy = y + 0.25 * math.cos(h) - 0.2 * math.sin(h)
-            out.append([round(t, 3), round(hx, 4), round(hy, 4), round(z + (0.5 if keys[ii][5] == "kneel" else 0.95), 4),
-                        round(hd, 2), "carried"])
+            hx = x + fwd * math.sin(h) + right * math.cos(h)
+            hy = y + fwd * math.cos(h) - right * math.sin(h)
+            out.append([round(t, 3), round(hx, 4), round(hy, 4), round(z + (low if keys[ii][5] == "kneel" else up), 4),
+                        round(hd, 2), how])
         return out
 
     def prop_track(self, pr: PropBody, end: float) -> list[list]:
         """A prop's keys: where it rests, and in its carrier's hand while carried.  It stays where it lies
         until it is picked up (a rest key just before), so nothing drifts between keys."""
         keys = list(pr.keys)
-        for who, t0, t1 in pr.intervals:
+        for who, t0, t1, how in pr.intervals:
             b = self.bodies[who]
             t1 = end if t1 is None else t1
             lying = [k for k in pr.keys if k[0] <= t0 + 1e-9]
-            handed = any(a <= t0 - 0.3 <= (end if e is None else e) for _, a, e in pr.intervals)
+            handed = any(a <= t0 - 0.3 <= (end if e is None else e) for _, a, e, _ in pr.intervals)
             if lying and t0 - 0.3 > lying[-1][0] and not handed:
                 keys.append([round(t0 - 0.3, 3), *lying[-1][1:5], "rest"])
             times = b.array()[:, 0]
             i0, i1 = np.searchsorted(times, t0 - 1e-6, side="left"), np.searchsorted(times, t1 + 1e-6, side="right")
-            keys += self._hands(b, [*times[i0:i1], t0, t1])
-        keys.sort(key=lambda k: (k[0], k[5] != "carried"))
+            keys += self._hands(b, [*times[i0:i1], t0, t1], how)
+        keys.sort(key=lambda k: (k[0], k[5] not in ("carried", "tucked")))
         out: list[list] = []
         for k in keys:
             if out and abs(out[-1][0] - k[0]) < 1e-9:
@@ -77,7 +79,9 @@ class Document:
         for pid, b in self.bodies.items():
             p = people[pid]
             actors[pid] = Actor(pid, p.label_en, Track.from_rows(b.keys), aliases=list(p.aliases), side=p.side,
-                                states=Steps.from_rows(b.states), walked_m=round(b.walked, 2))
+                                states=Steps.from_rows(b.states), walked_m=round(b.walked, 2),
+                                gestures=[Gesture(g[0], duration if g[1] is None else g[1], g[2], g[3])
+                                          for g in sorted(b.gestures, key=lambda g: g[0])])
         props = {pid: Prop(pid, pr.kind, Track.from_rows(self.prop_track(pr, duration)), label=pr.kind,
                            carriers=Steps.from_rows(pr.carriers))
                  for pid, pr in self.props.items()}
@@ -95,4 +99,5 @@ class Document:
             parameters=dict(self.rite.parameters), options=dict(self.rite.options),
             hall={"height_m": r.hall_height, "footprint": [list(p) for p in r.hall_footprint]},
             landmarks=dict(r.landmarks), actors=actors, props=props, events=events,
-            duration=round(duration, 3), conflicts=list(self.conflicts))
+            duration=round(duration, 3), conflicts=list(self.conflicts), shots=list(self.shots),
+            music=self.music_played(duration), score=list(self.scores))

@@ -34,6 +34,21 @@ class Pace:
     music: float = 12.0         # 奏 …
     wait: float = 0.0           # 俟: until the next event releases him
     announce: float = 1.0       # 命 / 告 / 曰, besides speak_char per character
+    gesture: float = 1.5        # a gesture the script names without a duration
+    # the archery
+    nock: float = 1.0           # an arrow set on the string
+    draw: float = 1.5           # drawn to the full
+    hold_arrow: float = 0.8     # 挾: the next arrow from the belt across the bow
+    take_arrow: float = 0.9     # 拾取矢: one arrow from the 楅
+    call: float = 0.7           # the 获者's cry, 获
+    raise_flag: float = 1.0     # 舉旌以宮
+    lower_flag: float = 0.8     # 偃旌以商
+    lay_tally: float = 0.8      # 釋獲: one 算 set down
+    take_tallies: float = 0.6   # a pair (纯) of 算 into the left hand, or the eight from the 中
+    fill_holder: float = 1.5    # 實八算于中
+    bundle: float = 1.0         # ten pairs laid down together (十纯則縮而委之)
+    gather: float = 2.0         # 兼斂算: all of a side's tallies into the left hand
+    count_arrows: float = 1.2   # 乘矢: four arrows counted off
 
     def duration_of(self, verb: str, text: str | None = None) -> float:
         """How long a timed act lasts (the verb's own duration; speech by its length)."""
