@@ -223,6 +223,7 @@ def cmd_plan(a: argparse.Namespace) -> int:
 
 
 def cmd_video(a: argparse.Namespace) -> int:
+    from .render.engine import Interrupted
     from .render.video import render_video
     from .scene.ground import ground_meshes
     from .text import seed
@@ -240,9 +241,14 @@ def cmd_video(a: argparse.Namespace) -> int:
     try:
         st = render_video(plan, ground_meshes(reading), a.out, size=a.size, fps=a.fps, crf=a.crf, start=a.start,
                           end=a.end, speed=a.speed, frames_dir=a.frames, labels=a.labels, progress=not a.quiet,
-                          text=seed.load(), cards=not a.no_cards)
+                          text=seed.load(), cards=not a.no_cards, workers=a.workers, scheduler=a.scheduler,
+                          fresh=a.fresh, chunk_seconds=a.chunk_seconds)
     except ValueError as e:          # e.g. event text not matching the seed
         raise InputError(a.plan or "plan", "video", str(e)) from None
+    except Interrupted as e:         # SIGINT/SIGTERM: finished chunks are kept for a rerun
+        print(f"stopped ({e}); finished chunks kept beside {a.out}: run the same command again to resume",
+              file=sys.stderr)
+        return 128 + int(e.signum)
     vs, secs = st.get("video_seconds") or 0.0, st.get("seconds") or 0.0
     print(f"wrote {a.out}")
     print(f"plan {st['plan_start']:.2f}–{st['plan_end']:.2f} s; {st['frames']} frames, "
@@ -367,6 +373,14 @@ def _video_parser(sub) -> None:
     sp.add_argument("--labels", action="store_true", help="name tags over heads in every shot")
     sp.add_argument("--no-cards", action="store_true", help="no title and end cards")
     sp.add_argument("--quiet", action="store_true", help="no progress bar")
+    sp.add_argument("--workers", type=positive_int, default=None, metavar="N",
+                    help="render processes; more than 1 starts a local Dask cluster (default: 2 on long renders)")
+    sp.add_argument("--scheduler", default=None, metavar="tcp://HOST:PORT",
+                    help="send the chunks to a running Dask scheduler (its workers need this package installed "
+                         "and the output folder shared)")
+    sp.add_argument("--fresh", action="store_true", help="forget finished chunks kept from an earlier run")
+    sp.add_argument("--chunk-seconds", type=positive_float, default=10.0, metavar="S",
+                    help="video seconds per chunk (default 10)")
     _with_cast(sp)
     sp.set_defaults(func=cmd_video)
 
