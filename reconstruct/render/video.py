@@ -46,10 +46,11 @@ def resolve_range(plan: Plan, start=None, end=None) -> tuple[float, float]:
 
 
 def default_workers(n_frames: int) -> int:
-    """Parallel render processes: one per core (at most 2 — the encoders need CPU too), and only
-    for renders long enough to pay for starting them."""
+    """Parallel render workers: one per two cores (each worker's renderer and its x264 fill two: on this
+    2-core machine two workers measured slower than one, bench/bench_video.py), and only for renders
+    long enough to pay for starting a cluster."""
     import os
-    return max(1, min(2, os.cpu_count() or 1)) if n_frames >= 300 else 1
+    return max(1, (os.cpu_count() or 2) // 2) if n_frames >= 300 else 1
 
 
 # ---------------------------------------------------------------------------
