@@ -46,7 +46,7 @@ from ..outputs import atomic_path
 from ..scene import figures as F
 from ..scene.ground import build_ground
 from ..scene.sampler import PlanSampler
-from .channels import (ANIMATION_NAME, MIN_DT, AnimWriter, heading_quat, quats_of, read_channels,
+from .channels import (ANIMATION_NAME, MIN_DT, AnimWriter, Compaction, heading_quat, quats_of, read_channels,
                        sample_channel)
 from .frames import Y_UP, from_yup, to_yup
 from .gltf import GltfBuilder, gltf_from_parts, write_gltf
@@ -143,11 +143,13 @@ def gather_events(plan: Plan) -> list[dict]:
 
 
 def build_animated(reading: Reading, plan: Plan, *, fps_hint: float = 25, camera: bool = False,
-                   ground_parts=None) -> tuple[g.GLTF2, dict]:
-    """The GLTF2 of the animated scene and a summary dict (nodes, animated nodes, keys)."""
+                   ground_parts=None, compaction: Compaction | None = None) -> tuple[g.GLTF2, dict]:
+    """The GLTF2 of the animated scene and a summary dict (nodes, animated nodes, keys, bytes of
+    animation data: ``anim_bytes`` written, ``anim_raw_bytes`` of the exact float32 channels).
+    ``compaction`` reduces keys and quantises rotations (the web page's scene)."""
     parts = ground_parts if ground_parts is not None else build_ground(reading)
     b, ground_root = gltf_from_parts(parts, reading, finish=False)
-    anim = AnimWriter(b)
+    anim = AnimWriter(b, compaction)
     used: set[str] = {n.name for n in b.gltf.nodes}
     people = gather_people(b, anim, plan, PlanSampler(plan), used, fps_hint)
     props, moving_props = gather_props(b, anim, plan, used)
@@ -169,7 +171,8 @@ def build_animated(reading: Reading, plan: Plan, *, fps_hint: float = 25, camera
     gltf.scenes[0].name = "xiangshe"
     summary = {"people": len(people.roots), "props": len(props), "moving_props": moving_props,
                "animated_nodes": len(anim.targets), "channels": len(anim.channels), "keys": anim.keys,
-               "duration": plan.duration, "pose_cache": len(people.poses.cache)}
+               "duration": plan.duration, "pose_cache": len(people.poses.cache),
+               "anim_bytes": anim.bytes, "anim_raw_bytes": anim.raw_bytes}
     return gltf, summary
 
 

@@ -6,6 +6,8 @@ Quaternions are glTF's (x, y, z, w), which is scipy's default (scalar-last) orde
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pygltflib as g
 from scipy.spatial.transform import Rotation, Slerp
@@ -14,7 +16,7 @@ from .frames import Y_UP, from_yup
 from .gltf import GltfBuilder
 
 __all__ = ["ANIMATION_NAME", "MIN_DT", "Y_UP", "from_yup", "quats_of", "heading_quat", "hemisphere", "prune_keys",
-           "strictly_increasing", "AnimWriter", "read_channels", "sample_channel", "accessor_array"]
+           "strictly_increasing", "AnimWriter", "Compaction", "reduce_keys", "read_channels", "sample_channel", "accessor_array"]
 
 ANIMATION_NAME = "ceremony"
 MIN_DT = 0.004          # s: the closest two keys may be (float32 at 6000 s resolves 0.5 ms)
@@ -66,11 +68,27 @@ def strictly_increasing(t) -> np.ndarray:
     return t
 
 
-class AnimWriter:
-    """Collects the samplers and channels of the one animation; inputs and outputs are shared when equal."""
+@dataclass(frozen=True)
+class Compaction:
+    """How far a compact animation may stray from the exact one: keys that LINEAR interpolation
+    reproduces within ``translation_m`` (metres; scales likewise) or ``rotation_rad`` are dropped;
+    rotations are written as normalized int16 (core glTF; 1/32767 per component)."""
+    translation_m: float = 5e-4
+    rotation_rad: float = 1e-3
+    int16_rotations: bool = True
 
-    def __init__(self, b: GltfBuilder):
+
+class AnimWriter:
+    """Collects the samplers and channels of the one animation; inputs and outputs are shared when
+    equal.  With a :class:`Compaction`, keys are reduced and rotations quantised; ``raw_bytes``
+    counts what the exact float32 channels would have taken, ``bytes`` what is written."""
+
+    def __init__(self, b: GltfBuilder, compaction: Compaction | None = None):
         self.b = b
+        self.compaction = compaction
+        self.raw_seen: set[bytes] = set()
+        self.raw_bytes = 0
+        self.bytes = 0
         self.samplers: list[g.AnimationSampler] = []
         self.channels: list[g.AnimationChannel] = []
         self.inputs: dict[bytes, int] = {}
@@ -83,14 +101,24 @@ class AnimWriter:
         k = t32.tobytes()
         if k not in self.inputs:
             self.inputs[k] = self.b.accessor(t32, kind="SCALAR", target=None, minmax=True)
+            self.bytes += t32.nbytes
         return self.inputs[k]
 
     def _output(self, v: np.ndarray, kind: str) -> int:
-        v32 = np.ascontiguousarray(v, np.float32)
-        k = kind.encode() + v32.tobytes()
+        quantise = kind == "VEC4" and self.compaction is not None and self.compaction.int16_rotations
+        data = np.round(np.clip(v, -1.0, 1.0) * 32767).astype(np.int16) if quantise else v.astype(np.float32)
+        k = kind.encode() + data.tobytes()
         if k not in self.outputs:
-            self.outputs[k] = self.b.accessor(v32, kind=kind, target=None)
+            self.outputs[k] = self.b.accessor(data, kind=kind, target=None, normalized=quantise)
+            self.bytes += data.nbytes
         return self.outputs[k]
+
+    def _count_raw(self, t: np.ndarray, v: np.ndarray) -> None:
+        for data in (np.asarray(t, np.float32), np.asarray(v, np.float32)):
+            k = data.tobytes()
+            if k not in self.raw_seen:
+                self.raw_seen.add(k)
+                self.raw_bytes += data.nbytes
 
     def channel(self, node: int, path: str, t, v, *, step: bool = False, prune: bool = True) -> bool:
         """Add a channel (pruned of keys that change nothing); False when it would be constant."""
@@ -101,6 +129,11 @@ class AnimWriter:
         if prune and np.all(np.abs(v - v[0]) <= 1e-6):
             return False                  # constant: the node's own TRS says it
         idx = prune_keys(t, v, step=step) if prune else np.arange(len(t))
+        self._count_raw(t[idx], v[idx])
+        c = self.compaction
+        if c is not None and prune and not step and len(idx) > 2:
+            rot = path == "rotation"
+            idx = idx[reduce_keys(t[idx], v[idx], c.rotation_rad if rot else c.translation_m, rotation=rot)]
         kind = "VEC4" if path == "rotation" else "VEC3"
         s = g.AnimationSampler(input=self._input(t[idx]), output=self._output(v[idx], kind),
                                interpolation="STEP" if step else "LINEAR")
@@ -180,3 +213,52 @@ def sample_channel(times, values, t: float, step: bool = False) -> np.ndarray:
         return q if np.dot(q, a) >= 0 else -q
     u = (t - times[i]) / (times[i + 1] - times[i])
     return a * (1 - u) + b * u
+
+
+# ---------------------------------------------------------------------------
+# key reduction
+
+def _interpolate(t: np.ndarray, v: np.ndarray, i: np.ndarray, j: np.ndarray, at: np.ndarray,
+                 rotation: bool) -> np.ndarray:
+    """Values at the times t[at], interpolated between the keys i and j (arrays of indices):
+    slerp (scipy) for rotations, else lerp."""
+    u = (t[at] - t[i]) / (t[j] - t[i])
+    if rotation:
+        a = Rotation.from_quat(v[i])
+        rel = (a.inv() * Rotation.from_quat(v[j])).as_rotvec()
+        return (a * Rotation.from_rotvec(rel * u[:, None])).as_quat()
+    return v[i] + (v[j] - v[i]) * u[:, None]
+
+
+def _deviation(want: np.ndarray, got: np.ndarray, rotation: bool) -> np.ndarray:
+    if rotation:                              # the angle between the rotations, radians
+        d = np.abs(np.sum(want * got, axis=1)) / (np.linalg.norm(want, axis=1) * np.linalg.norm(got, axis=1))
+        return 2.0 * np.arccos(np.clip(d, 0.0, 1.0))
+    return np.linalg.norm(want - got, axis=1)
+
+
+def reduce_keys(t, v, tol: float, rotation: bool = False) -> np.ndarray:
+    """Indices of the fewest keys (Douglas–Peucker over time) whose LINEAR interpolation (slerp for
+    rotations) stays within ``tol`` of every original key: metres for translations and scales,
+    radians for rotations.  The first and last keys are always kept.  Vectorised: every pass splits
+    all the spans that stray at once, at their worst key."""
+    t, v = np.asarray(t, float), np.asarray(v, float)
+    n = len(t)
+    keep = np.zeros(n, bool)
+    keep[[0, n - 1]] = True
+    if n > 2:                        # a key its two neighbours cannot stand in for is kept from the start
+        mid = np.arange(1, n - 1)
+        keep[mid] = _deviation(v[mid], _interpolate(t, v, mid - 1, mid + 1, mid, rotation), rotation) > tol
+    while not keep.all():
+        kept = np.flatnonzero(keep)
+        at = np.flatnonzero(~keep)
+        span = np.searchsorted(kept, at) - 1                 # the kept keys at and after each dropped one
+        i, j = kept[span], kept[span + 1]
+        dev = _deviation(v[at], _interpolate(t, v, i, j, at, rotation), rotation)
+        stray = dev > tol
+        if not stray.any():
+            break
+        order = np.lexsort((-dev[stray], span[stray]))        # by span, worst first
+        first = np.r_[True, np.diff(span[stray][order]) != 0]
+        keep[at[stray][order][first]] = True
+    return np.flatnonzero(keep)

@@ -31,7 +31,7 @@ from ..scene.ground import GroundPart, build_ground
 from .frames import srgb_to_linear, to_yup
 
 ARRAY_BUFFER, ELEMENT_ARRAY_BUFFER = 34962, 34963
-FLOAT, UNSIGNED_SHORT, UNSIGNED_INT = 5126, 5123, 5125
+FLOAT, SHORT, UNSIGNED_SHORT, UNSIGNED_INT = 5126, 5122, 5123, 5125
 FORMATS = ("glb", "gltf", "obj", "ply", "stl")
 
 
@@ -57,11 +57,16 @@ class GltfBuilder:
         self.gltf.bufferViews.append(g.BufferView(buffer=0, byteOffset=off, byteLength=len(data), target=target))
         return len(self.gltf.bufferViews) - 1
 
-    def accessor(self, array: np.ndarray, *, kind: str, target: int | None, minmax: bool = False) -> int:
+    def accessor(self, array: np.ndarray, *, kind: str, target: int | None, minmax: bool = False,
+                 normalized: bool = False) -> int:
+        """An accessor of the array: floats as float32; int16 as SHORT (``normalized``: read as
+        value / 32767, e.g. quantised rotations); indices as the smallest unsigned type."""
         array = np.ascontiguousarray(array)
         if array.dtype.kind == "f":
             array = array.astype(np.float32)
             ctype = FLOAT
+        elif array.dtype == np.int16:
+            ctype = SHORT
         elif array.max(initial=0) < 65536 and target == ELEMENT_ARRAY_BUFFER:
             array = array.astype(np.uint16)
             ctype = UNSIGNED_SHORT
@@ -70,7 +75,8 @@ class GltfBuilder:
             ctype = UNSIGNED_INT
         view = self._view(array.tobytes(), target)
         count = array.shape[0] if array.ndim > 1 else array.size
-        acc = g.Accessor(bufferView=view, componentType=ctype, count=int(count), type=kind)
+        acc = g.Accessor(bufferView=view, componentType=ctype, count=int(count), type=kind,
+                         normalized=True if normalized else None)
         if minmax:
             acc.min = [float(v) for v in array.reshape(count, -1).min(axis=0)]
             acc.max = [float(v) for v in array.reshape(count, -1).max(axis=0)]
