@@ -21,11 +21,6 @@ def _court(plan: Plan) -> np.ndarray:
     return np.asarray(pts, float).reshape(-1, 3)
 
 
-def _box(centre, half) -> np.ndarray:
-    c, h = np.asarray(centre, float), np.asarray(half, float)
-    return np.array([c + h * s for s in np.array(np.meshgrid([-1, 1], [-1, 1], [-1, 1])).T.reshape(-1, 3)])
-
-
 def _pose(pts, azimuth: float, elevation: float, fov: float = FOV, min_dist: float = 6.0) -> tuple:
     pose, _ = fit_pose(np.asarray(pts, float), SIZE, azimuth, elevation, fov=fov, min_dist=min_dist)
     return pose.eye, pose.target, fov
@@ -44,8 +39,8 @@ def camera_presets(plan: Plan) -> dict[str, dict]:
         "overview": ("全景 overview", *_pose(court, 150.0, 28.0)),
         "hall": ("堂 the hall", *_pose(hall, 165.0, 16.0, min_dist=8.0)),
         "range": ("射道 the range", tuple(wu_c + (1.6, 3.5, 2.4)), tuple((hou_c[0], hou_c[1], 1.2)), 24.0),
-        "wu": ("物 the shooting marks", *_pose(np.vstack([_box(p, (0.9, 0.9, 1.0)) + (0, 0, 0.9) for p in wu]),
-                                              150.0, 30.0, min_dist=4.0)),
+        # the 物 may stand on the hall: looked at from the south-east, low, under the eaves
+        "wu": ("物 the shooting marks", tuple(wu_c + (3.2, -7.5, 1.5)), tuple(wu_c + (0.0, 0.0, 0.9)), 40.0),
         "hou": ("侯 the target", *_pose(np.vstack([hou, hou + (0, 0, 3.0)]), 0.0, 8.0, min_dist=8.0)),
         "plan": ("平面 plan from above", *_pose(np.c_[court[:, :2], np.zeros(len(court))], 180.0, 89.0)),
     }
