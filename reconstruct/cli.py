@@ -325,18 +325,14 @@ def cmd_diagram(a: argparse.Namespace) -> int:
 # ---------------------------------------------------------------------------
 # the parser
 
-def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="render.py", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--debug", action="store_true", help="show the traceback of an internal error")
-    sub = p.add_subparsers(dest="command")
-
+def _layout_parser(sub) -> None:
     sp = sub.add_parser("layout", help="print the resolved coordinates of a reading")
     _with_layout(sp)
     sp.add_argument("--json", type=Path, help="write the landmarks as JSON (plan-format's `landmarks`)")
     sp.add_argument("--list", action="store_true", help="list the shipped readings")
     sp.set_defaults(func=cmd_layout)
 
+def _still_parser(sub) -> None:
     sp = sub.add_parser("still", help="render a still PNG of the ground")
     _with_layout(sp)
     sp.add_argument("--view", default="overview", help="overview | plan | hall | range | a view named in the reading")
@@ -345,6 +341,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--no-labels", action="store_true")
     sp.set_defaults(func=cmd_still)
 
+def _export_parser(sub) -> None:
     sp = sub.add_parser("export", help="the ground and the animated ceremony as GLB / glTF (or the ground as OBJ / PLY / STL)")
     _with_layout(sp)
     for fmt in ("glb", "gltf", "obj", "ply", "stl"):
@@ -353,12 +350,15 @@ def build_parser() -> argparse.ArgumentParser:
     _with_cast(sp)
     sp.set_defaults(func=cmd_export)
 
+def _web_parser(sub) -> None:
     sp = sub.add_parser("web", help="the animated ceremony as one offline HTML page (three.js, captions, scrubber)")
     _with_layout(sp)
     sp.add_argument("--out", type=Path, default=OUT / "xiangshe.html", help="the page (default out/xiangshe.html)")
     _with_cast(sp)
     sp.set_defaults(func=cmd_web)
 
+
+def _script_parser(sub) -> None:
     sp = sub.add_parser("script", help="check the rite script against the text (and a reading): coverage, names")
     sp.add_argument("--check", action="store_true", help="(the only thing it does; accepted for clarity)")
     sp.add_argument("--json", action="store_true", help="print the report as JSON")
@@ -366,6 +366,7 @@ def build_parser() -> argparse.ArgumentParser:
     _with_cast(sp, saved_plan=False)
     sp.set_defaults(func=cmd_script)
 
+def _plan_parser(sub) -> None:
     sp = sub.add_parser("plan", help="plan the whole passage on a reading (xiangshe-plan/1)")
     _with_layout(sp)
     sp.add_argument("--json", type=Path, help="write the plan")
@@ -373,6 +374,7 @@ def build_parser() -> argparse.ArgumentParser:
     _with_cast(sp, saved_plan=False)
     sp.set_defaults(func=cmd_plan)
 
+def _video_parser(sub) -> None:
     sp = sub.add_parser("video", help="render the plan to an H.264 video (whole passage or an excerpt)")
     _with_layout(sp)
     sp.add_argument("--out", type=Path, default=DEFAULT_VIDEO, help=f"the mp4 (default {DEFAULT_VIDEO})")
@@ -392,6 +394,7 @@ def build_parser() -> argparse.ArgumentParser:
     _with_cast(sp)
     sp.set_defaults(func=cmd_video)
 
+def _check_parser(sub) -> None:
     sp = sub.add_parser("check", help="test a reading against the text's spatial statements")
     _with_layout(sp)
     sp.add_argument("--json", type=Path, help="write the results as JSON")
@@ -399,6 +402,7 @@ def build_parser() -> argparse.ArgumentParser:
     _with_cast(sp)
     sp.set_defaults(func=cmd_check)
 
+def _compare_parser(sub) -> None:
     sp = sub.add_parser("compare", help="what moves between two readings; overlay diagram")
     sp.add_argument("a")
     sp.add_argument("b")
@@ -409,6 +413,7 @@ def build_parser() -> argparse.ArgumentParser:
     _with_cast(sp, saved_plan=False)
     sp.set_defaults(func=cmd_compare)
 
+def _diagram_parser(sub) -> None:
     sp = sub.add_parser("diagram", help="plan diagrams in the manner of the 仪礼图 (SVG + PNG)")
     _with_layout(sp)
     sp.add_argument("--at", help="event id, footnote number or a piece of the event's text")
@@ -417,6 +422,15 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--out", type=Path, help="output directory (default out/diagrams)")
     _with_cast(sp)
     sp.set_defaults(func=cmd_diagram)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="render.py", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--debug", action="store_true", help="show the traceback of an internal error")
+    sub = p.add_subparsers(dest="command")
+    for add in (_layout_parser, _still_parser, _export_parser, _web_parser, _script_parser, _plan_parser, _video_parser, _check_parser, _compare_parser, _diagram_parser):
+        add(sub)
     return p
 
 
