@@ -38,7 +38,7 @@ def camera_presets(plan: Plan) -> dict[str, dict]:
     views = {
         "overview": ("全景 overview", *_pose(court, 150.0, 28.0)),
         "hall": ("堂 the hall", *_pose(hall, 165.0, 16.0, min_dist=8.0)),
-        "range": ("射道 the range", tuple(wu_c + (1.6, 3.5, 2.4)), tuple((hou_c[0], hou_c[1], 1.2)), 24.0),
+        "range": ("射道 the range", tuple(wu_c + (0.0, 2.0, 1.7)), tuple((hou_c[0], hou_c[1], 1.2)), 24.0),
         # the 物 may stand on the hall: looked at from the south-east, low, under the eaves
         "wu": ("物 the shooting marks", tuple(wu_c + (3.2, -7.5, 1.5)), tuple(wu_c + (0.0, 0.0, 0.9)), 40.0),
         "hou": ("侯 the target", *_pose(np.vstack([hou, hou + (0, 0, 3.0)]), 0.0, 8.0, min_dist=8.0)),
