@@ -62,31 +62,36 @@ def _vis_scale(state: dict) -> dict[str, float]:
 
 
 class _PoseCache:
-    """Joint parameters → Y-up (translation, quaternion, scale) of every part, memoised."""
+    """Joint parameters → Y-up (translation, quaternion, scale) of every part, memoised; the
+    quaternions of all new poses of a batch come from one call to scipy."""
 
     _VISIBLE = {"bare_left_arm": False, "gear": True}
+    _NAMES = [p for p in F.PARTS if p not in ("l_upper_arm_bare", "l_guard")]
 
     def __init__(self) -> None:
         self.cache: dict[bytes, dict[str, tuple]] = {}
 
-    def __call__(self, params: dict[str, float]) -> dict[str, tuple]:
-        vals = np.fromiter(params.values(), float, len(params))
-        key = np.round(vals, 5).tobytes()
-        hit = self.cache.get(key)
-        if hit is None:
-            L = F.local_transforms(params, self._VISIBLE)
-            names = [p for p in F.PARTS if p not in ("l_upper_arm_bare", "l_guard")]
-            M = np.stack([L[p] for p in names])
-            A = Y_UP @ M[:, :3, :3] @ Y_UP.T                # rotation·scale in Y-up
-            t = M[:, :3, 3] @ Y_UP.T
-            sc = np.linalg.norm(A, axis=1)                  # column norms = the scale
-            q = quats_of(A / np.where(sc > 1e-12, sc, 1.0)[:, None, :])
-            hit = {p: (t[i], q[i], sc[i]) for i, p in enumerate(names)}
-            hit["l_upper_arm_bare"] = hit["l_upper_arm"]
-            hit["l_guard"] = (np.zeros(3), np.array([0.0, 0, 0, 1]), np.ones(3))
-            hit["r_ring"] = (hit["r_ring"][0], hit["r_ring"][1], np.ones(3))
-            self.cache[key] = hit
-        return hit
+    @staticmethod
+    def _key(params: dict[str, float]) -> bytes:
+        return np.round(np.fromiter(params.values(), float, len(params)), 5).tobytes()
+
+    def batch(self, many: list[dict[str, float]]) -> list[dict[str, tuple]]:
+        keys = [self._key(p) for p in many]
+        new = {k: p for k, p in zip(keys, many) if k not in self.cache}
+        if new:
+            M = np.stack([np.stack([L[n] for n in self._NAMES])
+                          for L in (F.local_transforms(p, self._VISIBLE) for p in new.values())])
+            A = Y_UP @ M[..., :3, :3] @ Y_UP.T                   # rotation·scale in Y-up
+            t = M[..., :3, 3] @ Y_UP.T
+            sc = np.linalg.norm(A, axis=-2)                       # column norms = the scale
+            q = quats_of((A / np.where(sc > 1e-12, sc, 1.0)[..., None, :]).reshape(-1, 3, 3)).reshape(*sc.shape[:2], 4)
+            for j, k in enumerate(new):
+                hit = {p: (t[j, i], q[j, i], sc[j, i]) for i, p in enumerate(self._NAMES)}
+                hit["l_upper_arm_bare"] = hit["l_upper_arm"]
+                hit["l_guard"] = (np.zeros(3), np.array([0.0, 0, 0, 1]), np.ones(3))
+                hit["r_ring"] = (hit["r_ring"][0], hit["r_ring"][1], np.ones(3))
+                self.cache[k] = hit
+        return [self.cache[k] for k in keys]
 
 
 def carried_by(plan: Plan) -> dict[str, list[tuple[float, float, str]]]:
@@ -194,10 +199,8 @@ def gather_person(b: GltfBuilder, anim: AnimWriter, sampler: PlanSampler, plan: 
     name = unique_name(actor_node_name(aid), used)
     state_times = np.asarray(sampler.state_times(aid), float)
     times = pose_times(sampler.actors[aid], list(state_times), carried, duration, fps_hint)
-    samples = []
-    for t in times:
-        holding = [pid for a, e, pid in carried if a <= t < e]
-        samples.append(out.poses(sampler.actor_pose(aid, float(t), holding or None)[2]))
+    samples = out.poses.batch([sampler.actor_pose(aid, float(t), [p for a, e, p in carried if a <= t < e] or None)[2]
+                               for t in times])
     vis_t = np.unique(np.r_[0.0, state_times[(state_times >= 0) & (state_times <= duration)]])
     vis = [_vis_scale(sampler.state(aid, float(t))) for t in vis_t]
     idx = _part_nodes(b, name, out.role_meshes[role], samples[0], vis[0])

@@ -135,7 +135,7 @@ def build_page(reading: Reading, plan: Plan) -> tuple[str, PageStats]:
     """The page's HTML and its sizes."""
     t0 = time.perf_counter()
     glb, summary = compact_scene(reading, plan)
-    glb_gz = gzip.compress(glb, compresslevel=9, mtime=0)
+    glb_gz = gzip.compress(glb, compresslevel=6, mtime=0)      # 9 takes 8x longer for 1.5 % less
     scene64 = base64.b64encode(glb_gz).decode("ascii")
     data = page_data(reading, plan)
     data_json = _script_safe(json.dumps(data, ensure_ascii=False, separators=(",", ":")))
