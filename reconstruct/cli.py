@@ -193,6 +193,23 @@ def cmd_export(a: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_web(a: argparse.Namespace) -> int:
+    """One self-contained offline HTML page: the animated ceremony, scrubbable and captioned."""
+    import time
+
+    from .web import write_page
+
+    t0 = time.perf_counter()
+    reading = load_reading(a.layout)
+    plan = plan_of(a, reading)
+    stats = write_page(reading, plan, a.out)
+    print(f"wrote {a.out}")
+    for line in stats.lines():
+        print(line)
+    print(f"built in {time.perf_counter() - t0:.1f} s (page {stats.seconds:.1f} s)")
+    return 0
+
+
 def cmd_script(a: argparse.Namespace) -> int:
     import json
 
@@ -340,6 +357,14 @@ def _export_parser(sub) -> None:
     _with_cast(sp)
     sp.set_defaults(func=cmd_export)
 
+def _web_parser(sub) -> None:
+    sp = sub.add_parser("web", help="the animated ceremony as one offline HTML page (three.js, captions, scrubber)")
+    _with_layout(sp)
+    sp.add_argument("--out", type=Path, default=OUT / "xiangshe.html", help="the page (default out/xiangshe.html)")
+    _with_cast(sp)
+    sp.set_defaults(func=cmd_web)
+
+
 def _script_parser(sub) -> None:
     sp = sub.add_parser("script", help="check the rite script against the text (and a reading): coverage, names")
     sp.add_argument("--check", action="store_true", help="(the only thing it does; accepted for clarity)")
@@ -419,7 +444,7 @@ def build_parser() -> argparse.ArgumentParser:
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--debug", action="store_true", help="show the traceback of an internal error")
     sub = p.add_subparsers(dest="command")
-    for add in (_layout_parser, _still_parser, _export_parser, _script_parser, _plan_parser, _video_parser, _check_parser, _compare_parser, _diagram_parser):
+    for add in (_layout_parser, _still_parser, _export_parser, _web_parser, _script_parser, _plan_parser, _video_parser, _check_parser, _compare_parser, _diagram_parser):
         add(sub)
     return p
 
