@@ -14,6 +14,7 @@ import numpy as np
 from scipy.spatial.transform import Rotation
 
 from ..scene import figures as F
+from ..scene import handling as HD
 from ..scene import poses as P
 from ..scene import props as PR
 from ..scene.sampler import PlanSampler
@@ -44,6 +45,11 @@ def _posed(M: np.ndarray, part_of_vertex: np.ndarray, vertices: np.ndarray, norm
     N = np.einsum("nij,nj->ni", cof[part_of_vertex], normals)
     N /= np.maximum(np.linalg.norm(N, axis=1, keepdims=True), 1e-12)
     return V, N
+
+
+def _geometry(ident: str):
+    """The geometry of a prop: a strung bow with its string apart (to be drawn), else one part."""
+    return HD.bow_geometry() if PR.prop_kind(ident) == "弓" else PR.prop_geometry(ident)
 
 
 class MovingLayer:
@@ -78,7 +84,7 @@ class MovingLayer:
             geoms.append(F.figure_geometry(aid))
         for pid in s.props:
             self.items.append(("prop", pid))
-            geoms.append(PR.prop_geometry(pid))
+            geoms.append(_geometry(pid))
         # things held according to the actors' states that the plan does not track as props
         for aid in s.actors:
             for st in s.states(aid):
@@ -86,7 +92,7 @@ class MovingLayer:
                     if h not in s.props and (aid, h) not in self.virtual:
                         self.virtual[(aid, h)] = len(self.items)
                         self.items.append(("virtual", f"{aid}:{h}"))
-                        geoms.append(PR.prop_geometry(h))
+                        geoms.append(_geometry(h))
         # every bow also has its unstrung shape; one of the two is shown at a time
         for k, (kind, ident) in list(enumerate(self.items)):
             if kind != "actor" and PR.prop_kind(ident.split(":")[-1]) == "弓":
@@ -137,39 +143,60 @@ class MovingLayer:
                 self._cache[ident] = (sig, w)
                 self.heads[ident] = (w["head"] @ np.array([0, 0, 0.3, 1.0]))[:3]
                 changed.add(k)
-            bodies[ident] = (self._cache[ident][1], hd, holding)
+            bodies[ident] = (self._cache[ident][1], hd, holding, state.get("gestures") or ())
         return bodies
 
     def _pose_things(self, t, bodies, carried, carrier_of, changed) -> None:
         """Pose props, virtual held things and unstrung bows (after the figures that carry them)."""
         s = self.sampler
         alt_m: dict[int, np.ndarray] = {}
+        tucked: dict[str, int] = {}
         for k, (kind, ident) in enumerate(self.items):
             if kind == "actor":
                 continue
+            strings = None
             if kind == "unstrung":
                 M = alt_m.get(k, HIDDEN)
             else:
+                pk = PR.prop_kind(ident.split(":")[-1])
                 holder = carrier_of.get(ident) if kind == "prop" else None
-                if kind == "prop" and holder is not None:
-                    w, hd, holding = bodies[holder]
-                    M = PR.held_prop_transform(ident, w, hd, holding + carried.get(holder, []))
+                if kind == "virtual":
+                    aid, h = ident.split(":", 1)
+                    holder = aid if h in bodies[aid][2] else None
+                if holder is not None:
+                    M, strings = self._held(ident, pk, kind, holder, bodies, carried, tucked, t)
                 elif kind == "prop":
                     xyz, hd, _, _ = s.position(s.props[ident], t)
-                    M = F.root_transform(*xyz, hd)
+                    M = HD.resting_prop(ident, s.props[ident], t, xyz, hd)
                 else:
-                    aid, h = ident.split(":", 1)
-                    w, hd, holding = bodies[aid]
-                    holder = aid if h in holding else None
-                    M = PR.held_prop_transform(h, w, hd, holding) if holder else HIDDEN
+                    M = HIDDEN
                 if k in self.unstrung:
                     unstrung = holder is not None and s.state(holder, t).get("bow") == "unstrung"
                     alt_m[self.unstrung[k]] = _across_palms(*bodies[holder][:2]) if unstrung else HIDDEN
                     M = HIDDEN if unstrung else M
-            j = self.part_start[k]
-            if not np.array_equal(self.matrices[j], M):
-                self.matrices[j] = M
+            j0, j1 = self.part_start[k], self.part_start[k + 1]
+            new = np.stack([M] + ([HIDDEN] * (j1 - j0 - 1) if strings is None or M is HIDDEN else list(strings)))
+            if not np.array_equal(self.matrices[j0:j1], new):
+                self.matrices[j0:j1] = new
                 changed.add(k)
+
+    def _held(self, ident, pk, kind, holder, bodies, carried, tucked, t):
+        """(world 4x4, string halves or None) of a thing in ``holder``'s hands."""
+        w, hd, holding, gestures = bodies[holder]
+        if pk == "弓":
+            M, mid = HD.bow_pose(w, hd, gestures)
+            return M, HD.string_matrices(M, mid)
+        name = ident.split(":")[-1]
+        if pk == "矢":
+            if HD.acting_on(gestures, ("nock", "draw")) == name:
+                return HD.arrow_on_string(*HD.bow_pose(w, hd, gestures)), None
+            if kind == "prop" and str(self.sampler.props[ident].track.posture_at([t])[0]) == "tucked":
+                tucked[holder] = tucked.get(holder, -1) + 1
+                return HD.tucked_arrow(w, tucked[holder]), None
+        if pk == "算" and HD.acting_on(gestures, ("lay_tally",)) == name:
+            return HD.tally_in_hand(w, hd), None
+        others = holding + carried.get(holder, []) if kind == "prop" else holding
+        return PR.held_prop_transform(ident if kind == "prop" else name, w, hd, others), None
 
     def screen_boxes(self, pose: CameraPose, size, items) -> dict[int, tuple[int, int, int, int]]:
         """Screen rectangles (x0, y0, x1, y1), clipped to the frame, of the given items; items off

@@ -40,7 +40,7 @@ def _envelope(phase: float, attack: float = 0.3, release: float = 0.3) -> float:
 
 # arm parameters: raise (forward, about x), abd (out to the side), yaw (inward, about z), elbow (flex)
 _PARAM_KEYS = (
-    "pelvis_z", "pelvis_pitch", "torso_pitch", "torso_roll", "head_pitch",
+    "pelvis_z", "pelvis_pitch", "torso_pitch", "torso_roll", "torso_yaw", "head_pitch", "head_yaw",
     "skirt_sx", "skirt_sy", "skirt_sz", "skirt_dy", "skirt_pitch",
     "l_raise", "l_abd", "l_yaw", "l_elbow", "r_raise", "r_abd", "r_yaw", "r_elbow",
     "l_hip", "l_knee", "r_hip", "r_knee", "l_hip_abd", "r_hip_abd",
@@ -141,8 +141,8 @@ def local_transforms(p: dict[str, float], state: dict | None = None) -> dict[str
     L["pelvis"] = _t((0, 0, p["pelvis_z"])) @ _rx(-p["pelvis_pitch"])
     sk = np.diag([p["skirt_sx"], p["skirt_sy"], p["skirt_sz"], 1.0])
     L["skirt"] = _t(off["skirt"] + (0, p["skirt_dy"], 0)) @ _rx(-p["skirt_pitch"]) @ sk
-    L["torso"] = _t(off["torso"]) @ _rot("YX", p["torso_roll"], -p["torso_pitch"])
-    L["head"] = _t(off["head"]) @ _rx(-p["head_pitch"])
+    L["torso"] = _t(off["torso"]) @ _rot("ZYX", p["torso_yaw"], p["torso_roll"], -p["torso_pitch"])
+    L["head"] = _t(off["head"]) @ _rot("ZX", p["head_yaw"], -p["head_pitch"])
     for s, sign in (("l", -1.0), ("r", 1.0)):
         sh = _rot("ZXY", sign * p[f"{s}_yaw"], p[f"{s}_raise"], -sign * p[f"{s}_abd"])
         el = _rx(p[f"{s}_elbow"])

@@ -40,14 +40,15 @@ def prop_kind(prop_id: str) -> str:
     return s
 
 
-def _bow(strung: bool) -> trimesh.Trimesh:
-    """A bow in the local y-z plane, grip at the origin, limbs bending toward +y."""
+def _bow(strung: bool, with_string: bool = True) -> trimesh.Trimesh:
+    """A bow in the local y-z plane, grip at the origin, limbs bending toward +y (without its string
+    when ``with_string`` is False: the video draws the string apart, to pull it)."""
     z = np.linspace(-0.78, 0.78, 13)
     u = z / 0.78
     if strung:
         y = 0.16 * (1 - u ** 2) - 0.03 * u ** 4
         tips = np.array([[0, y[0], z[0]], [0, y[-1], z[-1]]])
-        string = _tube([tips[0], tips[1]], 0.004, (0.85, 0.82, 0.72), 3)
+        string = _tube([tips[0], tips[1]], 0.004, (0.85, 0.82, 0.72), 3) if with_string else None
     else:  # unstrung: the limbs relax into a shallow reversed curve
         y = -0.10 * u ** 2
         string = None
@@ -106,10 +107,9 @@ def _prop_mesh_cached(k: str, strung: bool) -> trimesh.Trimesh:
                 for sx in (-1, 1) for sy in (-1, 1)]
         return _merge(legs + [_box((-0.28, -0.13, 0.33), (0.28, 0.13, 0.37), _LACQUER),
                               _box((-0.18, -0.08, 0.37), (0.18, 0.08, 0.43), (0.62, 0.45, 0.32))])
-    if k == "算":
-        sticks = [_tube([(0.012 * math.cos(a), 0.012 * math.sin(a), 0.0), (0.012 * math.cos(a), 0.012 * math.sin(a), 0.32)],
-                        0.004, _BAMBOO, 3) for a in np.linspace(0, 2 * math.pi, 6, endpoint=False)]
-        return _merge(sticks + [_frustum(0.12, 0.15, 0.02, 0.02, 6, _LACQUER)])
+    if k == "算":       # one tally (箭筹): a slip of bamboo 尺有握 long, its top lacquered
+        return _merge([_box((-0.006, -0.004, 0.0), (0.006, 0.004, 0.28), _BAMBOO),
+                       _box((-0.0065, -0.0045, 0.28), (0.0065, 0.0045, 0.32), _LACQUER)])
     if k == "旌":
         h = 5.5                                   # 三仞 ≈ 24 尺 × 0.231 m
         pole = _tube([(0, 0, 0), (0, 0, h)], 0.022, (0.25, 0.17, 0.1), 5)

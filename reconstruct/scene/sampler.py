@@ -15,6 +15,7 @@ import numpy as np
 
 from ..model.plan import Plan, Track
 from . import poses as P
+from .gestures import RELEASE, GestureTimeline, apply_gestures
 from .props import prop_kind
 
 LOW = {"kneel", "kneel_bow"}
@@ -94,6 +95,7 @@ class PlanSampler:
         self.plan = plan
         self.actors: dict[str, Motion] = {aid: Motion.of(a.track) for aid, a in plan.actors.items()}
         self.props: dict[str, Motion] = {pid: Motion.of(p.track) for pid, p in plan.props.items()}
+        self.gestures: dict[str, GestureTimeline] = {aid: GestureTimeline(a.gestures) for aid, a in plan.actors.items()}
 
     # -- actors
     def state(self, aid: str, t: float) -> dict:
@@ -112,7 +114,9 @@ class PlanSampler:
         return m.position(t)
 
     def actor_pose(self, aid: str, t: float, holding: list[str] | None = None):
-        """(xyz, heading, joint params, state) of an actor at ``t`` (postures eased across changes)."""
+        """(xyz, heading, joint params, state) of an actor at ``t`` (postures eased across changes, the
+        gestures of his hands laid over them: ``state["gestures"]`` lists them as (kind, object,
+        progress, weight))."""
         m = self.actors[aid]
         state = dict(self.state(aid, t))
         if holding:
@@ -130,7 +134,15 @@ class PlanSampler:
             if w < 1.0:
                 prev = m.params(i - 1, m.t[i] - 1e-6, pstate)
                 params = P.blend_params(prev, params, smooth(w))
+        active = self.gestures[aid].active(t)
+        if active:
+            params = apply_gestures(params, active)
+            state["gestures"] = [(g.kind, g.object, u, w) for g, u, w in active]
         return xyz, hd, params, state
+
+    def gestures_at(self, aid: str, t: float) -> list[tuple[str, str | None, float, float]]:
+        """[(kind, object, progress, weight)] of the gestures an actor performs at ``t``."""
+        return [(g.kind, g.object, u, w) for g, u, w in self.gestures[aid].active(t)]
 
     def active_intervals(self, aid: str) -> list[tuple[float, float]]:
         """Plan-time intervals in which an actor visibly moves (walks, bows, changes posture)."""
@@ -143,6 +155,7 @@ class PlanSampler:
             if i > 0 and m.seg_post[i] != m.seg_post[i - 1]:
                 out.append((m.t[i] - 0.1, m.t[i] + 0.9))
         out += [(float(x) - 0.1, float(x) + 0.5) for x in self.state_times(aid)]
+        out += [(g.t0 - 0.1, g.t1 + RELEASE + 0.1) for g in self.gestures[aid].g]
         return out
 
     # -- props
