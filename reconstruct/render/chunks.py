@@ -8,7 +8,7 @@ not shift the frames of the next), so a change of the plan moves only the frames
 
 Each chunk has a *key*: a hash of everything its picture depends on — the render settings, the
 code, the encoder, the ground, its frame times, the camera's shots over it, the plan's tracks,
-states and events around it.  The manifest (``manifest.json`` in the chunk store beside the
+states, gestures, loosed arrows, the drum's beats and events around it.  The manifest (``manifest.json`` in the chunk store beside the
 video) records, for each finished chunk, its frame range, key, segment file and the segment's
 SHA-256; a rerun reuses a segment when its key is unchanged and the file still has that hash.
 """
@@ -168,7 +168,11 @@ def plan_window(plan: Plan, sampler: PlanSampler, a: float, b: float, glosses: d
     """What of the plan can change the picture over plan times [a, b]."""
     out = []
     for aid, actor in plan.actors.items():
-        out.append([aid, _track_window(sampler.actors[aid], a, b), _steps_window(actor.states, a, b)])
+        gestures = [g.row() for g in actor.gestures if g.t0 <= b + 1.0 and g.t1 >= a - 1.0]
+        out.append([aid, _track_window(sampler.actors[aid], a, b), _steps_window(actor.states, a, b), gestures])
+    out.append(["shots", [s.to_dict() for s in plan.shots if s.loose - 10.0 <= b and s.land + 10.0 >= a]])
+    beats = [x for x in (plan.music.beats if plan.music else ()) if a <= x <= b]
+    out.append(["music", plan.music.piece if plan.music else None, beats])
     for pid, prop in plan.props.items():
         out.append([pid, prop.kind, _track_window(sampler.props[pid], a, b), _steps_window(prop.carriers, a, b)])
     for e in plan.events:

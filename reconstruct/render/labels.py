@@ -7,7 +7,7 @@ import numpy as np
 
 from . import captions as C
 
-__all__ = ["short_name", "place_labels"]
+__all__ = ["short_name", "place_labels", "TagChoice", "MAX_TAGS"]
 
 _SHORTEN = ((" of the body of guests", ""), ("first pair, ", "pair 1, "), ("second pair, ", "pair 2, "),
             ("third pair, ", "pair 3, "), ("mouth-organ player", "mouth-organ"))
@@ -78,3 +78,37 @@ def _line(frame: np.ndarray, x0: float, y0: float, x1: float, y1: float, color=(
     # a dot on the head
     yi, xi = int(round(y0)), int(round(x0))
     frame[max(0, yi - 1):yi + 2, max(0, xi - 1):xi + 2] = color
+
+
+MAX_TAGS = 6
+
+
+class TagChoice:
+    """Which people carry a name tag, at most :data:`MAX_TAGS` in a shot and stable from frame to frame:
+    chosen when a shot begins (those who act first, then the nearest), a tag kept while its person is
+    in the frame, one who starts acting taking the place of one who does not."""
+
+    def __init__(self, limit: int = MAX_TAGS):
+        self.limit = limit
+        self.shot = None
+        self.chosen: list[str] = []
+
+    def choose(self, shot, visible: dict[str, float], acting: set[str]) -> list[str]:
+        """The tagged ids for this frame; ``visible``: id → camera distance of those in the frame."""
+        if shot != self.shot:
+            self.shot, self.chosen = shot, []
+        self.chosen = [a for a in self.chosen if a in visible]
+        want = sorted(visible, key=lambda a: (a not in acting, visible[a], a))
+        for a in want:
+            if a in self.chosen:
+                continue
+            if len(self.chosen) < self.limit:
+                self.chosen.append(a)
+            elif a in acting:
+                idle = [c for c in self.chosen if c not in acting]
+                if not idle:
+                    break
+                self.chosen[self.chosen.index(max(idle, key=lambda c: visible[c]))] = a
+            else:
+                break
+        return list(self.chosen)

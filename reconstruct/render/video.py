@@ -25,9 +25,11 @@ from .chunks import CHUNK_SECONDS, Chunk, Manifest, RenderJob, chunk_store, part
 from .encode import SegmentWriter, encoder_identity, file_sha256, join_segments
 from .frames import ROOF_NODES, FrameRenderer
 from .holds import frame_times, hold_times
-from .labels import place_labels, short_name
+from .inset import InsetMap
+from .labels import TagChoice, place_labels, short_name
 from .layer import MovingLayer
 from ..model.plan import Plan
+from ..scene import figures as F
 from ..scene.sampler import PlanSampler
 from ..scene.shots import CameraPath, plan_shots, project
 
@@ -74,6 +76,9 @@ class FramePipeline:
         self.bands: dict = {}
         self.band_top = size[1] - int(size[1] * 0.2)
         self.last3d, self.last_key = None, None
+        self.tags = TagChoice()
+        colours = {aid: tuple(int(c * 255) for c in F.ROLE_STYLE[F.role_of(aid)]["robe"]) for aid in plan.actors}
+        self.inset = InsetMap(plan, size, colours)
 
     def start_at(self, t: float) -> None:
         """Forget everything drawn so far and pose everyone at ``t`` (the time before the first frame
@@ -81,16 +86,24 @@ class FramePipeline:
         self.layer.reset()
         self.renderer.reset()
         self.last3d, self.last_key = None, None
+        self.tags = TagChoice()
         self.layer.update(t)
 
     def frame(self, t: float, t_next: float, rate: float = 1.0) -> np.ndarray:
         frame = self._picture(t, t_next).copy()
         pose = self.path.at(t)
         acting = self._acting(t)
-        if self.labels or self.path.shot_at(t).kind == "plan":
-            self._draw_labels(frame, pose, None, acting)
+        shot_i = self.path.shot_index(t)
+        kind = self.path.shots[shot_i].kind
+        if kind.startswith("archery"):           # the one filmed, by name
+            pool = [a for a in self.path.shots[shot_i].events if a in self.layer.heads]
+        elif self.labels or kind == "plan":
+            pool = None
         else:
-            self._draw_labels(frame, pose, acting, acting)
+            pool = acting
+        self._draw_labels(frame, pose, pool, acting, shot_i)
+        if kind in ("walk", "plan"):
+            self.inset.draw(frame, self.layer.heads, set(acting))
         ev = self.plan.current_event(t, events=self.events)
         if ev is not None:
             if ev.id not in self.bands:
@@ -131,19 +144,22 @@ class FramePipeline:
                 out += [a for a in e.actors if a in self.layer.heads]
         return list(dict.fromkeys(out))
 
-    def _draw_labels(self, frame, pose, only, acting) -> None:
+    def _draw_labels(self, frame, pose, only, acting, shot_i) -> None:
+        """Name tags, at most six in a shot and the same from frame to frame (:class:`.labels.TagChoice`)."""
         ids = [a for a in self.layer.heads if only is None or a in only]
         if not ids:
             return
         px, depth = project(pose, np.array([self.layer.heads[i] for i in ids]), self.size)
-        h = self.size[1]
+        w, h = self.size
+        visible = {aid: float(depth[k]) for k, aid in enumerate(ids)
+                   if not np.isnan(px[k, 0]) and depth[k] > 0 and 0 <= px[k, 0] < w and 0 <= px[k, 1] < self.band_top}
+        chosen = self.tags.choose(shot_i, visible, set(acting))
         fs = max(9, int(round(h * (0.021 if only is None else 0.025))))
         anchors = []
         for k, aid in enumerate(ids):
-            if np.isnan(px[k, 0]) or depth[k] <= 0:
-                continue
-            pri = (2.0 if aid in acting else 1.0) - depth[k] * 1e-3
-            anchors.append((self.names.get(aid, aid), float(px[k, 0]), float(px[k, 1]), pri))
+            if aid in chosen:
+                pri = 10.0 - chosen.index(aid)
+                anchors.append((self.names.get(aid, aid), float(px[k, 0]), float(px[k, 1]), pri))
         place_labels(frame, anchors, fs, bottom=self.band_top)
 
     def close(self):
@@ -246,7 +262,7 @@ def render_video(plan: Plan, static_meshes, out_path, *, size=(1280, 720), fps: 
     store = chunk_store(out_path)
     if fresh and store.exists():
         shutil.rmtree(store)
-    job = RenderJob(plan, list(static_meshes), camera or plan_shots(plan, size), size, int(fps), int(crf), preset,
+    job = RenderJob(plan, list(static_meshes), (camera or plan_shots(plan, size)).starting_at(t0), size, int(fps), int(crf), preset,
                     bool(labels), dict(glosses or {}), bool(aa), t0, t1, float(speed), store,
                     Path(frames_dir) if frames_dir is not None else None)
     chunks = plan_chunks(job, cards=cards, title_n=int(round(TITLE_S * fps)), end_n=int(round(END_S * fps)),

@@ -29,14 +29,16 @@ import numpy as np
 from ..model.plan import Plan
 
 __all__ = ["CameraPose", "Shot", "CameraPath", "plan_shots", "project", "view_matrix",
-           "MIN_HOLD", "MAX_SPEED", "SAFE"]
+           "MIN_HOLD", "MAX_SPEED", "SAFE", "splice"]
 
 MIN_HOLD = 4.0          # s, the shortest shot
 MAX_SPEED = 8.0         # m/s, the fastest the eye may travel in a move
 MIN_MOVE = 1.5          # s, the shortest move between shots
 MAX_MOVE = 4.0          # s
 CUT_OVER = 30.0         # m of eye travel: cut instead (only at an event start)
-LONG_WALK = 24.0        # m of extent of one event's actors: a plan view
+LONG_WALK = 24.0        # m of extent of one event's actors: a walk, filmed in stretches with the inset map
+WALK_AHEAD = 8.0        # s of a long walk one shot of it frames
+MAX_TURN = 40.0         # degrees the view may turn in an eased move; more is a cut
 CHECK_EVERY = 3.0       # s, how often the frame is checked inside long events
 LOOKAHEAD = 15.0        # s of the actors' future positions a new group shot is fitted to
 FOV = 38.0              # vertical view angle of ordinary shots, degrees
@@ -65,7 +67,8 @@ class CameraPose:
 
 @dataclass(frozen=True)
 class Shot:
-    """A held camera pose from ``t0`` to ``t1`` (plan seconds); ``kind`` = overview | group | plan."""
+    """A held camera pose from ``t0`` to ``t1`` (plan seconds); ``kind`` = overview | group | walk | plan |
+    archery:archer | archery:target | archery:tally."""
     t0: float
     t1: float
     pose: CameraPose
@@ -101,11 +104,27 @@ class CameraPath:
         u = u * u * u * (u * (u * 6 - 15) + 10)          # smootherstep: no jolt at either end
         return _lerp_pose(self.shots[i - 1].pose, s.pose, u)
 
+    def starting_at(self, t: float) -> "CameraPath":
+        """The path from ``t`` on, its first shot held from ``t`` (no move left over from before: an
+        excerpt opens on a still camera)."""
+        i = self.shot_index(t)
+        s = self.shots[i]
+        first = Shot(min(t, s.t0) if i == 0 else t, s.t1, s.pose, s.kind, s.events)
+        return CameraPath([first] + self.shots[i + 1:], [0.0] + list(self.moves[i + 1:]))
+
     def moving(self, t: float) -> bool:
         """True while the camera is in a move at ``t``."""
         i = self.shot_index(t)
         d = self.moves[i] if i < len(self.moves) else 0.0
         return i > 0 and d > 0 and self.shots[i].t0 <= t < self.shots[i].t0 + d
+
+
+def _turn(a: CameraPose, b: CameraPose) -> float:
+    """The angle in degrees between the directions two poses look in."""
+    da = np.subtract(a.target, a.eye)
+    db = np.subtract(b.target, b.eye)
+    c = float(np.dot(da, db) / (np.linalg.norm(da) * np.linalg.norm(db) or 1.0))
+    return math.degrees(math.acos(min(1.0, max(-1.0, c))))
 
 
 def _lerp_pose(a: CameraPose, b: CameraPose, u: float) -> CameraPose:
@@ -361,9 +380,42 @@ def _overview_pose(bounds: np.ndarray, size, hall_h: float) -> CameraPose:
 
 def plan_shots(plan: Plan, size: tuple[int, int] = (1280, 720), start: float | None = None,
                end: float | None = None, overview_s: float = OVERVIEW_S) -> CameraPath:
-    """Choose the shots for the plan between ``start`` and ``end`` (plan seconds)."""
-    return _ShotPlanner(plan, size, 0.0 if start is None else float(start),
-                        plan.duration if end is None else float(end), overview_s).run()
+    """Choose the shots for the plan between ``start`` and ``end`` (plan seconds); while arrows fly the
+    shooting is filmed by :mod:`.archery_shots` (cuts between the archer, the target and the tally)."""
+    from .archery_shots import archery_shots
+    t0 = 0.0 if start is None else float(start)
+    t1 = plan.duration if end is None else float(end)
+    path = _ShotPlanner(plan, size, t0, t1, overview_s).run()
+    return splice(path, archery_shots(plan, size, t0, t1, Shot, CameraPose, fit_pose, _occluders))
+
+
+def splice(path: CameraPath, inserts: list[Shot]) -> CameraPath:
+    """``path`` with ``inserts`` (shots reached and left by cuts) in place of what it showed then."""
+    if not inserts:
+        return path
+    spans: list[list[float]] = []
+    for s in sorted(inserts, key=lambda s: s.t0):
+        if spans and s.t0 <= spans[-1][1] + 1e-6:
+            spans[-1][1] = max(spans[-1][1], s.t1)
+        else:
+            spans.append([s.t0, s.t1])
+    rows: list[tuple[Shot, float]] = []
+    for i, s in enumerate(path.shots):
+        pieces = [(s.t0, s.t1)]
+        for a, b in spans:
+            pieces = [q for p0, p1 in pieces for q in ((p0, min(p1, a)), (max(p0, b), p1)) if q[1] - q[0] > 1e-6]
+        for a, b in pieces:
+            move = path.moves[i] if i < len(path.moves) and abs(a - s.t0) < 1e-9 else 0.0
+            rows.append((Shot(a, b, s.pose, s.kind, s.events), move))
+    rows += [(s, 0.0) for s in inserts]
+    rows.sort(key=lambda r: r[0].t0)
+    shots, moves = [], []
+    for k, (s, m) in enumerate(rows):
+        if k and rows[k - 1][0].kind.startswith("archery"):
+            m = 0.0                                   # out of the shooting by a cut
+        shots.append(s)
+        moves.append(m if k else 0.0)
+    return CameraPath(shots, moves)
 
 
 class _ShotPlanner:
@@ -429,13 +481,12 @@ class _ShotPlanner:
         if cur.kind == "group" and not leaving and _fits(cur.pose, p_soon, size, 0.02):
             if not boundary or _span(cur.pose, p_soon, size) > 0.22:
                 return self._extend(ids)
-        if cur.kind == "plan" and ext > LONG_WALK and _fits(cur.pose, p_soon, size, 0.02):
+        if cur.kind == "walk" and ext > LONG_WALK and _fits(cur.pose, p_soon, size, 0.02):
             return self._extend(ids)
         if ext > LONG_WALK:
-            p_walk = np.vstack([tracks.points(a, tc, e1) for a in who])
-            pose, kind = _plan_pose(p_walk, size), "plan"
-            if cur.kind == "plan" and _fits(cur.pose, p_walk, size, 0.03):
-                return self._extend(ids)
+            # a long walk: the walkers close over the next stretch of their way; an inset map (drawn
+            # by the video) shows where on the ground they are
+            pose, kind = self._walk_pose(tc, who, e1), "walk"
         else:
             others = [e for e in active if e.start != latest]
             pose, kind = self._group_shot(tc, who, others, p_ahead, ahead, e1)
@@ -465,8 +516,13 @@ class _ShotPlanner:
                 if dist2 < min(MAX_GROUP_DIST, dist * 1.6):
                     pose, dist = pose2, dist2
         if dist > MAX_GROUP_DIST * 1.5:
-            return _plan_pose(np.vstack([tracks.points(a, tc, e1) for a in who]), size), "plan"
+            return self._walk_pose(tc, who, e1), "walk"
         return pose, "group"
+
+    def _walk_pose(self, tc, who, e1) -> CameraPose:
+        """Those who walk far, framed over the next :data:`WALK_AHEAD` seconds of their way."""
+        p = np.vstack([self.tracks.points(a, tc, min(e1, tc + WALK_AHEAD)) for a in who])
+        return _group_pose(p, self.size, self.hall_h, self.range_y, None, self.gate_y, self.court)[0]
 
     def _change(self, tc, pose, kind, ids, boundary, hold, e1) -> None:
         """Move (or cut) to ``pose`` unless it is where the camera already is."""
@@ -476,7 +532,9 @@ class _ShotPlanner:
             return self._extend(ids)
         move = min(MAX_MOVE, max(MIN_MOVE, d_eye / MAX_SPEED))
         ts = tc
-        if boundary and (d_eye > CUT_OVER or (d_eye > 8.0 and move > 0.5 * (e1 - tc))):
+        if "walk" in (kind, cur.kind) or d_eye > CUT_OVER or _turn(cur.pose, pose) > MAX_TURN:
+            move = 0.0                               # a cut rather than a fast pan
+        elif boundary and (d_eye > CUT_OVER or (d_eye > 8.0 and move > 0.5 * (e1 - tc))):
             # a clean cut at an event start (never mid-gesture): a long jump, or a move that would
             # last through most of a short gesture
             move = 0.0
