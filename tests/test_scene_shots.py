@@ -31,20 +31,26 @@ def _long_walk_plan(raw):
     return Plan.from_dict(p2)
 
 
-def test_camera_plan_view_only_for_long_walks(raw, mini):
+def test_camera_films_long_walks_in_close_stretches(raw, mini):
     cam = plan_shots(mini, (1280, 720))
     assert cam.shots[0].kind == "overview"
     assert {s.kind for s in cam.shots} == {"overview", "group"}        # a 22 m walk is still a close shot
     long = _long_walk_plan(raw)
     cam2 = plan_shots(long, (1280, 720))
     s = cam2.shot_at(45.0)                   # 司射 walks ~63 m down the range and back
-    assert s.kind == "plan" and s.pose.cutaway
+    assert s.kind == "walk"                  # filmed close in stretches (the video adds the inset map)
+    assert "plan" not in {x.kind for x in cam2.shots}
     assert cam2.shots == plan_shots(long, (1280, 720)).shots      # deterministic
     # he stays in the frame all the way
     for t in np.arange(33.0, 66.0, 1.0):
         px, _ = project(cam2.at(t), [PlanSampler(long).position(PlanSampler(long).actors["司射"], t)[0]],
                         (1280, 720))
         assert 0 <= px[0, 0] < 1280 and 0 <= px[0, 1] < 720
+    # and large enough to be seen as a person
+    sm = PlanSampler(long)
+    feet = sm.position(sm.actors["司射"], 45.0)[0]
+    px, _ = project(cam2.at(45.0), [feet, feet + [0, 0, 1.7]], (1280, 720))
+    assert abs(px[0, 1] - px[1, 1]) > 50
     # calm: the eye never jumps more than MAX_SPEED-ish per frame
     ts = np.arange(0, mini.duration, 0.04)
     eyes = np.array([cam.at(t).eye for t in ts])

@@ -35,7 +35,7 @@ _ROT_PARTS = ("pelvis", "skirt", "torso", "head", "l_upper_arm", "l_forearm", "r
               "l_thigh", "l_shin", "r_thigh", "r_shin")
 _SHARED_ROT = {"l_upper_arm_bare": "l_upper_arm", "l_forearm_bare": "l_forearm"}
 _TRANS_PARTS = ("pelvis", "skirt")
-_SCALE_PARTS = ("skirt",)
+_SCALE_PARTS = ("skirt", "hem")
 _VIS_PARTS = ("l_upper_arm", "l_upper_arm_bare", "l_guard", "r_ring")
 
 

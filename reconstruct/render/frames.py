@@ -20,12 +20,13 @@ import math
 import numpy as np
 
 from . import offscreen as O
+from . import shade as SH
 from .layer import MovingLayer
 from ..scene.shots import CameraPose
 
 __all__ = ["FrameRenderer", "ROOF_NODES", "SS", "SUN_DIR"]
 
-SUN_DIR = (0.55, -0.45, 0.70)     # towards the sun: south-east, high
+SUN_DIR = tuple(float(v) for v in SH.SUN_DIR)     # towards the sun: south-east, high
 _SUN = "#fff0d6"
 _FILL = "#d8e2f0"
 # ground nodes hidden in shots of the hall (``CameraPose.cutaway``): the roof, its rafters, the ridge
@@ -71,8 +72,12 @@ class FrameRenderer:
         """The full frame's scene: every static mesh (the roof's actors kept apart) and the baked layer."""
         pl = _scene(self.size, self.aa, sky)
         self.static_actors, self.roof_actors = [], []
-        for name, mesh, rgb in static_meshes:
-            a = O.add_mesh(pl, mesh, color=_rgb(rgb), ambient=0.32, diffuse=0.72, specular=0.0, name=f"static:{name}",
+        skins, dark = SH.architecture_shadows(static_meshes, self.layer.sampler.plan.hall)
+        for name, mesh, rgb in list(static_meshes) + skins:
+            rgb = _rgb(rgb)
+            if name in dark and not isinstance(rgb, str):
+                rgb = tuple(c * SH.SHADE for c in rgb)
+            a = O.add_mesh(pl, mesh, color=rgb, ambient=0.32, diffuse=0.72, specular=0.0, name=f"static:{name}",
                            smooth_shading=False, reset_camera=False)
             self.static_actors.append(a)
             if name in ROOF_NODES:

@@ -19,6 +19,7 @@ from ..scene import poses as P
 from ..scene import props as PR
 from ..scene.sampler import PlanSampler
 from ..scene.shots import CameraPose, project
+from . import shade as SH
 
 __all__ = ["MovingLayer"]
 
@@ -57,7 +58,7 @@ class MovingLayer:
 
     def __init__(self, sampler: PlanSampler):
         self.sampler = sampler
-        self.items: list[tuple[str, str]] = []          # (kind "actor"/"prop"/"virtual"/"unstrung", id)
+        self.items: list[tuple[str, str]] = []          # (kind "actor"/"shadow"/"shadow_floor"/"prop"/"virtual"/"unstrung", id)
         self.virtual: dict[tuple[str, str], int] = {}   # (actor, held kind) → item index
         self.unstrung: dict[int, int] = {}              # item index of a bow → item index of its unstrung twin
         geoms = self._collect_items()
@@ -72,7 +73,10 @@ class MovingLayer:
         self.item_of_part = np.repeat(np.arange(len(self.items)), np.diff(self.part_start))
         # tall things reach far beyond their origin: (item, [local points]) for the screen boxes
         self.reach = {k: np.array([[0, 0, 5.6, 1.0], [0, 0, -0.8, 1.0]]) for k, (kind, ident) in enumerate(self.items)
-                      if kind != "actor" and PR.prop_kind(ident.split(":")[-1]) in ("旌", "侯")}
+                      if kind not in ("actor", "shadow", "shadow_floor")
+                      and PR.prop_kind(ident.split(":")[-1]) in ("旌", "侯")}
+        fp = np.asarray(sampler.plan.hall.get("footprint") or [[0.0, 0.0]], float)
+        self.roof = (fp.min(0) - 0.9, fp.max(0) + 0.9) if len(fp) >= 3 else None   # under the eaves
         self.reset()
 
     def _collect_items(self) -> list:
@@ -82,6 +86,12 @@ class MovingLayer:
         for aid in s.actors:
             self.items.append(("actor", aid))
             geoms.append(F.figure_geometry(aid))
+        # every person's shadow: on the court (cast and contact) and on the hall's floor (contact only)
+        self.shadows: dict[str, tuple[int, int]] = {}
+        for aid in s.actors:
+            self.shadows[aid] = (len(self.items), len(self.items) + 1)
+            self.items += [("shadow", aid), ("shadow_floor", aid)]
+            geoms += [SH.shadow_geometry(SH.COURT_RGB), SH.shadow_geometry(SH.FLOOR_RGB)]
         for pid in s.props:
             self.items.append(("prop", pid))
             geoms.append(_geometry(pid))
@@ -95,7 +105,7 @@ class MovingLayer:
                         geoms.append(_geometry(h))
         # every bow also has its unstrung shape; one of the two is shown at a time
         for k, (kind, ident) in list(enumerate(self.items)):
-            if kind != "actor" and PR.prop_kind(ident.split(":")[-1]) == "弓":
+            if kind in ("prop", "virtual") and PR.prop_kind(ident.split(":")[-1]) == "弓":
                 self.unstrung[k] = len(self.items)
                 self.items.append(("unstrung", ident))
                 geoms.append(PR.prop_geometry(ident.split(":")[-1], strung=False))
@@ -143,8 +153,27 @@ class MovingLayer:
                 self._cache[ident] = (sig, w)
                 self.heads[ident] = (w["head"] @ np.array([0, 0, 0.3, 1.0]))[:3]
                 changed.add(k)
+                changed.update(self._pose_shadow(ident, xyz, hd, w))
             bodies[ident] = (self._cache[ident][1], hd, holding, state.get("gestures") or ())
         return bodies
+
+    def _pose_shadow(self, aid: str, xyz, heading: float, w: dict) -> tuple[int, int]:
+        """Pose a person's shadow items: cast on the court and a contact disc, or under the roof only
+        the disc on the floor (the other item hidden)."""
+        court, floor = self.shadows[aid]
+        disc = F.root_transform(*xyz, heading)
+        under = self.roof is not None and bool(np.all((xyz[:2] > self.roof[0]) & (xyz[:2] < self.roof[1])))
+        n = len(F.PARTS)
+        for k in (court, floor):
+            self.matrices[self.part_start[k]:self.part_start[k + 1]] = HIDDEN
+        if under:
+            self.matrices[self.part_start[floor] + n] = disc
+        else:
+            proj = SH.projection_onto(float(xyz[2]))
+            j = self.part_start[court]
+            self.matrices[j:j + n] = proj @ np.stack([w[p] for p in F.PARTS])
+            self.matrices[j + n] = disc
+        return court, floor
 
     def _pose_things(self, t, bodies, carried, carrier_of, changed) -> None:
         """Pose props, virtual held things and unstrung bows (after the figures that carry them)."""
@@ -152,7 +181,7 @@ class MovingLayer:
         alt_m: dict[int, np.ndarray] = {}
         tucked: dict[str, int] = {}
         for k, (kind, ident) in enumerate(self.items):
-            if kind == "actor":
+            if kind in ("actor", "shadow", "shadow_floor"):
                 continue
             strings = None
             if kind == "unstrung":

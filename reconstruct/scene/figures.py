@@ -4,7 +4,8 @@ A figure is a small node hierarchy in metres.  Local frame of every figure:
 x = its right, y = forward (the way it faces), z = up, feet at z = 0.
 
     pelvis (root, the hip centre; mesh: the belt/sash)
-    ├── skirt            lower robe, a flared cone hanging from the waist
+    ├── skirt            lower robe from the waist to mid-thigh
+    │   └── hem          the robe below, widening with the stride so the legs stay inside
     ├── torso            upper robe + insignia patch; joint at the waist
     │   ├── head         head, hair knot and cap; joint at the neck
     │   ├── l_upper_arm / l_upper_arm_bare   (袒: the bare variant shows)
@@ -45,14 +46,14 @@ __all__ = [
 # skeleton
 
 PARTS: tuple[str, ...] = (
-    "pelvis", "skirt", "torso", "head",
+    "pelvis", "skirt", "hem", "torso", "head",
     "l_upper_arm", "l_forearm", "l_upper_arm_bare", "l_forearm_bare", "l_guard",
     "r_upper_arm", "r_forearm", "r_ring",
     "l_thigh", "l_shin", "r_thigh", "r_shin",
 )
 
 PARENT: dict[str, str | None] = {
-    "pelvis": None, "skirt": "pelvis", "torso": "pelvis", "head": "torso",
+    "pelvis": None, "skirt": "pelvis", "hem": "skirt", "torso": "pelvis", "head": "torso",
     "l_upper_arm": "torso", "l_forearm": "l_upper_arm",
     "l_upper_arm_bare": "torso", "l_forearm_bare": "l_upper_arm_bare", "l_guard": "l_forearm_bare",
     "r_upper_arm": "torso", "r_forearm": "r_upper_arm", "r_ring": "r_forearm",
@@ -70,12 +71,16 @@ HAND = 0.08
 THIGH = 0.42
 SHIN = 0.38           # knee to the ankle; the shoe adds 0.07
 SKIRT_HEM = 0.17      # hem above the ground when standing
+HEM_JOIN = 0.36       # the hem part hangs from this far below the waist
+SKIRT_TOP = (0.16, 0.125)     # the robe's radii at the waist (x, y)
+SKIRT_BOTTOM = (0.255, 0.205)  # and at the hem: 0.51 m across
 STANDING_HEIGHT = HIP_Z + WAIST + NECK_Z + 0.23   # top of the head, without the cap
 STRIDE_M = 1.3        # ground covered by one full gait cycle (two steps)
 
 JOINT_OFFSET: dict[str, np.ndarray] = {k: np.asarray(v, float) for k, v in {
     "pelvis": (0.0, 0.0, HIP_Z),
     "skirt": (0.0, 0.0, WAIST),
+    "hem": (0.0, 0.0, -HEM_JOIN),
     "torso": (0.0, 0.0, WAIST),
     "head": (0.0, 0.0, NECK_Z),
     "l_upper_arm": (-SHOULDER_X, 0.0, SHOULDER_Z),
@@ -137,6 +142,15 @@ ROLE_STYLE: dict[str, dict[str, tuple]] = {
     "相": _style("#5f5a52", "#4d4943", "#c0a070", "#c0a070", "#1a1714"),
     "default": _style("#7a7468", "#66614f", "#3a3530", "#3a3530", "#1a1714"),
 }
+
+#: the cap of a role: "high" (大夫, 诸公: a taller 玄冠 with red cords), "guan" (玄冠 with a ridge, a
+#: pin and cords tied under the chin: the guests, the host, the officers), "cloth" (a small 缁布冠:
+#: the young men, servants and musicians).  Elders (宾, 主人, 大夫, 诸公, 众宾, the music masters) wear
+#: beards.
+CAP_OF_ROLE: dict[str, str] = {"大夫": "high", "诸公": "high", "宾": "guan", "主人": "guan", "众宾": "guan",
+                               "司射": "guan", "司马": "guan", "乐正": "guan", "大师": "guan", "相": "guan",
+                               "上耦": "guan", "次耦": "guan", "下耦": "guan", "default": "guan"}
+BEARDED = {"宾", "主人", "大夫", "诸公", "众宾", "大师", "乐正", "司马"}
 
 _ROLE_PREFIXES: tuple[tuple[str, str], ...] = (
     ("释获者", "释获者"), ("釋獲者", "释获者"), ("获者", "获者"), ("獲者", "获者"),
@@ -249,6 +263,58 @@ def _mix(a, b, w: float):
 # ---------------------------------------------------------------------------
 # figure parts
 
+def _head(role: str, cap_rgb) -> trimesh.Trimesh:
+    """Head and face (eyes, brows, nose, mouth, ears; a beard on elders), hair and the cap of the role."""
+    head = _ellipsoid((0, 0.005, 0.115), (0.088, 0.10, 0.115), SKIN, subdiv=2)
+    vc = head.visual.vertex_colors.copy()
+    v = head.vertices
+    hair = (v[:, 1] < -0.02) | (v[:, 2] > 0.175) | ((v[:, 2] > 0.155) & (np.abs(v[:, 0]) > 0.06))
+    vc[hair, :3] = (np.asarray(HAIR) * 255).astype(np.uint8)
+    head.visual = trimesh.visual.ColorVisuals(head, vertex_colors=vc)
+    brow_rgb = _mix(HAIR, SKIN, 0.15)
+    lip = (0.62, 0.36, 0.32)
+    parts = [head,
+             _frustum(0.085, 0.13, (0.012, 0.008), (0.008, 0.004), 6, _mix(SKIN, (0.7, 0.5, 0.4), 0.2),
+                      center0=(0.0, 0.112), center1=(0.0, 0.100)),                      # nose
+             _box((-0.019, 0.093, 0.072), (0.019, 0.101, 0.079), lip)]                    # mouth
+    for sx in (-1.0, 1.0):
+        parts += [_ellipsoid((sx * 0.033, 0.093, 0.126), (0.013, 0.006, 0.0075), (0.10, 0.08, 0.07), 0),   # eye
+                  _ellipsoid((sx * 0.030, 0.096, 0.127), (0.006, 0.004, 0.005), (0.93, 0.91, 0.86), 0),     # its white
+                  _box((min(sx * 0.014, sx * 0.054), 0.087, 0.143), (max(sx * 0.014, sx * 0.054), 0.098, 0.151),
+                       brow_rgb),                                                       # brow
+                  _ellipsoid((sx * 0.088, 0.0, 0.112), (0.012, 0.02, 0.03), SKIN, 0)]  # ear
+    if role in BEARDED:
+        grey = (0.30, 0.28, 0.26) if role in ("宾", "大师", "乐正") else HAIR
+        parts += [_frustum(0.066, -0.05, (0.045, 0.03), (0.012, 0.012), 8, grey, center0=(0.0, 0.075),
+                           center1=(0.0, 0.085)),                                          # beard
+                  _box((-0.028, 0.096, 0.081), (0.028, 0.106, 0.088), grey)]               # moustache
+    parts += _cap(CAP_OF_ROLE.get(role, "cloth"), cap_rgb)
+    return _merge(parts)
+
+
+def _cap(kind: str, rgb) -> list[trimesh.Trimesh]:
+    """玄冠 (guan), the taller one of the 大夫 (high), or the small cloth cap (cloth)."""
+    knot = _ellipsoid((0.0, -0.02, 0.225), (0.035, 0.04, 0.04), HAIR, 1)
+    if kind == "cloth":
+        return [knot, _frustum(0.19, 0.25, (0.045, 0.05), (0.035, 0.04), 8, rgb, center0=(0, -0.02), center1=(0, -0.02))]
+    tall = 0.30 if kind == "high" else 0.265
+    cords = (0.62, 0.12, 0.10) if kind == "high" else _mix(rgb, (0.5, 0.5, 0.5), 0.3)
+    out = [knot,
+           _frustum(0.18, 0.215, (0.07, 0.085), (0.065, 0.08), 10, rgb),                       # the band (武)
+           _box((-0.025, -0.10, 0.205), (0.025, 0.10, tall), rgb),                              # the ridge (梁)
+           _tube([(-0.075, -0.02, 0.24), (0.075, -0.02, 0.24)], 0.005, (0.80, 0.74, 0.58), 4)]  # the pin (笄)
+    for sx in (-1.0, 1.0):                                                                     # cords (纓) to the chin
+        out.append(_tube([(sx * 0.07, 0.0, 0.19), (sx * 0.075, 0.03, 0.10), (sx * 0.03, 0.07, 0.015),
+                          (sx * 0.012, 0.085, -0.05)], 0.004, cords, 3))
+    return out
+
+
+def _hand(rgb) -> trimesh.Trimesh:
+    """A hand hanging from the wrist: a palm with the fingers together and a thumb forward."""
+    return _merge([_ellipsoid((0.0, 0.008, -FOREARM - 0.045), (0.021, 0.036, 0.052), rgb, 1),
+                   _ellipsoid((0.0, 0.036, -FOREARM - 0.022), (0.011, 0.013, 0.026), rgb, 0)])
+
+
 @lru_cache(maxsize=None)
 def _part_meshes_cached(role: str) -> tuple[tuple[str, trimesh.Trimesh], ...]:
     st = ROLE_STYLE.get(role, ROLE_STYLE["default"])
@@ -259,64 +325,64 @@ def _part_meshes_cached(role: str) -> tuple[tuple[str, trimesh.Trimesh], ...]:
 
     # pelvis: the sash/belt around the waist, with two hanging ends in front
     parts["pelvis"] = _merge([
-        _frustum(WAIST - 0.03, WAIST + 0.05, (0.165, 0.125), (0.16, 0.12), 10, sash),
-        _box((-0.05, 0.11, -0.28), (-0.01, 0.13, WAIST), sash),
-        _box((0.01, 0.11, -0.22), (0.05, 0.13, WAIST), sash),
+        _frustum(WAIST - 0.03, WAIST + 0.05, (0.165, 0.13), (0.16, 0.125), 16, sash),
+        _box((-0.05, 0.12, -0.28), (-0.01, 0.135, WAIST), sash),
+        _box((0.01, 0.12, -0.22), (0.05, 0.135, WAIST), sash),
     ])
-    # skirt: from the waist to the hem, open at the bottom
-    hem = -(HIP_Z + WAIST - SKIRT_HEM)
-    parts["skirt"] = _frustum(0.0, hem, (0.16, 0.125), (0.29, 0.24), 12, skirt_c, cap0=False, cap1=False)
+    # skirt: from the waist to mid-thigh; the hem part below it (the legs stay inside it in a stride)
+    hem_z = -(HIP_Z + WAIST - SKIRT_HEM)
+    u = HEM_JOIN / -hem_z
+    mid = tuple(a + (b - a) * u for a, b in zip(SKIRT_TOP, SKIRT_BOTTOM))
+    parts["skirt"] = _frustum(0.0, -HEM_JOIN - 0.02, SKIRT_TOP, tuple(m + 0.004 for m in mid), 20, skirt_c,
+                              cap0=False, cap1=False)
+    parts["hem"] = _merge([_frustum(0.0, hem_z + HEM_JOIN, tuple(m - 0.006 for m in mid), SKIRT_BOTTOM, 20,
+                                    skirt_c, cap0=False, cap1=False),
+                           _frustum(hem_z + HEM_JOIN + 0.03, hem_z + HEM_JOIN, SKIRT_BOTTOM, SKIRT_BOTTOM, 20,
+                                    _mix(skirt_c, collar, 0.45), cap0=False, cap1=False)])   # the hem's border
     # torso: chest widening to the shoulders; a light cross collar (交领) and the badge on the chest
     parts["torso"] = _merge([
-        _frustum(0.0, SHOULDER_Z, (0.16, 0.125), (0.215, 0.13), 10, robe, cap0=False),
-        _frustum(SHOULDER_Z, NECK_Z + 0.005, (0.12, 0.09), (0.055, 0.05), 8, robe, cap0=False, cap1=False),
+        _frustum(0.0, SHOULDER_Z, (0.16, 0.125), (0.215, 0.13), 16, robe, cap0=False),
+        _frustum(SHOULDER_Z, NECK_Z + 0.005, (0.12, 0.09), (0.055, 0.05), 12, robe, cap0=False, cap1=False),
         _tube([(-0.10, 0.095, SHOULDER_Z + 0.01), (0.0, 0.13, SHOULDER_Z - 0.16), (0.09, 0.13, SHOULDER_Z - 0.24)],
               0.018, collar, 4),
         _tube([(0.10, 0.095, SHOULDER_Z + 0.01), (0.02, 0.128, SHOULDER_Z - 0.10)], 0.016, collar, 4),
         _box((-0.07, 0.125, 0.12), (0.04, 0.145, 0.22), badge),
         _box((-0.08, -0.145, 0.16), (0.08, -0.125, 0.32), badge),      # the same badge on the back
     ])
-    # head: skin ellipsoid with the back half dark (hair), a knot and a cap with a ridge
-    head = _ellipsoid((0, 0.005, 0.115), (0.088, 0.10, 0.115), SKIN, subdiv=1)
-    vc = head.visual.vertex_colors.copy()
-    back = head.vertices[:, 1] < -0.015
-    upper = head.vertices[:, 2] > 0.17
-    vc[back | upper, :3] = (np.asarray(HAIR) * 255).astype(np.uint8)
-    head.visual = trimesh.visual.ColorVisuals(head, vertex_colors=vc)
-    nose = _box((-0.012, 0.095, 0.09), (0.012, 0.118, 0.125), SKIN)
-    parts["head"] = _merge([
-        head, nose,
-        _frustum(0.19, 0.245, (0.06, 0.075), (0.035, 0.06), 6, cap),               # cap crown
-        _box((-0.02, -0.085, 0.2), (0.02, 0.085, 0.275), cap),                      # ridge front-to-back
-        _box((-0.006, -0.01, 0.205), (0.006, 0.01, 0.205 + 0.001), cap),
-    ])
+    parts["head"] = _head(role, cap)
 
-    def arm(side: str, bare: bool) -> tuple[trimesh.Trimesh, trimesh.Trimesh]:
+    def arm(bare: bool) -> tuple[trimesh.Trimesh, trimesh.Trimesh]:
         if bare:
-            up = _frustum(0.02, -UPPER_ARM, 0.05, 0.04, 8, SKIN)
-            fo = _merge([_frustum(0.0, -FOREARM, 0.04, 0.032, 8, SKIN),
-                         _box((-0.025, -0.035, -FOREARM - HAND), (0.025, 0.04, -FOREARM + 0.005), SKIN)])
+            up = _frustum(0.02, -UPPER_ARM, 0.05, 0.04, 10, SKIN)
+            fo = _merge([_frustum(0.0, -FOREARM, 0.04, 0.03, 10, SKIN), _hand(SKIN)])
             return up, fo
-        up = _frustum(0.03, -UPPER_ARM, 0.07, 0.075, 8, robe)
+        up = _frustum(0.03, -UPPER_ARM, 0.07, 0.075, 12, robe)
         fo = _merge([
-            _frustum(0.0, -FOREARM + 0.02, 0.075, (0.12, 0.14), 8, robe, cap1=False),  # wide sleeve (袂)
-            _frustum(-FOREARM + 0.02, -FOREARM + 0.03, (0.12, 0.14), (0.05, 0.05), 8, sleeve_lining,
-                     cap0=False, cap1=False),
-            _box((-0.025, -0.035, -FOREARM - HAND + 0.01), (0.025, 0.04, -FOREARM + 0.02), SKIN),
+            _frustum(0.0, -FOREARM + 0.02, 0.075, (0.12, 0.15), 12, robe, cap1=False),   # wide sleeve (袂)
+            _frustum(-FOREARM + 0.02, -FOREARM - 0.02, (0.12, 0.15), (0.13, 0.17), 12, robe, cap0=False,
+                     cap1=False, center1=(0.0, -0.03)),                                 # its hanging lower edge
+            _frustum(-FOREARM - 0.02, -FOREARM - 0.01, (0.13, 0.17), (0.05, 0.05), 12, sleeve_lining,
+                     cap0=False, cap1=False, center0=(0.0, -0.03)),
+            _hand(SKIN),
         ])
         return up, fo
 
-    parts["l_upper_arm"], parts["l_forearm"] = arm("l", False)
-    parts["r_upper_arm"], parts["r_forearm"] = arm("r", False)
-    parts["l_upper_arm_bare"], parts["l_forearm_bare"] = arm("l", True)
-    parts["l_guard"] = _frustum(-0.06, -0.22, 0.048, 0.042, 8, LEATHER)
-    parts["r_ring"] = _merge([_frustum(-0.03, -0.065, 0.032, 0.032, 6, IVORY),
-                              _box((-0.035, -0.02, -0.07), (0.0, 0.05, -0.03), IVORY)])
+    parts["l_upper_arm"], parts["l_forearm"] = arm(False)
+    parts["r_upper_arm"], parts["r_forearm"] = arm(False)
+    parts["l_upper_arm_bare"], parts["l_forearm_bare"] = arm(True)
+    # 遂: a leather guard on the bared left forearm; 決: an ivory ring on the right thumb
+    parts["l_guard"] = _merge([_frustum(-0.04, -0.23, 0.047, 0.04, 10, LEATHER),
+                               _frustum(-0.10, -0.12, 0.049, 0.048, 10, _mix(LEATHER, (0, 0, 0), 0.4))])
+    parts["r_ring"] = _merge([_frustum(-0.010, -0.036, 0.0155, 0.0155, 8, IVORY, center0=(0.0, 0.036),
+                                       center1=(0.0, 0.036)),
+                              _box((-0.012, 0.044, -0.034), (0.012, 0.056, -0.012), IVORY)])
 
     def leg() -> tuple[trimesh.Trimesh, trimesh.Trimesh]:
-        th = _frustum(0.03, -THIGH, 0.075, 0.058, 6, TROUSER)
-        sh = _merge([_frustum(0.0, -SHIN, 0.055, 0.045, 6, TROUSER),
-                     _box((-0.045, -0.06, -SHIN - 0.07), (0.045, 0.17, -SHIN), SHOE)])
+        th = _frustum(0.03, -THIGH, 0.075, 0.058, 8, TROUSER)
+        sh = _merge([_frustum(0.0, -SHIN, 0.055, 0.045, 8, TROUSER),
+                     _frustum(-SHIN, -SHIN - 0.07, (0.045, 0.06), (0.048, 0.115), 8, SHOE,
+                              center0=(0.0, 0.0), center1=(0.0, 0.055)),                    # the shoe (屨)
+                     _box((-0.03, 0.12, -SHIN - 0.075), (0.03, 0.19, -SHIN - 0.04), SHOE)])  # its upturned toe
         return th, sh
 
     parts["l_thigh"], parts["l_shin"] = leg()

@@ -41,7 +41,7 @@ def _envelope(phase: float, attack: float = 0.3, release: float = 0.3) -> float:
 # arm parameters: raise (forward, about x), abd (out to the side), yaw (inward, about z), elbow (flex)
 _PARAM_KEYS = (
     "pelvis_z", "pelvis_pitch", "torso_pitch", "torso_roll", "torso_yaw", "head_pitch", "head_yaw",
-    "skirt_sx", "skirt_sy", "skirt_sz", "skirt_dy", "skirt_pitch",
+    "skirt_sx", "skirt_sy", "skirt_sz", "skirt_dy", "skirt_pitch", "hem_sy", "hem_pitch",
     "l_raise", "l_abd", "l_yaw", "l_elbow", "r_raise", "r_abd", "r_yaw", "r_elbow",
     "l_hip", "l_knee", "r_hip", "r_knee", "l_hip_abd", "r_hip_abd",
 )
@@ -49,7 +49,7 @@ _PARAM_KEYS = (
 
 def _base() -> dict[str, float]:
     p = dict.fromkeys(_PARAM_KEYS, 0.0)
-    p.update(pelvis_z=HIP_Z, skirt_sx=1.0, skirt_sy=1.0, skirt_sz=1.0)
+    p.update(pelvis_z=HIP_Z, skirt_sx=1.0, skirt_sy=1.0, skirt_sz=1.0, hem_sy=1.0)
     return p
 
 
@@ -86,11 +86,13 @@ def pose_params(posture: str, phase: float = 0.0, state: dict | None = None) -> 
         w = 2 * math.pi * phase
         swing = math.sin(w)
         p["pelvis_z"] = HIP_Z - 0.025 * (1 - abs(math.cos(w)))
-        p["l_hip"], p["r_hip"] = 24 * swing, -24 * swing
+        p["l_hip"], p["r_hip"] = 20 * swing, -20 * swing
         p["l_knee"] = -(6 + 40 * max(0.0, math.cos(w)))
         p["r_knee"] = -(6 + 40 * max(0.0, -math.cos(w)))
-        p["skirt_sy"] = 1.0 + 0.18 * abs(swing)
-        p["skirt_pitch"] = 3.0 * math.sin(2 * w)
+        p["skirt_sy"] = 1.0 + 0.10 * abs(swing)
+        p["skirt_pitch"] = 2.0 * math.sin(2 * w)
+        # the hem opens with the stride and swings with the leading leg, so the legs stay inside it
+        p["hem_sy"] = 1.0 + 0.80 * abs(swing)
         p["torso_roll"] = 2.0 * swing
         p["torso_pitch"] = 3.0
         # arms swing against the legs, sleeves loose
@@ -141,6 +143,7 @@ def local_transforms(p: dict[str, float], state: dict | None = None) -> dict[str
     L["pelvis"] = _t((0, 0, p["pelvis_z"])) @ _rx(-p["pelvis_pitch"])
     sk = np.diag([p["skirt_sx"], p["skirt_sy"], p["skirt_sz"], 1.0])
     L["skirt"] = _t(off["skirt"] + (0, p["skirt_dy"], 0)) @ _rx(-p["skirt_pitch"]) @ sk
+    L["hem"] = _t(off["hem"]) @ _rx(-p["hem_pitch"]) @ np.diag([1.0, p["hem_sy"], 1.0, 1.0])
     L["torso"] = _t(off["torso"]) @ _rot("ZYX", p["torso_yaw"], p["torso_roll"], -p["torso_pitch"])
     L["head"] = _t(off["head"]) @ _rot("ZX", p["head_yaw"], -p["head_pitch"])
     for s, sign in (("l", -1.0), ("r", 1.0)):
