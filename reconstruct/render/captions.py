@@ -20,7 +20,8 @@ from PIL import Image, ImageDraw, ImageFont
 from ..model.plan import Plan
 
 __all__ = ["display_text", "font_path", "CaptionBand", "draw_timeline", "title_card", "end_card",
-           "label_sprite", "blit_rgba", "write_vtt", "vtt_time", "draw_fast_marker"]
+           "label_sprite", "blit_rgba", "write_vtt", "vtt_time", "draw_fast_marker", "simplified", "video_title",
+           "card_texts"]
 
 _PINYIN = {"shè": "射", "jiāo": "交", "yù": "欲"}
 _SYSTEM_CJK = "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc"
@@ -171,9 +172,9 @@ def _fast_sprite(text: str, px: int) -> np.ndarray:
 
 
 def draw_fast_marker(frame: np.ndarray, rate: float) -> None:
-    """A "≫ 8×" tag at the top right while a long hold plays faster than real time."""
+    """A "» 8×" tag at the top right while a long hold plays faster than real time."""
     h, w = frame.shape[:2]
-    spr = _fast_sprite(f"≫ {rate:g}×", max(9, int(h * 0.03)))
+    spr = _fast_sprite(f"» {rate:g}×", max(9, int(h * 0.03)))
     blit_rgba(frame, spr, w - int(w * 0.03) - spr.shape[1] / 2, int(h * 0.03) + spr.shape[0])
 
 
@@ -197,26 +198,71 @@ def _card(size: tuple[int, int], lines: list[tuple[str, float, tuple, bool]]) ->
     return arr
 
 
+def simplified(text: str) -> str:
+    """Text in simplified characters (opencc), so that a card or a title is in one script: the
+    captions are in simplified characters, the readings' names and sources in traditional ones."""
+    return _t2s().convert(text)
+
+
+@lru_cache(maxsize=1)
+def _t2s():
+    import opencc
+    return opencc.OpenCC("t2s")
+
+
+def video_title(plan: Plan) -> str:
+    """The video's title (its metadata and its title card), in one script."""
+    name = simplified(plan.layout.name) if plan.layout.name else ""
+    return f"乡射礼 · {name}" if name else "乡射礼"
+
+
 def title_card(size: tuple[int, int], plan: Plan) -> np.ndarray:
-    """The opening card: title, the reading's name and its sources (from the plan's layout)."""
+    """The opening card: title, the reading's name and its sources (from the plan's layout), and what
+    the 注 tab of the captions means."""
+    return _card(size, _title_lines(plan))
+
+
+def _title_lines(plan: Plan) -> list:
     lay = plan.layout
     lines = [("乡射礼", 0.11, INK, True), ("The Village Archery Ceremony · Yili", 0.04, DIM, False),
              ("", 0.03, DIM, False)]
     if lay.name:
-        lines.append((f"Reading: {lay.name}", 0.034, ACCENT, False))
+        reading = simplified(lay.name) + (f" ({lay.name_en})" if lay.name_en else "")
+        lines.append((f"Reading: {reading}", 0.034, ACCENT, False))
     for s in list(lay.sources)[:4]:
-        lines.append((str(s), 0.028, DIM, False))
-    return _card(size, lines)
+        lines.append((simplified(str(s)), 0.026, DIM, False))
+    lines += [("", 0.02, DIM, False),
+              ("注 N, at the right of each caption: the paragraph of the text being performed (its note number)",
+               0.026, ACCENT, False)]
+    return lines
 
 
-def end_card(size: tuple[int, int], plan: Plan) -> np.ndarray:
-    """The closing card."""
+def end_card(size: tuple[int, int], plan: Plan, t0: float | None = None, t1: float | None = None) -> np.ndarray:
+    """The closing card: "the rite is complete" after the whole passage; after an excerpt, which
+    paragraphs it showed."""
+    return _card(size, _end_lines(plan, t0, t1))
+
+
+def card_texts(plan: Plan, t0: float | None = None, t1: float | None = None) -> list[str]:
+    """Every text the title and end cards draw."""
+    return [text for text, *_ in _title_lines(plan) + _end_lines(plan, t0, t1) if text]
+
+
+def _end_lines(plan: Plan, t0: float | None, t1: float | None) -> list:
     txt = plan.text
-    lines = [("礼成", 0.09, INK, True), ("The rite is complete", 0.036, DIM, False), ("", 0.03, DIM, False),
-             ("Text: 仪礼·乡射礼" + (f" ({Path(txt['file']).name})" if txt.get("file") else ""), 0.026, DIM, False),
-             (f"Reading: {plan.layout.name or '—'} · reconstruction from the text; every position is an interpretation",
-              0.024, ACCENT, False)]
-    return _card(size, lines)
+    whole = (t0 is None or t0 <= 1e-6) and (t1 is None or t1 >= plan.duration - 1e-6)
+    if whole:
+        head = [("礼成", 0.09, INK, True), ("The rite is complete", 0.036, DIM, False)]
+    else:
+        notes = sorted({e.footnote for e in plan.events if e.footnote is not None and e.end > t0 and e.start < t1})
+        span = (f"注 {notes[0]}" + (f"–{notes[-1]}" if notes[-1] != notes[0] else "")) if notes else ""
+        head = [("节选终", 0.09, INK, True),
+                (f"End of the excerpt{': ' + span if span else ''} · the rite goes on", 0.036, DIM, False)]
+    lines = head + [("", 0.03, DIM, False),
+                    ("Text: 仪礼·乡射礼" + (f" ({Path(txt['file']).name})" if txt.get("file") else ""), 0.026, DIM, False),
+                    (f"Reading: {simplified(plan.layout.name) or '—'} · reconstruction from the text; "
+                     "every position is an interpretation", 0.024, ACCENT, False)]
+    return lines
 
 
 @lru_cache(maxsize=256)

@@ -118,3 +118,19 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+def missing_glyphs(text: str, path: Path | None = None) -> set[str]:
+    """The characters of ``text`` the caption font has no glyph for (whitespace aside)."""
+    return {c for c in set(text) if not c.isspace() and ord(c) not in _cmap(str(path or font_path()))}
+
+
+_CMAPS: dict[str, set[int]] = {}
+
+
+def _cmap(path: str) -> set[int]:
+    if path not in _CMAPS:
+        from fontTools.ttLib import TTFont
+        font = TTFont(path, fontNumber=SC_INDEX if path.endswith(".ttc") else -1, lazy=True)
+        _CMAPS[path] = set(font.getBestCmap())
+    return _CMAPS[path]

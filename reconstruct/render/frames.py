@@ -20,6 +20,7 @@ import math
 import numpy as np
 
 from . import offscreen as O
+from . import materials as M
 from . import shade as SH
 from .layer import MovingLayer
 from ..scene.shots import CameraPose
@@ -61,6 +62,7 @@ class FrameRenderer:
         self.size = tuple(int(v) for v in size)
         w, h = self.size
         self.aa = aa
+        self.materials = True
         self.ss = SS if aa else 1
         self.layer = layer
         self._full_scene(static_meshes, sky)
@@ -77,8 +79,15 @@ class FrameRenderer:
             rgb = _rgb(rgb)
             if name in dark and not isinstance(rgb, str):
                 rgb = tuple(c * SH.SHADE for c in rgb)
-            a = O.add_mesh(pl, mesh, color=rgb, ambient=0.32, diffuse=0.72, specular=0.0, name=f"static:{name}",
-                           smooth_shading=False, reset_camera=False)
+            kind = M.material_of(name) if self.materials and not isinstance(rgb, str) else None
+            if kind is not None:
+                tm, uv = M.box_uv(mesh, M.REPEAT_M[kind])
+                a = O.add_mesh(pl, O.textured(tm, uv), texture=O.texture(M.texture_rgb(kind, rgb)), ambient=0.32,
+                               diffuse=0.72, specular=0.0, name=f"static:{name}", smooth_shading=False,
+                               reset_camera=False)
+            else:
+                a = O.add_mesh(pl, mesh, color=rgb, ambient=0.32, diffuse=0.72, specular=0.0, name=f"static:{name}",
+                               smooth_shading=False, reset_camera=False)
             self.static_actors.append(a)
             if name in ROOF_NODES:
                 self.roof_actors.append(a)

@@ -1,7 +1,7 @@
 """Which plan moment each video frame shows: plain frame times, and long holds played faster.
 
 A hold is a stretch in which nothing in the frame moves and the camera holds; longer than
-``hold_after`` seconds, its middle plays ``hold_speed`` times faster (the video marks it "≫").
+``hold_after`` seconds, its middle plays ``hold_speed`` times faster (the video marks it "»").
 """
 from __future__ import annotations
 

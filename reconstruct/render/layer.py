@@ -91,7 +91,7 @@ class MovingLayer:
         for aid in s.actors:
             self.shadows[aid] = (len(self.items), len(self.items) + 1)
             self.items += [("shadow", aid), ("shadow_floor", aid)]
-            geoms += [SH.shadow_geometry(SH.COURT_RGB), SH.shadow_geometry(SH.FLOOR_RGB)]
+            geoms += [SH.shadow_geometry(SH.COURT_RGB), SH.shadow_geometry(SH.FLOOR_SHADED)]
         for pid in s.props:
             self.items.append(("prop", pid))
             geoms.append(_geometry(pid))

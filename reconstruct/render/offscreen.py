@@ -16,7 +16,7 @@ import vtk  # noqa: E402
 from vtk.util.numpy_support import vtk_to_numpy  # noqa: E402
 
 __all__ = ["plotter", "add_light", "add_mesh", "wrap", "triangles", "upload", "set_camera", "read_pixels",
-           "screenshot", "WorldToDisplay", "set_input"]
+           "screenshot", "WorldToDisplay", "set_input", "textured", "texture"]
 
 
 def plotter(window_size, *, background: tuple[str, str], fxaa: bool) -> pv.Plotter:
@@ -63,6 +63,22 @@ def triangles(vertices, faces, colors=None, normals=None) -> pv.PolyData:
         poly.point_data["Normals"] = np.asarray(normals, float).copy()
         poly.point_data.active_normals_name = "Normals"
     return poly
+
+
+def textured(mesh, uv: np.ndarray) -> pv.PolyData:
+    """A PyVista mesh of a trimesh with texture coordinates ``uv`` (one per vertex)."""
+    poly = pv.wrap(mesh)
+    poly.active_texture_coordinates = np.asarray(uv, np.float32)
+    return poly
+
+
+def texture(rgb: np.ndarray) -> pv.Texture:
+    """A repeating, mipmapped texture of an (h, w, 3) uint8 image."""
+    tex = pv.Texture(np.ascontiguousarray(rgb))
+    tex.repeat = True
+    tex.interpolate = True
+    tex.mipmap = True
+    return tex
 
 
 def add_mesh(pl: pv.Plotter, mesh, **kw):

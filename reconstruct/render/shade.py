@@ -23,13 +23,14 @@ import trimesh
 from ..scene import figures as F
 
 __all__ = ["SUN_DIR", "projection_onto", "shadow_geometry", "architecture_shadows", "SHADE", "COURT_RGB",
-           "FLOOR_RGB"]
+           "FLOOR_RGB", "FLOOR_SHADED"]
 
 SUN_DIR = np.array([0.55, -0.45, 0.70])     # towards the sun: south-east, high (about 44° up)
 SUN_DIR = SUN_DIR / np.linalg.norm(SUN_DIR)
 SHADE = 0.62                                 # a surface in shadow keeps this much of its colour
 COURT_RGB = (0.804, 0.733, 0.588)            # ground.C["court"]
 FLOOR_RGB = (0.710, 0.604, 0.447)            # ground.C["earth"] (the hall's floor)
+FLOOR_SHADED = tuple(c * SHADE for c in FLOOR_RGB)   # the floor under the roof, in its shadow
 _LIFT = 0.006                                # m above the surface a shadow skin floats
 
 

@@ -5,7 +5,7 @@ Design for speed on a CPU with software GL (llvmpipe), where every full-frame pa
 * :mod:`.frames` draws a frame from a background cached per camera pose and a supersampled
   moving layer (:mod:`.layer`: every person and prop as one mesh posed in numpy); when nothing
   visible moves the last picture is reused and only captions and the timeline are redrawn;
-  long holds can be played faster (:mod:`.holds`, a "≫" marker shows it).
+  long holds can be played faster (:mod:`.holds`, a "»" marker shows it).
 * The frames are cut into chunks by plan time (:mod:`.chunks`); each chunk is rendered from a
   fresh state into its own H.264 segment (:mod:`.encode`), so chunks can be rendered in any order,
   by any number of workers (:mod:`.engine`: in this process, or a Dask cluster), and finished
@@ -25,6 +25,7 @@ from .chunks import CHUNK_SECONDS, Chunk, Manifest, RenderJob, chunk_store, part
 from .encode import SegmentWriter, encoder_identity, file_sha256, join_segments
 from .frames import ROOF_NODES, FrameRenderer
 from .holds import frame_times, hold_times
+from .clauses import ClauseTimeline
 from .inset import InsetMap
 from .labels import TagChoice, place_labels, short_name
 from .layer import MovingLayer
@@ -77,6 +78,7 @@ class FramePipeline:
         self.band_top = size[1] - int(size[1] * 0.2)
         self.last3d, self.last_key = None, None
         self.tags = TagChoice()
+        self.clauses = ClauseTimeline(plan, self.glosses)
         colours = {aid: tuple(int(c * 255) for c in F.ROLE_STYLE[F.role_of(aid)]["robe"]) for aid in plan.actors}
         self.inset = InsetMap(plan, size, colours)
 
@@ -106,12 +108,13 @@ class FramePipeline:
             self.inset.draw(frame, self.layer.heads, set(acting))
         ev = self.plan.current_event(t, events=self.events)
         if ev is not None:
-            if ev.id not in self.bands:
+            cl = self.clauses.at(ev, t)                   # the clause being performed
+            key = (ev.id, cl.index)
+            if key not in self.bands:
                 if len(self.bands) > 32:
                     self.bands.clear()
-                self.bands[ev.id] = C.CaptionBand.draw(self.size, ev.text, self.glosses.get(ev.id) or ev.gloss,
-                                                       ev.footnote)
-            self.bands[ev.id].apply(frame)
+                self.bands[key] = C.CaptionBand.draw(self.size, cl.zh, cl.en, ev.footnote)
+            self.bands[key].apply(frame)
         C.draw_timeline(frame, (t - self.t0) / max(1e-9, self.t1 - self.t0))
         if rate > 1.0:
             C.draw_fast_marker(frame, rate)
@@ -209,7 +212,7 @@ def render_chunk(job: RenderJob, chunk: Chunk, pipe: FramePipeline | None, repor
 
 def _chunk_frames(job: RenderJob, chunk: Chunk, pipe: FramePipeline | None):
     if chunk.kind in ("title", "end"):
-        card = (C.title_card if chunk.kind == "title" else C.end_card)(job.size, job.plan)
+        card = C.title_card(job.size, job.plan) if chunk.kind == "title" else C.end_card(job.size, job.plan, job.t0, job.t1)
         for _ in range(chunk.n):
             yield card
         return
@@ -240,7 +243,7 @@ def render_video(plan: Plan, static_meshes, out_path, *, size=(1280, 720), fps: 
     event texts are its substrings when given.  ``glosses``: English gloss per event id (else
     ``event["gloss"]``).  ``cards``: title and end cards.  ``camera``: a shot plan to use instead
     of :func:`plan_shots`.  ``compress_holds``: holds in which nothing in the frame moves for
-    longer than this many seconds play ``hold_speed`` times faster, marked "≫ 8×" (None: off).
+    longer than this many seconds play ``hold_speed`` times faster, marked "» 8×" (None: off).
     ``workers``: render processes (default :func:`default_workers`; more than one starts a local
     Dask cluster); ``scheduler``: the address of a running Dask scheduler to send the chunks to.
     Finished chunks are kept beside the video (:func:`.chunks.chunk_store`) and reused by a rerun
@@ -267,7 +270,7 @@ def render_video(plan: Plan, static_meshes, out_path, *, size=(1280, 720), fps: 
                     Path(frames_dir) if frames_dir is not None else None)
     chunks = plan_chunks(job, cards=cards, title_n=int(round(TITLE_S * fps)), end_n=int(round(END_S * fps)),
                          compress_holds=compress_holds, hold_speed=hold_speed, chunk_seconds=chunk_seconds)
-    cards_img = {"title": C.title_card(size, plan), "end": C.end_card(size, plan)} if cards else {}
+    cards_img = {"title": C.title_card(size, plan), "end": C.end_card(size, plan, t0, t1)} if cards else {}
     settings = set_keys(job, chunks, cards_img, encoder_identity())
     job.id = settings
     if job.frames_dir is not None:
@@ -310,7 +313,7 @@ def _join(chunks: list[Chunk], store: Path, out_path: Path, plan: Plan, t0: floa
     tmp = out_path.with_name(f".{out_path.stem}.partial{out_path.suffix or '.mp4'}")
     try:
         join_segments([store / c.segment for c in chunks], tmp, chapters=_chapters(plan, chunks, t0, t1, fps, speed),
-                      title=f"鄉射禮 · {plan.layout.name}" if plan.layout.name else "鄉射禮")
+                      title=C.video_title(plan))
         tmp.replace(out_path)
     finally:
         tmp.unlink(missing_ok=True)
@@ -354,14 +357,17 @@ def _write_sidecars(plan: Plan, chunks: list[Chunk], out_path: Path, t0: float, 
     """The .zh.vtt and .en.vtt captions: cue times in video seconds."""
     to_video = _video_clock(chunks, fps, speed)
     cues_zh, cues_en = [], []
+    timeline = ClauseTimeline(plan, glosses)
     for e in plan.events_by_start():
         if e.end <= t0 or e.start >= t1:
             continue
-        a, b = to_video(max(e.start, t0)), to_video(min(e.end, t1))
-        cues_zh.append((a, b, C.display_text(e.text) + (f" ({e.footnote})" if e.footnote else "")))
-        en = (glosses or {}).get(e.id) or e.gloss
-        if en:
-            cues_en.append((a, b, en))
+        for c in timeline.clauses(e):                  # a cue per clause, timed as the captions show them
+            if c.t1 <= t0 or c.t0 >= t1:
+                continue
+            a, b = to_video(max(c.t0, t0)), to_video(min(c.t1, t1))
+            cues_zh.append((a, b, C.display_text(c.zh) + (f" ({e.footnote})" if e.footnote else "")))
+            if c.en:
+                cues_en.append((a, b, c.en))
     C.write_vtt(out_path.with_suffix(".zh.vtt"), cues_zh)
     C.write_vtt(out_path.with_suffix(".en.vtt"), cues_en)
 

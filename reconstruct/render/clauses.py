@@ -1,0 +1,147 @@
+"""Captions in step with the act: an event's text split at its clauses, each shown while it is performed.
+
+An event of the plan may hold several clauses (降复位，坐，兼敛算，实八算于中 …) performed one after the
+other over a long stretch; one caption for all of it describes a bow before it is seen.  Here the
+Chinese text is cut at its clause marks (，；。：), and the clauses are timed by what the event's
+people do: a clause boundary goes to the start of a gesture, of a walk or of a change of posture of
+those people near where the clause's share of the text (by length) would put it, or there when
+nothing is done near it.  A clause shown for less than :data:`MIN_CLAUSE_S` is joined to its
+neighbour.  The English gloss is cut at its commas and semicolons and each piece goes with the
+clause at the same place in the sentence.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..model.plan import Event, Plan
+
+__all__ = ["Clause", "split_clauses", "split_gloss", "ClauseTimeline", "MIN_CLAUSE_S"]
+
+MIN_CLAUSE_S = 2.2        # s, the shortest a clause is on screen
+_ZH_MARKS = "，；。：！？"
+
+
+@dataclass(frozen=True)
+class Clause:
+    t0: float
+    t1: float
+    zh: str
+    en: str
+    index: int
+
+
+def split_clauses(text: str) -> list[str]:
+    """The clauses of a text, each with the mark that ends it (a quotation stays with its words)."""
+    out, cur, depth = [], "", 0
+    for ch in text:
+        cur += ch
+        if ch in "“「『":
+            depth += 1
+        elif ch in "”」』":
+            depth = max(0, depth - 1)
+        elif ch in _ZH_MARKS and depth == 0 and cur.strip(_ZH_MARKS):
+            out.append(cur)
+            cur = ""
+    if cur.strip():
+        if out and not cur.strip(_ZH_MARKS + "”」』"):
+            out[-1] += cur
+        else:
+            out.append(cur)
+    return out or [text]
+
+
+def split_gloss(en: str) -> list[str]:
+    """Pieces of an English gloss cut after commas, semicolons and colons (not inside quotes)."""
+    if not en:
+        return []
+    parts = re.split(r"(?<=[,;:])\s+(?=(?:[^'\"]*['\"][^'\"]*['\"])*[^'\"]*$)", en)
+    return [p for p in parts if p.strip()]
+
+
+def _fractions(pieces: list[str]) -> np.ndarray:
+    n = np.array([max(1, len(p)) for p in pieces], float)
+    return np.r_[0.0, np.cumsum(n) / n.sum()]
+
+
+class ClauseTimeline:
+    """The clauses of every event of a plan, timed by what the event's people do."""
+
+    def __init__(self, plan: Plan, glosses: dict | None = None):
+        self.plan = plan
+        self.glosses = glosses or {}
+        self._cache: dict[str, list[Clause]] = {}
+
+    def clauses(self, ev: Event) -> list[Clause]:
+        if ev.id not in self._cache:
+            self._cache[ev.id] = self._time(ev)
+        return self._cache[ev.id]
+
+    def at(self, ev: Event, t: float) -> Clause:
+        """The clause of ``ev`` performed at ``t`` (the first before it starts, the last after it ends)."""
+        cl = self.clauses(ev)
+        for c in cl:
+            if t < c.t1:
+                return c
+        return cl[-1]
+
+    def _cues(self, ev: Event) -> list[float]:
+        """Times inside the event at which its people start doing something."""
+        out = []
+        for aid in ev.actors:
+            a = self.plan.actors.get(aid)
+            if a is None:
+                continue
+            out += [g.t0 for g in a.gestures if ev.start < g.t0 < ev.end]
+            tr = a.track
+            kt, post = tr.t, tr.posture
+            mv = tr.moving() if len(tr) > 1 else np.zeros(0, bool)
+            for i in range(1, len(kt)):
+                if not ev.start < kt[i] < ev.end:
+                    continue
+                if post[i] != post[i - 1] or (i < len(mv) and mv[i] != mv[i - 1]):
+                    out.append(float(kt[i]))
+        return sorted(set(round(x, 3) for x in out))
+
+    def _time(self, ev: Event) -> list[Clause]:
+        en = self.glosses.get(ev.id) or ev.gloss or ""
+        zh = split_clauses(ev.text)
+        dur = ev.end - ev.start
+        if len(zh) < 2 or dur < 2 * MIN_CLAUSE_S:
+            return [Clause(ev.start, ev.end, ev.text, en, 0)]
+        fr = _fractions(zh)
+        cues = self._cues(ev)
+        bounds = [ev.start]
+        for f in fr[1:-1]:
+            want = ev.start + f * dur
+            near = [c for c in cues if abs(c - want) < 0.25 * dur and c > bounds[-1] + 0.5]
+            bounds.append(min(near, key=lambda c: abs(c - want)) if near else max(want, bounds[-1] + 0.5))
+        bounds.append(ev.end)
+        # join clauses too short to read to the next (the last to the one before)
+        pieces = [[bounds[i], bounds[i + 1], zh[i], fr[i], fr[i + 1]] for i in range(len(zh))]
+        i = 0
+        while i < len(pieces) and len(pieces) > 1:
+            if pieces[i][1] - pieces[i][0] >= MIN_CLAUSE_S:
+                i += 1
+                continue
+            j = i + 1 if i + 1 < len(pieces) else i - 1
+            a, b = sorted((i, j))
+            pieces[a] = [pieces[a][0], pieces[b][1], pieces[a][2] + pieces[b][2], pieces[a][3], pieces[b][4]]
+            del pieces[b]
+            i = a
+        gl = split_gloss(en)
+        gfr = _fractions(gl) if gl else None
+        out = []
+        for k, (t0, t1, text, f0, f1) in enumerate(pieces):
+            if gl and len(pieces) > 1:
+                mids = (gfr[:-1] + gfr[1:]) / 2
+                pick = [g for g, m in zip(gl, mids) if f0 <= m < f1 or (k == len(pieces) - 1 and m >= f0)]
+                if not pick:
+                    pick = [gl[min(len(gl) - 1, int(np.searchsorted(gfr, (f0 + f1) / 2) - 1))]]
+                en_k = " ".join(pick)
+            else:
+                en_k = en
+            out.append(Clause(float(t0), float(t1), text, en_k, k))
+        return out
