@@ -73,7 +73,7 @@ SHIN = 0.38           # knee to the ankle; the shoe adds 0.07
 SKIRT_HEM = 0.17      # hem above the ground when standing
 HEM_JOIN = 0.36       # the hem part hangs from this far below the waist
 SKIRT_TOP = (0.16, 0.125)     # the robe's radii at the waist (x, y)
-SKIRT_BOTTOM = (0.255, 0.205)  # and at the hem: 0.51 m across
+SKIRT_BOTTOM = (0.235, 0.19)  # and at the hem: 0.47 m across
 STANDING_HEIGHT = HIP_Z + WAIST + NECK_Z + 0.23   # top of the head, without the cap
 STRIDE_M = 1.3        # ground covered by one full gait cycle (two steps)
 
@@ -358,10 +358,10 @@ def _part_meshes_cached(role: str) -> tuple[tuple[str, trimesh.Trimesh], ...]:
             return up, fo
         up = _frustum(0.03, -UPPER_ARM, 0.07, 0.075, 12, robe)
         fo = _merge([
-            _frustum(0.0, -FOREARM + 0.02, 0.075, (0.12, 0.15), 12, robe, cap1=False),   # wide sleeve (袂)
-            _frustum(-FOREARM + 0.02, -FOREARM - 0.02, (0.12, 0.15), (0.13, 0.17), 12, robe, cap0=False,
+            _frustum(0.0, -FOREARM + 0.02, 0.07, (0.10, 0.13), 12, robe, cap1=False),    # wide sleeve (袂)
+            _frustum(-FOREARM + 0.02, -FOREARM - 0.02, (0.10, 0.13), (0.105, 0.145), 12, robe, cap0=False,
                      cap1=False, center1=(0.0, -0.03)),                                 # its hanging lower edge
-            _frustum(-FOREARM - 0.02, -FOREARM - 0.01, (0.13, 0.17), (0.05, 0.05), 12, sleeve_lining,
+            _frustum(-FOREARM - 0.02, -FOREARM - 0.01, (0.105, 0.145), (0.05, 0.05), 12, sleeve_lining,
                      cap0=False, cap1=False, center0=(0.0, -0.03)),
             _hand(SKIN),
         ])

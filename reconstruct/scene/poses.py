@@ -86,13 +86,13 @@ def pose_params(posture: str, phase: float = 0.0, state: dict | None = None) -> 
         w = 2 * math.pi * phase
         swing = math.sin(w)
         p["pelvis_z"] = HIP_Z - 0.025 * (1 - abs(math.cos(w)))
-        p["l_hip"], p["r_hip"] = 20 * swing, -20 * swing
+        p["l_hip"], p["r_hip"] = 18 * swing, -18 * swing
         p["l_knee"] = -(6 + 40 * max(0.0, math.cos(w)))
         p["r_knee"] = -(6 + 40 * max(0.0, -math.cos(w)))
         p["skirt_sy"] = 1.0 + 0.10 * abs(swing)
         p["skirt_pitch"] = 2.0 * math.sin(2 * w)
         # the hem opens with the stride and swings with the leading leg, so the legs stay inside it
-        p["hem_sy"] = 1.0 + 0.80 * abs(swing)
+        p["hem_sy"] = 1.0 + 0.70 * abs(swing)
         p["torso_roll"] = 2.0 * swing
         p["torso_pitch"] = 3.0
         # arms swing against the legs, sleeves loose
@@ -117,7 +117,7 @@ def pose_params(posture: str, phase: float = 0.0, state: dict | None = None) -> 
         p["head_pitch"] = 6 + 28 * e
         _arms(p, 40 + 25 * e, 14, 24, 48 - 30 * e)      # hands go down to the mat, the head to the hands
     else:  # stand
-        _arms(p, 24, 10, 31, 62)                   # 拱: hands joined before the body, sleeves hanging
+        _arms(p, 24, 5, 31, 62)                    # 拱: hands joined before the body, sleeves hanging
     if posture in ("stand", "walk", "kneel"):
         if two_handed:
             for s in "lr":

@@ -1,0 +1,202 @@
+"""The mesh-level audit: does anybody pass through anybody, as the video draws them?
+
+Every person is posed as the video and the glTF pose him (:class:`~reconstruct.scene.sampler.PlanSampler`,
+gestures included) every :data:`STEP` seconds over the whole passage, and any two figures whose
+meshes intersect are reported, with the parts that meet.  Hands meeting in a hand-over are allowed:
+while one of two people hands something to the other (gestures ``hand_over``/``receive``,
+``pour``), their forearms and hands are left out of the test between them.
+
+The narrow phase is FCL (python-fcl, as trimesh's collision manager uses it) on the posed meshes; a
+broad phase in numpy only poses pairs whose centres are closer than :data:`REACH` m at the same
+level, and a pair is tested again only when one of the two has moved.  Reads the plan only.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..model.plan import Plan
+from ..scene import figures as F
+from ..scene import poses as P
+from ..scene.sampler import PlanSampler
+
+__all__ = ["Contact", "mesh_audit", "STEP", "REACH", "HAND_PARTS", "HANDING"]
+
+STEP = 0.2                  # s between samples
+REACH = 1.5                 # m: centres farther apart than this cannot touch (arms out, sleeves, bows aside)
+HAND_PARTS = ("l_forearm", "l_forearm_bare", "l_guard", "r_forearm", "r_ring")
+HANDING = ("hand_over", "receive", "pour")
+
+
+@dataclass(frozen=True)
+class Contact:
+    """Two figures whose meshes intersect at ``t``, and the parts that meet."""
+
+    a: str
+    b: str
+    t: float
+    parts: tuple[str, str]
+
+    def __str__(self) -> str:
+        return f"{self.t:8.1f} s  {self.a} ~ {self.b}: {self.parts[0]} meets {self.parts[1]}"
+
+
+class _Models:
+    """FCL models of each figure part in its own frame (its scale baked in), built once per scale."""
+
+    def __init__(self, fcl):
+        self.fcl = fcl
+        self.cache: dict[tuple, object] = {}
+
+    def get(self, role: str, g, i: int, scale: np.ndarray):
+        key = (role, i, *np.round(scale, 3))
+        m = self.cache.get(key)
+        if m is None:
+            vmask = g.part_index == i
+            idx = np.flatnonzero(vmask)
+            remap = np.full(len(g.vertices), -1)
+            remap[idx] = np.arange(len(idx))
+            faces = remap[g.faces[vmask[g.faces].all(axis=1)]]
+            m = self.fcl.BVHModel()
+            m.beginModel(len(idx), len(faces))
+            m.addSubModel(g.vertices[idx] * np.round(scale, 3), faces)
+            m.endModel()
+            self.cache[key] = m
+        return m
+
+
+class _Body:
+    """One posed figure: each shown part's world bounds, rotation and translation (its scale is in the
+    part's model), and FCL objects made on demand."""
+
+    def __init__(self, models: _Models, role: str, g, w: dict):
+        self.models, self.role, self.g = models, role, g
+        self.parts = g.parts
+        mats = np.stack([w[p] for p in g.parts])
+        lin = mats[:, :3, :3]
+        self.shown = np.flatnonzero(np.abs(np.linalg.det(lin)) > 1e-9)
+        self.scale = np.linalg.norm(lin, axis=1)                  # column norms: the parts' own scales
+        self.rot = lin / np.where(self.scale > 1e-12, self.scale, 1.0)[:, None, :]
+        self.t = mats[:, :3, 3]
+        M = mats[g.part_index]
+        V = np.einsum("nij,nj->ni", M[:, :3, :3], g.vertices) + M[:, :3, 3]
+        self.lo = np.full((len(g.parts), 3), np.inf)
+        self.hi = np.full((len(g.parts), 3), -np.inf)
+        for i in self.shown:
+            v = V[g.part_index == i]
+            self.lo[i], self.hi[i] = v.min(0), v.max(0)
+        self.box = (self.lo[self.shown].min(0), self.hi[self.shown].max(0))
+        self.objs: dict[int, object] = {}
+
+    def obj(self, i: int):
+        if i not in self.objs:
+            fcl = self.models.fcl
+            self.objs[i] = fcl.CollisionObject(self.models.get(self.role, self.g, i, self.scale[i]),
+                                               fcl.Transform(self.rot[i], self.t[i]))
+        return self.objs[i]
+
+
+class _Bodies:
+    """Posed figures, cached by pose."""
+
+    def __init__(self, sampler: PlanSampler):
+        import fcl
+        self.fcl = fcl
+        self.sampler = sampler
+        self.models = _Models(fcl)
+        self.geom = {aid: F.figure_geometry(aid) for aid in sampler.actors}
+        self.cache: dict[str, tuple] = {}
+
+    def posed(self, aid: str, t: float, moving: bool = True) -> tuple[tuple, _Body]:
+        """(pose signature, posed body) of a person at ``t`` (the last one when he is not ``moving``)."""
+        hit = self.cache.get(aid)
+        if hit is not None and (not moving or hit[2] == t):
+            return hit[:2]
+        xyz, hd, params, state = self.sampler.actor_pose(aid, t)
+        sig = (tuple(np.round(xyz, 3)), round(hd, 2), tuple(round(v, 3) for v in params.values()),
+               bool(state.get("bare_left_arm")), bool(state.get("gear")))
+        if hit is not None and hit[0] == sig:
+            self.cache[aid] = (sig, hit[1], t)
+            return hit[:2]
+        w = P.world_transforms(*xyz, hd, params=params, state=state)
+        self.cache[aid] = (sig, _Body(self.models, F.role_of(aid), self.geom[aid], w), t)
+        return self.cache[aid][:2]
+
+    def touch(self, a: _Body, b: _Body, hands: bool = True) -> tuple[str, str] | None:
+        """The parts by which two posed figures intersect (None: they do not); without their hands and
+        forearms when not ``hands``."""
+        if (a.box[1] < b.box[0]).any() or (b.box[1] < a.box[0]).any():
+            return None
+        ia, ib = a.shown, b.shown
+        if not hands:
+            ia = np.array([i for i in ia if a.parts[i] not in HAND_PARTS], int)
+            ib = np.array([i for i in ib if b.parts[i] not in HAND_PARTS], int)
+        over = ((a.lo[ia][:, None, :] <= b.hi[ib][None, :, :]) & (b.lo[ib][None, :, :] <= a.hi[ia][:, None, :])).all(-1)
+        fcl = self.fcl
+        for x, y in np.argwhere(over):
+            i, j = int(ia[x]), int(ib[y])
+            if fcl.collide(a.obj(i), b.obj(j), fcl.CollisionRequest(), fcl.CollisionResult()):
+                return a.parts[i], b.parts[j]
+        return None
+
+
+def _handing(plan: Plan) -> dict[str, list[tuple[float, float]]]:
+    """Per person, the intervals in which his hands hand something over or take it."""
+    out: dict[str, list[tuple[float, float]]] = {}
+    for aid, a in plan.actors.items():
+        out[aid] = [(g.t0 - 0.5, g.t1 + 0.6) for g in a.gestures if g.kind in HANDING]
+    return out
+
+
+def _during(spans: list[tuple[float, float]], t: float) -> bool:
+    return any(a <= t <= b for a, b in spans)
+
+
+def mesh_audit(plan: Plan, step: float = STEP, t0: float = 0.0, t1: float | None = None,
+               limit: int | None = None) -> list[Contact]:
+    """Every pair of people whose figures intersect, once per stretch of contact (earliest time)."""
+    sampler = PlanSampler(plan)
+    ids = sorted(plan.actors)
+    t1 = plan.duration if t1 is None else t1
+    ts = np.arange(t0, t1 + 1e-9, step)
+    pos = np.stack([plan.actors[a].track.at(ts)[0] for a in ids])          # (n, T, 3)
+    bodies = _Bodies(sampler)
+    handing = _handing(plan)
+    # when each person may look different from the sample before (walks, bows, gestures, changes)
+    live = {}
+    for a in ids:
+        m = np.zeros(len(ts), bool)
+        for u0, u1 in sampler.active_intervals(a):
+            m[max(0, int(np.floor((u0 - t0) / step))):max(0, int(np.ceil((u1 - t0) / step)) + 1)] = True
+        live[a] = m
+    found: list[Contact] = []
+    touching: dict[tuple[str, str], bool] = {}
+    checked: dict[tuple[str, str], tuple] = {}
+    n = len(ids)
+    iu, ju = np.triu_indices(n, 1)
+    for k, t in enumerate(ts):
+        d = np.hypot(pos[iu, k, 0] - pos[ju, k, 0], pos[iu, k, 1] - pos[ju, k, 1])
+        same = np.abs(pos[iu, k, 2] - pos[ju, k, 2]) < 0.5
+        near = set()
+        for i, j in zip(iu[(d < REACH) & same], ju[(d < REACH) & same]):
+            a, b = ids[i], ids[j]
+            near.add((a, b))
+            sa, oa = bodies.posed(a, float(t), live[a][k])
+            sb, ob = bodies.posed(b, float(t), live[b][k])
+            hands = _during(handing[a], t) and _during(handing[b], t)
+            key = (sa, sb, hands)
+            if checked.get((a, b)) == key:
+                hit = touching.get((a, b), False)
+            else:
+                parts = bodies.touch(oa, ob, not hands)
+                checked[(a, b)] = key
+                hit = parts is not None
+                if hit and not touching.get((a, b), False):
+                    found.append(Contact(a, b, float(t), parts))
+                    if limit is not None and len(found) >= limit:
+                        return found
+            touching[(a, b)] = hit
+        for pair in [p for p in touching if p not in near]:
+            touching[pair] = False
+    return found
