@@ -259,7 +259,7 @@ def cmd_video(a: argparse.Namespace) -> int:
         st = render_video(plan, ground_meshes(reading), a.out, size=a.size, fps=a.fps, crf=a.crf, start=a.start,
                           end=a.end, speed=a.speed, frames_dir=a.frames, labels=a.labels, progress=not a.quiet,
                           text=seed.load(), cards=not a.no_cards, workers=a.workers, scheduler=a.scheduler,
-                          fresh=a.fresh, chunk_seconds=a.chunk_seconds)
+                          fresh=a.fresh, chunk_seconds=a.chunk_seconds, sound=not a.no_sound)
     except ValueError as e:          # e.g. event text not matching the seed
         raise InputError(a.plan or "plan", "video", str(e)) from None
     except Interrupted as e:         # SIGINT/SIGTERM: finished chunks are kept for a rerun
@@ -397,6 +397,9 @@ def _video_parser(sub) -> None:
     sp.add_argument("--frames", type=Path, default=None, metavar="DIR", help="also write every frame as PNG")
     sp.add_argument("--labels", action="store_true", help="name tags over heads in every shot")
     sp.add_argument("--no-cards", action="store_true", help="no title and end cards")
+    sp.add_argument("--no-sound", action="store_true",
+                    help="no soundtrack (by default: the drum's beat while the round is shot to music, "
+                         "the strings and the hits, a quiet ambience; AAC stereo)")
     sp.add_argument("--quiet", action="store_true", help="no progress bar")
     sp.add_argument("--workers", type=positive_int, default=None, metavar="N",
                     help="render processes; more than 1 starts a local Dask cluster (default: 2 on long renders)")

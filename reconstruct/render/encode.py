@@ -121,18 +121,26 @@ def ffmetadata(chapters: list[tuple[float, float, str]], title: str = "") -> str
     return "".join(out)
 
 
-def join_segments(parts, out, *, chapters: list[tuple[float, float, str]] = (), title: str = "") -> None:
+AUDIO_ARGS = ["-c:a", "aac", "-b:a", "160k", "-ac", "2", "-ar", "48000"]
+
+
+def join_segments(parts, out, *, chapters: list[tuple[float, float, str]] = (), title: str = "",
+                  audio=None) -> None:
     """Join mp4 segments (same encoder settings) into ``out`` without re-encoding, with chapters and
-    +faststart.  ``out`` is written in place: give a temporary name and rename it when this returns."""
+    +faststart, and ``audio`` (a WAV of the video's length) encoded as AAC stereo when given.  ``out``
+    is written in place: give a temporary name and rename it when this returns."""
     out = Path(out)
     lst = out.with_name(out.name + ".concat.txt")
     meta = out.with_name(out.name + ".chapters.txt")
     lst.write_text(concat_list(parts), encoding="utf-8")
     meta.write_text(ffmetadata(list(chapters), title), encoding="utf-8")
     try:
+        sound = ["-i", str(audio)] if audio is not None else []
+        amap = ["-map", "2:a", *AUDIO_ARGS] if audio is not None else []
         subprocess.run([ffmpeg_exe(), "-v", "error", "-y", "-f", "concat", "-safe", "0", "-i", str(lst),
-                        "-f", "ffmetadata", "-i", str(meta), "-map", "0:v", "-map_metadata", "1", "-map_chapters", "1",
-                        "-c", "copy", "-movflags", "+faststart", "-f", "mp4", str(out)],
+                        "-f", "ffmetadata", "-i", str(meta), *sound, "-map", "0:v", *amap,
+                        "-map_metadata", "1", "-map_chapters", "1", "-c:v", "copy", "-movflags", "+faststart",
+                        "-f", "mp4", str(out)],
                        check=True, stdin=subprocess.DEVNULL, capture_output=True)
     except subprocess.CalledProcessError as e:
         out.unlink(missing_ok=True)

@@ -222,6 +222,9 @@ class MovingLayer:
             if kind == "prop" and str(self.sampler.props[ident].track.posture_at([t])[0]) == "tucked":
                 tucked[holder] = tucked.get(holder, -1) + 1
                 return HD.tucked_arrow(w, tucked[holder]), None
+        if pk == "旌":
+            last = self.sampler.last_gesture(holder, t, ("raise_flag", "lower_flag"))
+            return HD.flag_in_hands(w, hd, HD.flag_lean(last, t)), None
         if pk == "算" and HD.acting_on(gestures, ("lay_tally",)) == name:
             return HD.tally_in_hand(w, hd), None
         others = holding + carried.get(holder, []) if kind == "prop" else holding

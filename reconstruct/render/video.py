@@ -14,6 +14,7 @@ Design for speed on a CPU with software GL (llvmpipe), where every full-frame pa
 """
 from __future__ import annotations
 
+import os
 import shutil
 import time
 from pathlib import Path
@@ -29,6 +30,7 @@ from .clauses import ClauseTimeline
 from .inset import InsetMap
 from .labels import TagChoice, place_labels, short_name
 from .layer import MovingLayer
+from .sound import cues_of, write_soundtrack
 from ..model.plan import Plan
 from ..scene import figures as F
 from ..scene.sampler import PlanSampler
@@ -232,7 +234,7 @@ def render_video(plan: Plan, static_meshes, out_path, *, size=(1280, 720), fps: 
                  cards: bool = True, preset: str = "veryfast", aa: bool = True,
                  camera: CameraPath | None = None, compress_holds: float | None = 6.0,
                  hold_speed: float = 8.0, workers: int | None = None, scheduler: str | None = None,
-                 fresh: bool = False, chunk_seconds: float = CHUNK_SECONDS) -> dict:
+                 fresh: bool = False, chunk_seconds: float = CHUNK_SECONDS, sound: bool = True) -> dict:
     """Render ``plan`` to ``out_path`` (mp4, H.264 yuv420p High, +faststart, chapters) plus WebVTT sidecars.
 
     ``static_meshes``: [(name, trimesh.Trimesh, rgb)] — the ground and architecture.
@@ -248,6 +250,8 @@ def render_video(plan: Plan, static_meshes, out_path, *, size=(1280, 720), fps: 
     Dask cluster); ``scheduler``: the address of a running Dask scheduler to send the chunks to.
     Finished chunks are kept beside the video (:func:`.chunks.chunk_store`) and reused by a rerun
     with the same inputs; ``fresh`` deletes them first.  ``chunk_seconds``: video seconds per chunk.
+    ``sound``: a soundtrack (the drum's beat while the round is shot to music, the strings and the hits,
+    a quiet ambience; :mod:`.sound`) as AAC stereo.
 
     Returns statistics (frames, seconds, passes, chunks).  The file appears only when complete.
     """
@@ -285,7 +289,7 @@ def render_video(plan: Plan, static_meshes, out_path, *, size=(1280, 720), fps: 
     engine.run(job, todo, workers=n_work, scheduler=scheduler, progress=progress, label=out_path.name,
                total_frames=stats["frames"], done_frames=stats["frames"] - sum(c.n for c in todo),
                on_done=lambda c, res: _finished(manifest, c, res, settings, stats))
-    _join(chunks, store, out_path, plan, t0, t1, fps, speed)
+    _join(chunks, store, out_path, plan, t0, t1, fps, speed, sound)
     _write_sidecars(plan, chunks, out_path, t0, t1, fps, speed, glosses)
     stats["seconds"] = time.perf_counter() - t_wall
     stats["video_seconds"] = stats["frames"] / fps
@@ -308,15 +312,20 @@ def _finished(manifest: Manifest, c: Chunk, res: dict, settings: str, stats: dic
 
 
 def _join(chunks: list[Chunk], store: Path, out_path: Path, plan: Plan, t0: float, t1: float, fps: float,
-          speed: float) -> None:
-    """Join the segments into a temporary file beside ``out_path``, then rename it."""
+          speed: float, sound: bool = True) -> None:
+    """Join the segments (and the soundtrack) into a temporary file beside ``out_path``, then rename it."""
     tmp = out_path.with_name(f".{out_path.stem}.partial{out_path.suffix or '.mp4'}")
+    wav = store / f".soundtrack.{os.getpid()}.wav"
     try:
+        if sound:
+            seconds = sum(c.n for c in chunks) / fps
+            write_soundtrack(wav, seconds, cues_of(plan, _video_clock(chunks, fps, speed), t0, t1))
         join_segments([store / c.segment for c in chunks], tmp, chapters=_chapters(plan, chunks, t0, t1, fps, speed),
-                      title=C.video_title(plan))
+                      title=C.video_title(plan), audio=wav if sound else None)
         tmp.replace(out_path)
     finally:
         tmp.unlink(missing_ok=True)
+        wav.unlink(missing_ok=True)
 
 
 def _video_clock(chunks: list[Chunk], fps: float, speed: float):

@@ -83,7 +83,7 @@ TARGETS: dict[str, Target] = {
     "take_arrow": Target(r=(0.12, 0.40, -0.02), torso_pitch=16.0, head_pitch=10.0),
     "tuck_arrows": Target(r=(0.14, 0.16, -0.02), head_pitch=10.0),
     "point_arrow": Target(r=(0.16, 0.52, 0.30), head_pitch=-4.0),
-    "raise_flag": Target(l=(-0.02, 0.22, 0.92), r=(0.04, 0.22, 0.70), torso_pitch=-4.0, head_pitch=-14.0),
+    "raise_flag": Target(l=(-0.07, 0.14, 0.97), r=(0.02, 0.18, 0.76), torso_pitch=-4.0, head_pitch=-14.0),
     "lower_flag": Target(l=(-0.04, 0.34, 0.10), r=(0.04, 0.34, 0.0), torso_pitch=8.0, head_pitch=6.0),
     "call": Target(head_pitch=-12.0),
     "announce": Target(r=(0.18, 0.40, 0.30), head_pitch=-6.0),

@@ -14,7 +14,7 @@ import numpy as np
 from .figures import FigureGeometry, _flatten, _rx, _rz, _t, _tube, hand_position
 from .props import _bow, prop_kind
 
-__all__ = ["AIMING", "aiming", "bow_geometry", "bow_pose", "string_matrices", "arrow_on_string", "tucked_arrow",
+__all__ = ["AIMING", "aiming", "flag_in_hands", "flag_lean", "FLAG_LOWERED", "bow_geometry", "bow_pose", "string_matrices", "arrow_on_string", "tucked_arrow",
            "tally_in_hand", "resting_prop", "segment_matrix", "acting_on"]
 
 AIMING = ("nock", "draw", "loose")
@@ -121,6 +121,26 @@ def arrow_on_string(M_bow: np.ndarray, mid) -> np.ndarray:
 def tucked_arrow(world: dict, index: int) -> np.ndarray:
     """An arrow in the belt at the right hip (搢), slanting up behind the right shoulder."""
     return world["pelvis"] @ _t((0.15 + 0.012 * index, 0.02 - 0.015 * index, 0.30)) @ _rz(12) @ _rx(72)
+
+
+FLAG_LOWERED = 55.0     # degrees the flag leans forward when lowered (偃旌)
+
+
+def flag_in_hands(world: dict, heading_deg: float, lean: float) -> np.ndarray:
+    """The 旌 gripped a metre up its pole in both hands, leaning ``lean`` degrees forward."""
+    both = (hand_position(world, "l") + hand_position(world, "r")) / 2
+    return _t(both) @ _rz(-heading_deg) @ _rx(-lean) @ _t((0.0, 0.0, -1.0))
+
+
+def flag_lean(last, t: float) -> float:
+    """How far the flag leans at ``t`` after the last raise or lower (``last``: that gesture or None):
+    upright once raised (举旌), leaning forward as it is lowered and after (偃旌)."""
+    if last is None:
+        return 0.0
+    if last.kind == "raise_flag":
+        return FLAG_LOWERED * (1.0 - min(1.0, max(0.0, (t - last.t0) / max(1e-6, last.t1 - last.t0))))
+    u = min(1.0, max(0.0, (t - last.t0) / max(1e-6, last.t1 - last.t0)))
+    return FLAG_LOWERED * u * u * (3 - 2 * u)
 
 
 def tally_in_hand(world: dict, heading_deg: float) -> np.ndarray:

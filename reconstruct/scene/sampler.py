@@ -9,6 +9,7 @@ a frame of the video and the same moment in Blender agree.  It reads the plan on
 """
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass
 
 import numpy as np
@@ -139,6 +140,14 @@ class PlanSampler:
             params = apply_gestures(params, active)
             state["gestures"] = [(g.kind, g.object, u, w) for g, u, w in active]
         return xyz, hd, params, state
+
+    def last_gesture(self, aid: str, t: float, kinds: tuple[str, ...]):
+        """The last gesture of one of ``kinds`` an actor began at or before ``t`` (None: none)."""
+        tl = self.gestures[aid]
+        for g in reversed(tl.g[:bisect.bisect_right(tl.t0, t)]):
+            if g.kind in kinds:
+                return g
+        return None
 
     def gestures_at(self, aid: str, t: float) -> list[tuple[str, str | None, float, float]]:
         """[(kind, object, progress, weight)] of the gestures an actor performs at ``t``."""

@@ -1,0 +1,126 @@
+"""What hands do (scene/gestures.py, scene/handling.py): every gesture's palms reach their targets, the
+archer draws the string to his face with the arrow on it, the flag goes up, the tally is laid from the
+right hand, the cup comes to the mouth; gestures hand over to each other without the arms dropping."""
+import numpy as np
+import pytest
+
+from reconstruct.model.plan import Gesture
+from reconstruct.scene import figures as F
+from reconstruct.scene import gestures as G
+from reconstruct.scene import handling as HD
+from reconstruct.scene import poses as P
+from reconstruct.scene.sampler import PlanSampler
+
+
+@pytest.fixture(scope="module")
+def sampler(plan):
+    return PlanSampler(plan)
+
+
+def test_every_target_is_reached_within_a_centimetre():
+    for kind, tg in G.TARGETS.items():
+        for side in "lr":
+            palm = getattr(tg, side)
+            if palm is None:
+                continue
+            a = G.arm_angles(side, tuple(round(float(v), 4) for v in palm), getattr(tg, f"{side}_elbow"))
+            assert np.linalg.norm(G.palm_in_torso(side, a) - palm) < 0.01, (kind, side)
+
+
+def test_the_ik_agrees_with_the_posed_figure():
+    """The arm chain the IK fits is the one the figure is posed with (hand_position of the world transforms)."""
+    p = P.pose_params("stand")
+    p = G.apply_gestures(p, [(Gesture(0.0, 1.0, "drink", "觯"), 1.0, 1.0)])
+    w = P.world_transforms(0.0, 0.0, 0.0, 0.0, params=p)
+    torso = w["torso"]
+    for side in "lr":
+        want = torso @ np.r_[G.TARGETS["drink"].__getattribute__(side), 1.0]
+        assert np.linalg.norm(F.hand_position(w, side) - want[:3]) < 0.01
+
+
+def _draw(plan):
+    for aid, a in plan.actors.items():
+        for g in a.gestures:
+            if g.kind == "draw":
+                return aid, g
+    raise AssertionError("no draw in the plan")
+
+
+def test_the_archer_draws_the_string_to_his_face(plan, sampler):
+    aid, g = _draw(plan)
+    t = g.t1 - 0.05                                      # full draw
+    xyz, hd, params, state = sampler.actor_pose(aid, t)
+    assert any(k == "draw" for k, *_ in state["gestures"])
+    w = P.world_transforms(*xyz, hd, params=params, state=state)
+    lh, rh = F.hand_position(w, "l"), F.hand_position(w, "r")
+    assert np.linalg.norm(lh - rh) > 0.6                 # drawn to about the arrow's length
+    M, mid = HD.bow_pose(w, hd, state["gestures"])
+    assert np.allclose(mid, rh)                          # the string is in the right hand
+    head = (w["head"] @ np.array([0, 0.1, 0.1, 1.0]))[:3]
+    assert np.linalg.norm(rh - head) < 0.2               # at the face
+    fwd = np.array([np.sin(np.radians(hd)), np.cos(np.radians(hd)), 0.0])
+    assert np.dot(lh - rh, fwd) > 0.5                    # pointing where he faces: at the 侯
+    arrow = HD.arrow_on_string(M, mid)
+    tail = (arrow @ np.array([0, -0.36, 0, 1.0]))[:3]
+    assert np.linalg.norm(tail - rh) < 1e-6              # nocked on the string
+    # before the draw the arms are at his sides: the gesture changes the pose
+    before = sampler.actor_pose(aid, g.t0 - 3.0)[2]
+    assert abs(before["l_raise"] - params["l_raise"]) > 20
+
+
+def test_nock_draw_loose_hand_over_without_dropping_the_arms(plan, sampler):
+    aid, g = _draw(plan)
+    nock = max((x for x in plan.actors[aid].gestures if x.kind == "nock" and x.t0 < g.t0), key=lambda x: x.t0)
+    for t in np.arange(nock.t0 + 0.35, g.t1, 0.04):       # the bow hand stays up from the nock to the loose
+        xyz, hd, params, state = sampler.actor_pose(aid, float(t))
+        w = P.world_transforms(*xyz, hd, params=params, state=state)
+        assert F.hand_position(w, "l")[2] - w["torso"][2, 3] > 0.2, t
+
+
+def test_the_flag_goes_up_for_a_hit(plan, sampler):
+    from reconstruct.render.layer import MovingLayer
+    raise_ = next(g for g in plan.actors["获者"].gestures if g.kind == "raise_flag")
+    layer = MovingLayer(sampler)
+    k = next(i for i, (kind, ident) in enumerate(layer.items) if kind == "prop" and ident == "旌")
+
+    def top(t):
+        layer.update(t)
+        return (layer.matrices[layer.part_start[k]] @ np.array([0, 0, 5.5, 1.0]))[2]
+
+    assert top(raise_.t1 - 0.05) > top(raise_.t0 - 0.2) + 1.0          # 举旌: up from leaning (偃旌)
+
+
+def test_the_tally_is_laid_from_the_right_hand(plan, sampler):
+    from reconstruct.render.layer import MovingLayer
+    lay = next(g for g in plan.actors["释获者"].gestures if g.kind == "lay_tally")
+    layer = MovingLayer(sampler)
+    layer.update(lay.t0 + 0.5 * (lay.t1 - lay.t0))
+    k = next(i for i, (kind, ident) in enumerate(layer.items) if kind == "prop" and ident == lay.object)
+    xyz, hd, params, state = sampler.actor_pose("释获者", lay.t0 + 0.5 * (lay.t1 - lay.t0))
+    w = P.world_transforms(*xyz, hd, params=params, state=state)
+    middle = (layer.matrices[layer.part_start[k]] @ np.array([0, 0, 0.15, 1.0]))[:3]
+    assert np.linalg.norm(middle - F.hand_position(w, "r")) < 1e-6
+    # laid, it lies flat along its heading
+    layer.update(lay.t1 + 1.0)
+    M = layer.matrices[layer.part_start[k]]
+    assert abs((M[:3, :3] @ np.array([0, 0, 1.0]))[2]) < 1e-6
+
+
+def test_the_cup_comes_to_the_mouth(plan, sampler):
+    aid, g = next((aid, g) for aid, a in plan.actors.items() for g in a.gestures if g.kind == "drink")
+    t = (g.t0 + g.t1) / 2
+    xyz, hd, params, state = sampler.actor_pose(aid, t)
+    w = P.world_transforms(*xyz, hd, params=params, state=state)
+    mouth = (w["head"] @ np.array([0, 0.1, 0.075, 1.0]))[:3]
+    both = (F.hand_position(w, "l") + F.hand_position(w, "r")) / 2
+    assert np.linalg.norm(both - mouth) < 0.15
+
+
+def test_gestures_ease_in_and_out():
+    tl = G.GestureTimeline([Gesture(10.0, 11.0, "take", None)])
+    assert tl.active(9.9) == []
+    (g, u, w), = tl.active(10.1)
+    assert 0 < w < 1
+    assert tl.active(10.6)[0][2] == 1.0
+    assert 0 < tl.active(11.2)[0][2] < 1
+    assert tl.active(11.0 + G.RELEASE + 0.01) == []
