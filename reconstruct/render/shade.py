@@ -112,7 +112,8 @@ def _cast(meshes: list[trimesh.Trimesh], z0: float, region: shapely.Polygon) -> 
             continue
         h = np.maximum(T[..., 2] - z0, 0.0)
         P = T[..., :2] - h[..., None] * (SUN_DIR[:2] / SUN_DIR[2])
-        area = np.abs(np.cross(P[:, 1] - P[:, 0], P[:, 2] - P[:, 0]))
+        e1, e2 = P[:, 1] - P[:, 0], P[:, 2] - P[:, 0]
+        area = np.abs(e1[:, 0] * e2[:, 1] - e1[:, 1] * e2[:, 0])
         tris.append(P[area > 1e-6])
     if not tris:
         return np.zeros((0, 3, 2))

@@ -53,7 +53,7 @@ def archery_windows(plan: Plan) -> list[ArcheryWindow]:
     counted = 0
     for s in plan.shots:
         out.append(ArcheryWindow(s.loose - ARCHER_LEAD, s.loose + AFTER_LOOSE, "archer", s.archer, 3.0))
-        out.append(ArcheryWindow(s.loose + AFTER_LOOSE, s.land + LANDED, "target", "侯", 2.0))
+        out.append(ArcheryWindow(s.loose + AFTER_LOOSE, s.land + LANDED, "target", "侯", 2.6))
         flag = next((g for g in raises if s.land - 0.1 <= g.t0 <= s.land + 3.0), None) if s.hit else None
         if flag is not None:
             out.append(ArcheryWindow(flag.t0 - 0.2, flag.t1 + 0.5, "flag", "获者", 2.0))

@@ -117,11 +117,11 @@ def pose_params(posture: str, phase: float = 0.0, state: dict | None = None) -> 
         p["head_pitch"] = 6 + 28 * e
         _arms(p, 40 + 25 * e, 14, 24, 48 - 30 * e)      # hands go down to the mat, the head to the hands
     else:  # stand
-        _arms(p, 24, 5, 31, 62)                    # 拱: hands joined before the body, sleeves hanging
+        _arms(p, 0, 6, 30, 100)                    # 拱: hands joined before the chest, elbows at the sides
     if posture in ("stand", "walk", "kneel"):
         if two_handed:
             for s in "lr":
-                p[f"{s}_raise"], p[f"{s}_abd"], p[f"{s}_yaw"], p[f"{s}_elbow"] = 28, 10, 30, 72
+                p[f"{s}_raise"], p[f"{s}_abd"], p[f"{s}_yaw"], p[f"{s}_elbow"] = 14, 8, 30, 90
         elif "弓" in holding:
             p["l_raise"], p["l_abd"], p["l_yaw"], p["l_elbow"] = 16, 14, 6, 60
     return p
