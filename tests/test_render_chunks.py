@@ -40,7 +40,8 @@ def ground():
 
 
 def framemd5(path: Path) -> list[str]:
-    out = subprocess.run([ffmpeg_exe(), "-v", "error", "-i", str(path), "-f", "framemd5", "-"], capture_output=True,
+    out = subprocess.run([ffmpeg_exe(), "-v", "error", "-i", str(path), "-map", "0:v", "-f", "framemd5", "-"],
+                         capture_output=True,
                          text=True, check=True).stdout
     return [line for line in out.splitlines() if line and not line.startswith("#")]
 

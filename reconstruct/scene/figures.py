@@ -230,6 +230,27 @@ def _ellipsoid(center, radii, rgb, subdiv: int = 1) -> trimesh.Trimesh:
     return _colored(m, rgb)
 
 
+def _globe(center, radii, rgb, n_lon: int = 12, n_lat: int = 9) -> trimesh.Trimesh:
+    """An ellipsoid as a latitude–longitude grid (fewer triangles than an icosphere as round)."""
+    lat = np.linspace(0, np.pi, n_lat)[1:-1]
+    lon = np.linspace(0, 2 * np.pi, n_lon, endpoint=False)
+    ring = np.stack(np.meshgrid(lat, lon, indexing="ij"), -1).reshape(-1, 2)
+    v = np.c_[np.sin(ring[:, 0]) * np.cos(ring[:, 1]), np.sin(ring[:, 0]) * np.sin(ring[:, 1]), np.cos(ring[:, 0])]
+    v = np.vstack([[0, 0, 1.0], v, [0, 0, -1.0]]) * np.asarray(radii, float) + np.asarray(center, float)
+    k = len(lat)
+    faces = []
+    for j in range(n_lon):
+        j2 = (j + 1) % n_lon
+        faces.append((0, 1 + j, 1 + j2))
+        for i in range(k - 1):
+            a, b = 1 + i * n_lon + j, 1 + i * n_lon + j2
+            c, d = a + n_lon, b + n_lon
+            faces += [(a, c, d), (a, d, b)]
+        last = 1 + (k - 1) * n_lon
+        faces.append((len(v) - 1, last + j2, last + j))
+    return _colored(trimesh.Trimesh(v, np.array(faces), process=False), rgb)
+
+
 def _tube(points, radius: float, rgb, n: int = 4) -> trimesh.Trimesh:
     """A thin tube along a polyline (for bows, poles): n-sided, no caps."""
     p = np.asarray(points, float)
@@ -265,7 +286,7 @@ def _mix(a, b, w: float):
 
 def _head(role: str, cap_rgb) -> trimesh.Trimesh:
     """Head and face (eyes, brows, nose, mouth, ears; a beard on elders), hair and the cap of the role."""
-    head = _ellipsoid((0, 0.005, 0.115), (0.088, 0.10, 0.115), SKIN, subdiv=2)
+    head = _globe((0, 0.005, 0.115), (0.088, 0.10, 0.115), SKIN, 12, 9)
     vc = head.visual.vertex_colors.copy()
     v = head.vertices
     hair = (v[:, 1] < -0.02) | (v[:, 2] > 0.175) | ((v[:, 2] > 0.155) & (np.abs(v[:, 0]) > 0.06))
@@ -279,7 +300,6 @@ def _head(role: str, cap_rgb) -> trimesh.Trimesh:
              _box((-0.019, 0.093, 0.072), (0.019, 0.101, 0.079), lip)]                    # mouth
     for sx in (-1.0, 1.0):
         parts += [_ellipsoid((sx * 0.033, 0.093, 0.126), (0.013, 0.006, 0.0075), (0.10, 0.08, 0.07), 0),   # eye
-                  _ellipsoid((sx * 0.030, 0.096, 0.127), (0.006, 0.004, 0.005), (0.93, 0.91, 0.86), 0),     # its white
                   _box((min(sx * 0.014, sx * 0.054), 0.087, 0.143), (max(sx * 0.014, sx * 0.054), 0.098, 0.151),
                        brow_rgb),                                                       # brow
                   _ellipsoid((sx * 0.088, 0.0, 0.112), (0.012, 0.02, 0.03), SKIN, 0)]  # ear
@@ -294,7 +314,7 @@ def _head(role: str, cap_rgb) -> trimesh.Trimesh:
 
 def _cap(kind: str, rgb) -> list[trimesh.Trimesh]:
     """玄冠 (guan), the taller one of the 大夫 (high), or the small cloth cap (cloth)."""
-    knot = _ellipsoid((0.0, -0.02, 0.225), (0.035, 0.04, 0.04), HAIR, 1)
+    knot = _ellipsoid((0.0, -0.02, 0.225), (0.035, 0.04, 0.04), HAIR, 0)
     if kind == "cloth":
         return [knot, _frustum(0.19, 0.25, (0.045, 0.05), (0.035, 0.04), 8, rgb, center0=(0, -0.02), center1=(0, -0.02))]
     tall = 0.30 if kind == "high" else 0.265
@@ -311,7 +331,10 @@ def _cap(kind: str, rgb) -> list[trimesh.Trimesh]:
 
 def _hand(rgb) -> trimesh.Trimesh:
     """A hand hanging from the wrist: a palm with the fingers together and a thumb forward."""
-    return _merge([_ellipsoid((0.0, 0.008, -FOREARM - 0.045), (0.021, 0.036, 0.052), rgb, 1),
+    return _merge([_frustum(-FOREARM + 0.005, -FOREARM - 0.05, (0.017, 0.03), (0.019, 0.036), 7, rgb, cap0=False,
+                            center0=(0.0, 0.004), center1=(0.0, 0.008)),
+                   _frustum(-FOREARM - 0.05, -FOREARM - 0.095, (0.019, 0.036), (0.008, 0.02), 7, rgb, cap0=False,
+                            center0=(0.0, 0.008), center1=(0.0, 0.01)),                 # the fingers together
                    _ellipsoid((0.0, 0.036, -FOREARM - 0.022), (0.011, 0.013, 0.026), rgb, 0)])
 
 
@@ -325,7 +348,7 @@ def _part_meshes_cached(role: str) -> tuple[tuple[str, trimesh.Trimesh], ...]:
 
     # pelvis: the sash/belt around the waist, with two hanging ends in front
     parts["pelvis"] = _merge([
-        _frustum(WAIST - 0.03, WAIST + 0.05, (0.165, 0.13), (0.16, 0.125), 16, sash),
+        _frustum(WAIST - 0.03, WAIST + 0.05, (0.165, 0.13), (0.16, 0.125), 12, sash),
         _box((-0.05, 0.12, -0.28), (-0.01, 0.135, WAIST), sash),
         _box((0.01, 0.12, -0.22), (0.05, 0.135, WAIST), sash),
     ])
@@ -371,8 +394,9 @@ def _part_meshes_cached(role: str) -> tuple[tuple[str, trimesh.Trimesh], ...]:
     parts["r_upper_arm"], parts["r_forearm"] = arm(False)
     parts["l_upper_arm_bare"], parts["l_forearm_bare"] = arm(True)
     # 遂: a leather guard on the bared left forearm; 決: an ivory ring on the right thumb
-    parts["l_guard"] = _merge([_frustum(-0.04, -0.23, 0.047, 0.04, 10, LEATHER),
-                               _frustum(-0.10, -0.12, 0.049, 0.048, 10, _mix(LEATHER, (0, 0, 0), 0.4))])
+    parts["l_guard"] = _merge([_frustum(-0.04, -0.23, 0.047, 0.04, 8, LEATHER, cap0=False, cap1=False),
+                               _frustum(-0.10, -0.12, 0.049, 0.048, 8, _mix(LEATHER, (0, 0, 0), 0.4), cap0=False,
+                                        cap1=False)])
     parts["r_ring"] = _merge([_frustum(-0.010, -0.036, 0.0155, 0.0155, 8, IVORY, center0=(0.0, 0.036),
                                        center1=(0.0, 0.036)),
                               _box((-0.012, 0.044, -0.034), (0.012, 0.056, -0.012), IVORY)])
@@ -380,9 +404,9 @@ def _part_meshes_cached(role: str) -> tuple[tuple[str, trimesh.Trimesh], ...]:
     def leg() -> tuple[trimesh.Trimesh, trimesh.Trimesh]:
         th = _frustum(0.03, -THIGH, 0.075, 0.058, 8, TROUSER)
         sh = _merge([_frustum(0.0, -SHIN, 0.055, 0.045, 8, TROUSER),
-                     _frustum(-SHIN, -SHIN - 0.07, (0.045, 0.06), (0.048, 0.115), 8, SHOE,
+                     _frustum(-SHIN, -SHIN - 0.07, (0.045, 0.06), (0.048, 0.11), 8, SHOE,
                               center0=(0.0, 0.0), center1=(0.0, 0.055)),                    # the shoe (屨)
-                     _box((-0.03, 0.12, -SHIN - 0.075), (0.03, 0.19, -SHIN - 0.04), SHOE)])  # its upturned toe
+                     _box((-0.03, 0.11, -SHIN - 0.07), (0.03, 0.17, -SHIN - 0.035), SHOE)])  # its upturned toe
         return th, sh
 
     parts["l_thigh"], parts["l_shin"] = leg()
