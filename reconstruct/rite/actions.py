@@ -1,0 +1,116 @@
+"""The vocabulary of the rite script: its verbs, the bare words each takes, the key aliases, and
+the reading of one action (``"WHO VERB arg … key=value"`` or a mapping) into its fields.
+
+Every verb is documented for historians in ``docs/rite-script.md`` with the Chinese it renders.
+"""
+from __future__ import annotations
+
+import re
+import shlex
+from typing import Any
+
+from ..text.names import simplified
+from ..text.placement import DIRECTIONS
+
+# The fixed vocabulary of actions; docs/rite-script.md documents each with the Chinese it renders.
+VERBS: dict[str, str] = {
+    "go": "適 / 進 / 反位 / 復位 / 就席 / 即席 / 退 — walk to a place (place, via, stair)",
+    "ascend": "升 — go up a stair (stair; top_step = 盡階不升堂)",
+    "descend": "降 — go down a stair (stair)",
+    "formation": "立于射位 北上 … — take one's slot in a named formation (place = formation, rank)",
+    "exit": "出 — leave through the 門 (place: where outside)",
+    "enter": "入 — come in through the 門",
+    "face": "X面 — turn to face a direction or a person/place (heading)",
+    "turn": "還 — turn on the spot (heading: the new facing)",
+    "kneel": "坐 — kneel, sitting back on the heels",
+    "rise": "興 — rise from kneeling",
+    "stand": "立 — stand (and stay)",
+    "bow": "揖 — standing bow (other, count)",
+    "kneel_bow": "拜 / 再拜 / 答拜 / 拜受 / 拜送 — kneeling bow (other, count)",
+    "step_back": "少退 / 退 — a short step back",
+    "step_forward": "進 / 少進 — a short step forward",
+    "sidestep": "少右 / 少西 / 辟 — a short step aside (heading = direction)",
+    "bare": "袒 — bare the left arm",
+    "cover": "襲 — cover the left arm again",
+    "gear_on": "決遂 — put on thumb-ring and arm-guard",
+    "gear_off": "說決拾 — take them off",
+    "take": "取 — pick up a prop (prop; place or other)",
+    "put": "奠 / 設 / 委 / 倚 / 釋 — set a prop down (prop, place)",
+    "give": "授 — hand a prop over (prop, other)",
+    "receive": "受 — receive a prop (prop, other)",
+    "hold_bow": "執張弓 / 執弛弓 — hold the bow strung or unstrung (text = strung|unstrung)",
+    "tuck_arrows": "搢三挾一個 — three arrows in the belt, one held on the bow",
+    "tuck": "搢扑 — stick a prop (the 扑) in the belt (prop)",
+    "wash": "洗 — wash a vessel at the 洗 (prop)",
+    "pour": "酌 / 實 — fill a vessel (prop)",
+    "drink": "飲 / 卒觶 / 卒爵 — drink (prop)",
+    "offer": "祭 — make an offering of food or wine (prop, text)",
+    "count": "數獲 — count tallies (duration)",
+    "announce": "命 / 告 / 曰 / 請 — speak (text = the words, a caption line; other = addressee)",
+    "reply": "許諾 / 諾 / 辭 — answer (text)",
+    "music": "奏 … — music plays (text = the piece)",
+    "shoot": "射 — loose one's arrows (prop) from the 物; they come to rest at the target (place), the archer stays (duration)",
+    "perform": "any other timed gesture (text = a label, duration)",
+    "wait": "俟 — wait (duration, or until the next event releases)",
+    "sync": "barrier: every person of the event waits here for the others",
+}
+
+# The main argument(s) a bare word after the verb fills, per verb (see docs/rite-script.md).
+POSITIONAL: dict[str, tuple[str, ...]] = {
+    "go": ("place",), "formation": ("place",), "exit": ("place",), "enter": ("place",),
+    "step_back": ("place",), "step_forward": ("place",),
+    "ascend": ("stair",), "descend": ("stair",),
+    "face": ("heading",), "turn": ("heading",), "sidestep": ("heading",),
+    "bow": ("other",), "kneel_bow": ("other",),
+    "take": ("prop", "place"), "put": ("prop", "place"), "give": ("prop", "other"),
+    "receive": ("prop", "other"), "shoot": ("prop", "place"), "wash": ("prop",), "pour": ("prop",), "drink": ("prop",),
+    "offer": ("prop", "text"), "tuck": ("prop",), "hold_bow": ("text",),
+    "announce": ("text",), "reply": ("text",), "music": ("text",), "perform": ("text",),
+    "count": ("duration",), "wait": ("duration",),
+}
+KEY_ALIASES = {"face": "heading", "to": "other", "from": "other", "slot": "rank", "dur": "duration"}
+STAIRS = ("西阶", "阼阶")
+
+
+def _is_direction(word: str) -> bool:
+    return simplified(str(word)).removesuffix("面") in DIRECTIONS
+
+
+def parse_action(node: Any, ctx: Any) -> dict:
+    """An action from its compact string ``"WHO VERB arg … key=value"`` or a mapping; ``ctx.err(node,
+    what)`` makes the error for a malformed one."""
+    if isinstance(node, dict):
+        d = {KEY_ALIASES.get(str(k), str(k)): v for k, v in node.items()}
+        if "via" in d and isinstance(d["via"], str):
+            d["via"] = [x for x in re.split(r"[,，]", d["via"]) if x]
+        return d
+    if not isinstance(node, str):
+        raise ctx.err(node, f"an action must be a string or a mapping, not {type(node).__name__}")
+    try:
+        words = shlex.split(str(node))
+    except ValueError as e:
+        raise ctx.err(node, f"cannot read action {node!r}: {e}") from None
+    if words == ["sync"]:
+        return {"who": "*", "verb": "sync"}
+    if len(words) < 2:
+        raise ctx.err(node, f"an action needs at least WHO and VERB: {node!r}")
+    d: dict[str, Any] = {"who": words[0], "verb": words[1]}
+    slots = list(POSITIONAL.get(words[1], ()))
+    for w in words[2:]:
+        if "=" in w:
+            k, v = w.split("=", 1)
+            k = KEY_ALIASES.get(k, k)
+            if k == "via":
+                d.setdefault("via", []).extend(x for x in re.split(r"[,，]", v) if x)
+            else:
+                d[k] = v
+        elif w in ("top", "top_step"):
+            d["top_step"] = True
+        elif re.fullmatch(r"x\d+", w):
+            d["count"] = int(w[1:])
+        elif not slots:
+            raise ctx.err(node, f"too many words in action {node!r} (verb {words[1]!r} takes "
+                                f"{' '.join(POSITIONAL.get(words[1], ())) or 'no bare words'}; use key=value)")
+        else:
+            d[slots.pop(0)] = w
+    return d
