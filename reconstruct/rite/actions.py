@@ -70,9 +70,10 @@ POSITIONAL: dict[str, tuple[str, ...]] = {
 }
 KEY_ALIASES = {"face": "heading", "to": "other", "from": "other", "slot": "rank", "dur": "duration"}
 STAIRS = ("西阶", "阼阶")
+FLAGS = ("top_step",)          # true/false keys (key=true in the compact form)
 
 
-def _is_direction(word: str) -> bool:
+def is_direction(word: str) -> bool:
     return simplified(str(word)).removesuffix("面") in DIRECTIONS
 
 
@@ -89,11 +90,11 @@ def parse_action(node: Any, ctx: Any) -> dict:
     try:
         words = shlex.split(str(node))
     except ValueError as e:
-        raise ctx.err(node, f"cannot read action {node!r}: {e}") from None
+        raise ctx.err(node, f"cannot read action {node[:80]!r}: {e}") from None
     if words == ["sync"]:
         return {"who": "*", "verb": "sync"}
     if len(words) < 2:
-        raise ctx.err(node, f"an action needs at least WHO and VERB: {node!r}")
+        raise ctx.err(node, f"an action needs at least WHO and VERB: {node[:80]!r}")
     d: dict[str, Any] = {"who": words[0], "verb": words[1]}
     slots = list(POSITIONAL.get(words[1], ()))
     for w in words[2:]:
@@ -102,14 +103,18 @@ def parse_action(node: Any, ctx: Any) -> dict:
             k = KEY_ALIASES.get(k, k)
             if k == "via":
                 d.setdefault("via", []).extend(x for x in re.split(r"[,，]", v) if x)
+            elif k in FLAGS and v in ("true", "false"):
+                d[k] = v == "true"
             else:
                 d[k] = v
         elif w in ("top", "top_step"):
             d["top_step"] = True
         elif re.fullmatch(r"x\d+", w):
+            if len(w) > 4:
+                raise ctx.err(node, f"{w[:12]!r}: too many times (x1 … x100)")
             d["count"] = int(w[1:])
         elif not slots:
-            raise ctx.err(node, f"too many words in action {node!r} (verb {words[1]!r} takes "
+            raise ctx.err(node, f"too many words in action {node[:80]!r} (verb {words[1][:40]!r} takes "
                                 f"{' '.join(POSITIONAL.get(words[1], ())) or 'no bare words'}; use key=value)")
         else:
             d[slots.pop(0)] = w
