@@ -25,6 +25,7 @@ import numpy as np
 from pydantic import ValidationError
 
 from ..errors import InputError
+from ..inputs import read_text
 from ..resources import DEFAULT_LAYOUT, LAYOUTS, logical_name
 from ..text.names import NameIndex, simplified, traditional
 from ..text.placement import DIRECTIONS, Place, PlaceError, heading_of, parse_place, unit_vector
@@ -37,6 +38,9 @@ from .schema import FormationSpec, LandmarkSpec, LengthText, ReadingFile
 
 # ---------------------------------------------------------------------------
 # Loading.
+
+MAX_BYTES = 1_000_000          # a reading file (the shipped: 14–17 kB)
+MAX_METRES = 1_000.0           # every length and place of a reading, from the origin
 
 def _key_path(loc: tuple) -> str:
     return ".".join(str(p) for p in loc)
@@ -67,8 +71,11 @@ def _toml_line(raw: str, path: list[str]) -> int | None:
 def reading_path(name: str | Path) -> Path:
     """A reading file: a path, or the name of a shipped reading (``ao_jigong``, ``ao_jigong.toml``)."""
     p = Path(name)
-    if not p.exists() and p.parent == Path(".") and (LAYOUTS / p.with_suffix(".toml").name).exists():
-        return LAYOUTS / p.with_suffix(".toml").name
+    try:
+        if not p.exists() and p.parent == Path(".") and (LAYOUTS / p.with_suffix(".toml").name).exists():
+            return LAYOUTS / p.with_suffix(".toml").name
+    except (OSError, ValueError):        # a name too long, a null character: read_text says so
+        pass
     return p
 
 
@@ -77,14 +84,11 @@ def load_reading(path: str | Path = DEFAULT_LAYOUT) -> Reading:
     raises :class:`InputError`."""
     path = reading_path(path)
     shown = logical_name(path)
-    try:
-        raw = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(shown, "", "no such reading file") from None
-    except UnicodeDecodeError as e:
-        raise InputError(shown, "", f"not UTF-8 text ({e.reason} at byte {e.start})") from None
+    raw = read_text(path, shown, what="reading file", max_bytes=MAX_BYTES)
     try:
         data = tomllib.loads(raw)
+    except RecursionError:
+        raise InputError(shown, "", "TOML nested too deep") from None
     except tomllib.TOMLDecodeError as e:
         msg = str(e)
         m = re.search(r"\(at line (\d+), column (\d+)\)", msg)
@@ -134,6 +138,8 @@ class _Resolver:
             self.fail(keypath, str(e))
         if positive and metres <= 0:
             self.fail(keypath, f"must be a positive length, got {value!r}")
+        if not abs(metres) <= MAX_METRES:
+            self.fail(keypath, f"{str(value)[:40]!r} is {metres:.4g} m: a ground is less than {MAX_METRES:g} m across")
         return metres
 
     def add(self, lm: Landmark) -> None:
@@ -350,9 +356,15 @@ class _Resolver:
         for direction, length in place.offsets:
             if length is None:
                 self.fail(keypath, f"{place.text!r}: a landmark needs a distance after {direction}")
-            d = self.units.metres(length) if length.terms or length.metres else 0.0
+            try:
+                d = self.units.metres(length) if length.terms or length.metres else 0.0
+            except UnitError as e:
+                self.fail(keypath, str(e))
             ux, uy = unit_vector(direction, self.spec.units.diagonal)
             x, y = x + ux * d, y + uy * d
+        if not (abs(x) <= MAX_METRES and abs(y) <= MAX_METRES):
+            self.fail(keypath, f"{place.text[:40]!r} is {math.hypot(x, y):.4g} m from the 堂: a ground is less "
+                               f"than {MAX_METRES:g} m across")
         if place.modifier:
             self.fail(keypath, f"{place.text!r}: 上/下/前/间 are for the rite's places, not for a reading's landmarks")
         return x, y

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 import shlex
+from functools import lru_cache
 from typing import Any
 
 from ..text.names import simplified
@@ -87,14 +88,24 @@ def parse_action(node: Any, ctx: Any) -> dict:
         return d
     if not isinstance(node, str):
         raise ctx.err(node, f"an action must be a string or a mapping, not {type(node).__name__}")
+    d = _read_compact(str(node))
+    if isinstance(d, str):
+        raise ctx.err(node, d)
+    return {k: list(v) if isinstance(v, list) else v for k, v in d.items()}
+
+
+@lru_cache(maxsize=8192)
+def _read_compact(node: str) -> dict[str, Any] | str:
+    """The fields of a compact action, or what is wrong with it (a text); cached, as the same actions
+    recur in every load of the script."""
     try:
-        words = shlex.split(str(node))
+        words = shlex.split(node)
     except ValueError as e:
-        raise ctx.err(node, f"cannot read action {node[:80]!r}: {e}") from None
+        return f"cannot read action {node[:80]!r}: {e}"
     if words == ["sync"]:
         return {"who": "*", "verb": "sync"}
     if len(words) < 2:
-        raise ctx.err(node, f"an action needs at least WHO and VERB: {node[:80]!r}")
+        return f"an action needs at least WHO and VERB: {node[:80]!r}"
     d: dict[str, Any] = {"who": words[0], "verb": words[1]}
     slots = list(POSITIONAL.get(words[1], ()))
     for w in words[2:]:
@@ -111,11 +122,11 @@ def parse_action(node: Any, ctx: Any) -> dict:
             d["top_step"] = True
         elif re.fullmatch(r"x\d+", w):
             if len(w) > 4:
-                raise ctx.err(node, f"{w[:12]!r}: too many times (x1 … x100)")
+                return f"{w[:12]!r}: too many times (x1 … x100)"
             d["count"] = int(w[1:])
         elif not slots:
-            raise ctx.err(node, f"too many words in action {node[:80]!r} (verb {words[1][:40]!r} takes "
-                                f"{' '.join(POSITIONAL.get(words[1], ())) or 'no bare words'}; use key=value)")
+            return (f"too many words in action {node[:80]!r} (verb {words[1][:40]!r} takes "
+                    f"{' '.join(POSITIONAL.get(words[1], ())) or 'no bare words'}; use key=value)")
         else:
             d[slots.pop(0)] = w
     return d

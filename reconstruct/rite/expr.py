@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any, Callable
 
 MAX_SOURCE = 2_000          # characters in one expression
@@ -116,8 +117,10 @@ def _contains(container: Any, item: Any) -> bool:
     return item in container
 
 
+@lru_cache(maxsize=4096)
 def parse(source: str) -> ast.Expression:
-    """The parsed expression (:class:`ExprError` if it is not one, or too long)."""
+    """The parsed expression (:class:`ExprError` if it is not one, or too long); the tree is shared
+    by every evaluation of the same text and never changed."""
     if len(source) > MAX_SOURCE:
         raise ExprError(f"expression of {len(source):,} characters (at most {MAX_SOURCE:,})")
     try:

@@ -15,7 +15,6 @@ The format is documented for historians in ``docs/rite-script.md``.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from ..resources import RITE
 from ..model.rite import Action, Event, Initial, Person, Prop, Rite  # noqa: F401 (re-exported)

@@ -7,6 +7,7 @@ billions of nodes.  Beyond a bound the reader stops with one line saying which.
 """
 from __future__ import annotations
 
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -107,6 +108,13 @@ def read_yaml(path: Path) -> Any:
         src = read_text(path, shown, what="rite file", max_bytes=MAX_BYTES)
     except InputError as e:
         raise RiteError(shown, 0, e.what) from None
+    return _parse(src, shown)
+
+
+@lru_cache(maxsize=16)
+def _parse(src: str, shown: str) -> Any:
+    """The document of the text ``src`` (cached by its text: the same files are read again and again
+    by every load of the script; callers never change what they get)."""
     try:
         doc = yaml.load(src, Loader=_Loader)
     except yaml.MarkedYAMLError as e:
