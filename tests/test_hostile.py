@@ -3,7 +3,12 @@
 Each case here was tried as a hostile user would and was not answered that way before (a traceback,
 an internal error, a silent acceptance, a file written outside ``--out``, a command run from a rite
 script …).  The loaders run in-process through :func:`reconstruct.cli.main`; a few go through a
-subprocess as a user would."""
+subprocess as a user would.
+
+Every case fails on main before issue 22 (checked with main's code and this file), except the
+guards marked "verifies": fixes the lead made in cli.py and plan.py before (the script's own
+zhongbin, an excerpt that ends before it starts, a plan file holding [] or NaN, the internal
+error line, event ids in diagram names), and escapes the old whitelist already refused."""
 from __future__ import annotations
 
 import json
@@ -85,6 +90,9 @@ ESCAPES = [
               each: 大师""",
     # a loop variable named like a function stood in for it
     'evil: [{for: min, in: "[len]", each: "{\'大师\' if min(\'xy\') == 2 else \'大师\'}"}]',
+]
+# refused by the old whitelist as well; kept as guards of the new evaluator
+OTHER_ESCAPES = [
     'evil: [{for: x, in: "[().__class__.__bases__[0].__subclasses__()]", each: "{x}"}]',
     'evil: [{for: x, in: "[str.__mro__]", each: "{x}"}]',
     'evil: [{for: x, in: "[GROUPS.__class__]", each: "{x}"}]',
@@ -96,7 +104,7 @@ ESCAPES = [
 ]
 
 
-@pytest.mark.parametrize("group", ESCAPES)
+@pytest.mark.parametrize("group", ESCAPES + OTHER_ESCAPES)
 def test_a_rite_expression_cannot_reach_python(rite_dir, capsys, group, monkeypatch):
     monkeypatch.chdir(rite_dir)
     edit(rite_dir / "rite.yaml", "groups:\n", f"groups:\n  {group}\n")
@@ -133,10 +141,9 @@ def test_text_and_include_are_confined_to_the_scripts_folder(rite_dir, capsys, t
     ("options:\n", "options: abc\nopts:\n", "options"),
     ("    default: 右\n", "    default: 中\n", "default is not a choice"),
     ("  大夫: [{for: k, in: \"1..dafu\"", "  大夫: [{for: k, in: \"1..100000000\"", "loop over 100,000,000"),
-    ("  大夫: [{for: k, in: \"1..dafu\"", "  大夫: [{for: k, in: \"1..10**9\"", "cannot evaluate"),
-    ("  大夫: [{for: k, in: \"1..dafu\"", "  大夫: [{for: k, in: \"range(10**8)\"", "cannot evaluate"),
-    ("  大夫: [{for: k, in: \"1..dafu\"", "  大夫: [{for: k, in: \"[1 for a in range(90000) for b in range(90000)]\"",
-     "cannot evaluate"),
+    ("  大夫: [{for: k, in: \"1..dafu\"", "  大夫: [{for: k, in: \"range(100000000)\"", "cannot evaluate"),
+    ("  大夫: [{for: k, in: \"1..dafu\"", "  大夫: [{for: k, in: \"[1 for a in range(30000) for b in range(30000)]\"",
+     "more than"),
     ("  大夫: [{for: k, in: \"1..dafu\"", "  大夫: [{for: k, in: \"'abc'\"", "not a list"),
     ("  大夫: [{for: k, in: \"1..dafu\"", "  大夫: [{for: k, in: \"5\"", "not a list"),
     ("  大夫: [{for: k, in: \"1..dafu\"", "  大夫: [{for: k, in: \"1..'a'\"", "whole numbers"),
@@ -153,7 +160,6 @@ def test_bad_values_in_the_rite_script(rite_dir, capsys, old, new, what):
     ("- id: p1.qupu\n", "- id: p1.qupu\n  footnote: abc\n", "footnote"),
     ("- id: p1.qupu\n", "- id: p1.qupu\n  footnote: 1e308\n", "footnote"),
     ("- id: p1.qupu\n", "- id: p1.qupu\n  at: abc\n", "at:"),
-    ("- id: p1.qupu\n", "- id: p1.qupu\n  at: -5\n", "at:"),
     ("- id: p1.qupu\n", "- id: p1.qupu\n  rule: 'no'\n", "rule"),
     ("- id: p1.qupu\n", "- id: ../../../X\n", "event id"),
     ("- id: p1.qupu\n", "- id: [a, b]\n", "event id"),
@@ -163,7 +169,6 @@ def test_bad_values_in_the_rite_script(rite_dir, capsys, old, new, what):
     ("    - 司射 cover\n", "    - 司射 bow 宾 x" + "9" * 5000 + "\n", "too many times"),
     ("    - 司射 cover\n", "    - 司射 go 中西九千九百丈\n", "too far"),
     ("    - 司射 cover\n", "    - 司射 go 中西" + "一" * 40 + "丈\n", "too long"),
-    ("    - 司射 cover\n", "    - {who: 司射, verb: go, place: [1, 2]}\n", "bad action"),
     ("    - 司射 cover\n", "    - {who: 司射, verb: ascend, stair: 西阶, top_step: 1}\n", "top_step"),
 ])
 def test_bad_values_in_an_event_file(rite_dir, capsys, old, new, what):
@@ -184,6 +189,7 @@ def test_a_deep_yaml_document_is_one_line(rite_dir, capsys):
 
 
 def test_the_scripts_own_zhongbin_holds_without_the_option(rite_dir):
+    """Verifies: zhongbin: 9 in rite.yaml is no longer overridden by the command line's default."""
     edit(rite_dir / "rite.yaml", "  zhongbin: 3 ", "  zhongbin: 9 ")
     a = cli.build_parser().parse_args(["plan", "--rite", str(rite_dir / "rite.yaml")])
     assert cli.load_cast(a).parameters["zhongbin"] == 9
@@ -217,9 +223,11 @@ FIRST_LANDMARK = re.search(r'\n(\[landmarks\.[^\]]+\])\n', ZX).group(1)
     ('heading = "南"', "heading = true"),
     ('heading = "南"', "heading = nan"),
     ('heading = "南"', "heading = 1e308"),
-    ("[units]\n", "[units]\nchi_per = {步 = inf}\n"),
-    ("[units]\n", "[units]\nchi_per = {步 = nan}\n"),
-    ("[building]\n", "[building]\nroof_rise = 1e308\n"),
+    ("[units]\n", '[units]\nchi_per = {"步" = inf}\n'),
+    ("[units]\n", '[units]\nchi_per = {"步" = nan}\n'),
+    ("[units]\n", '[units]\nchi_per = {"步" = 1e300}\n'),
+    ('roof_rise = "一丈二尺"', "roof_rise = 1e308"),
+    ('roof_rise = "一丈二尺"', "roof_rise = 1e300"),
     ("[building]\n", 'deep = ' + "[" * 5000 + "]" * 5000 + "\n[building]\n"),
     ("[building]\n", '[views."../../../x"]\neye = [0, 0, 0]\nlook = [0, 1, 0]\n[building]\n'),
     ("[building]\n", "[views.v]\neye = [nan, 0, 0]\nlook = [0, 1, 0]\n[building]\n"),
@@ -288,6 +296,7 @@ def test_a_malformed_plan_is_one_line(tmp_path, capsys, saved, change):
                                   '{"format": "xiangshe-plan/1", "duration": Infinity}', "1" * 5000,
                                   "[" * 100_000 + "]" * 100_000, ""])
 def test_a_plan_file_that_is_no_plan(tmp_path, capsys, text):
+    """Verifies [], {}, NaN and empty (refused before); new: huge numbers and deep nesting."""
     p = tmp_path / "p.json"
     p.write_text(text, encoding="utf-8")
     refused(*run(["check", "--plan", p], capsys)[::2], "p.json")
@@ -313,6 +322,7 @@ def test_still_view_must_name_a_view(tmp_path, capsys):
 
 
 def test_an_excerpt_backwards_is_refused_before_rendering(tmp_path, capsys, saved):
+    """Verifies: video --from 90 --to 80 is refused (it was accepted silently)."""
     out = tmp_path / "v.mp4"
     refused(*run(["video", "--plan", saved, "--from", "90s", "--to", "80s", "--out", out, "--quiet"], capsys)[::2],
             "before it starts")
@@ -363,6 +373,7 @@ def test_json_is_never_written_with_nan(tmp_path):
 
 
 def test_event_ids_never_leave_the_diagram_folder(tmp_path, capsys, saved):
+    """Verifies safe_name (--at ../../../X wrote outside --out); new: a name is at most 100 characters."""
     bad = plan_with(tmp_path, saved, lambda d: d["events"][0].update(id="../../../X"))
     out = tmp_path / "d" / "e"
     rc, _, err = run(["diagram", "--plan", bad, "--at", "../../../X", "--out", out], capsys)
@@ -375,6 +386,7 @@ def test_event_ids_never_leave_the_diagram_folder(tmp_path, capsys, saved):
 
 
 def test_an_internal_error_is_one_line_and_debug_shows_it(monkeypatch, capsys):
+    """Verifies: a bug prints one line asking for a report; --debug shows the traceback."""
     def broken(a):
         raise RuntimeError("a bug")
     monkeypatch.setattr(cli, "cmd_layout", broken)
@@ -386,7 +398,7 @@ def test_an_internal_error_is_one_line_and_debug_shows_it(monkeypatch, capsys):
 
 @pytest.mark.parametrize("args", [
     ["layout", "/dev/zero"],
-    ["script", "--check", "--rite", "/etc"],
+    ["layout", "/etc"],
     ["still", "--view", "nowhere"],
     ["video", "--fps", "0"],
 ])

@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from reconstruct import cli
-from reconstruct.resources import LAYOUTS, RITE, SEED
+from reconstruct.resources import LAYOUTS, RITE, SEED, STATEMENTS
 
 pytestmark = pytest.mark.filterwarnings("ignore::hypothesis.errors.HypothesisWarning")
 
@@ -218,6 +218,24 @@ def test_a_mutated_plan_is_read_or_refused_in_one_line(small_plan, tmp_path_fact
         path, out = d / "p.json", d / "out.json"
         path.write_bytes(data)
         answered(["check", "--plan", path, "--json", out], capsys, [out])
+        out.unlink(missing_ok=True)
+
+    case()
+
+
+def test_a_mutated_statements_catalogue_is_read_or_refused_in_one_line(small_plan, tmp_path_factory, capsys):
+    d = tmp_path_factory.mktemp("catalogue")
+    (d / "p.json").write_text(small_plan, encoding="utf-8")
+    text = STATEMENTS.read_text(encoding="utf-8")
+    tree = yaml.safe_load(text)[:40]
+    dump = lambda x: yaml.safe_dump(x, allow_unicode=True, sort_keys=False)  # noqa: E731
+
+    @_settings(40)
+    @given(data=mutated(dump(tree)) | tree_mutated(tree, dump))
+    def case(data):
+        (d / "c.yaml").write_bytes(data)
+        out = d / "out.json"
+        answered(["check", "--plan", d / "p.json", "--catalogue", d / "c.yaml", "--json", out], capsys, [out])
         out.unlink(missing_ok=True)
 
     case()

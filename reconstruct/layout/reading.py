@@ -101,7 +101,7 @@ def load_reading(path: str | Path = DEFAULT_LAYOUT) -> Reading:
         loc = [str(p) for p in err["loc"]]
         line = _toml_line(raw, loc)
         where = (f"{line}: " if line else "") + _key_path(err["loc"])
-        what = err["msg"]
+        what = err["msg"].removeprefix("Value error, ")
         if err["type"] == "missing":
             what = "missing field"
         elif err["type"] == "extra_forbidden":

@@ -10,13 +10,32 @@ from typing import Literal
 
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
+import math
+
+from pydantic import BaseModel, ConfigDict, Field, PlainValidator, StringConstraints, field_validator
 
 from ..text.units import DEFAULT_CHI_PER_UNIT
 
 MAX_NUMBER = 10_000.0          # any plain number in a reading (尺, metres of a view, degrees)
 Number = Annotated[float, Field(ge=-MAX_NUMBER, le=MAX_NUMBER)]
-LengthText = Annotated[str, StringConstraints(max_length=200)] | Number
+
+
+def _text_or_number(what: str, limit: float, example: str):
+    def check(v):
+        if isinstance(v, str):
+            if len(v) > 200:
+                raise ValueError(f"{what} of {len(v)} characters (at most 200)")
+            return v
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            raise ValueError(f"{what}: text such as {example}, or a number, not {type(v).__name__}")
+        if not (isinstance(v, int) or math.isfinite(v)) or not abs(v) <= limit:
+            raise ValueError(f"{what}: {v!r} is not a finite number between {-limit:g} and {limit:g}")
+        return v
+    return PlainValidator(check)
+
+
+LengthText = Annotated[str | float | int, _text_or_number("a length", MAX_NUMBER, "三步")]   # 三步, or 尺
+Heading = Annotated[str | float | int, _text_or_number("a heading", 3600, "南")]          # 南, or degrees
 Name = Annotated[str, StringConstraints(pattern=r"^\w{1,40}$")]   # a landmark, formation or view id
 
 
@@ -34,7 +53,7 @@ class ReadingInfo(_Strict):
 class UnitsSpec(_Strict):
     chi_m: float = Field(0.231, gt=0.1, lt=0.4)
     diagonal: Literal["bearing", "both_axes"] = "bearing"
-    chi_per: dict[str, Annotated[float, Field(gt=0, le=1000)]] = {}
+    chi_per: dict[str, Annotated[float, Field(gt=0, le=MAX_NUMBER)]] = {}
     cite: str = ""
 
     @field_validator("chi_per")
@@ -96,7 +115,7 @@ class LandmarkSpec(_Strict):
     x: LengthText | None = None
     y: LengthText | None = None
     level: Literal["庭", "堂"] = "庭"
-    heading: str | Annotated[float, Field(ge=-3600, le=3600)] | None = None
+    heading: Heading | None = None
     size: list[LengthText] | None = None      # [east-west, north-south, height] before turning
     aliases: list[str] = []
     cite: str

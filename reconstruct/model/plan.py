@@ -445,21 +445,17 @@ class _Reader:
             self.number(p[1], where)
         return v
 
-    def measures(self, d: Any) -> dict:
-        d = self.mapping(d, "measures")
-        for k, v in d.items():
+    def measures_and_hall(self, d: dict) -> tuple[dict, dict]:
+        m, hall = self.mapping(d.get("measures", {}), "measures"), self.mapping(d.get("hall", {}), "hall")
+        for k, v in m.items():
             self.number(v, f"measures.{k}")
-        if "chi_m" in d and not 0 < d["chi_m"] < 10:
+        if "chi_m" in m and not 0 < m["chi_m"] < 10:
             self.fail("measures.chi_m", "the 尺 is a positive length in metres")
-        return d
-
-    def hall(self, d: Any) -> dict:
-        d = self.mapping(d, "hall")
-        if d.get("height_m") is not None:
-            self.number(d["height_m"], "hall.height_m")
-        if d.get("footprint") is not None:
-            self.points(d["footprint"], "hall.footprint")
-        return d
+        if hall.get("height_m") is not None:
+            self.number(hall["height_m"], "hall.height_m")
+        if hall.get("footprint") is not None:
+            self.points(hall["footprint"], "hall.footprint")
+        return dict(m), dict(hall)
 
     def plan(self, d: Any) -> Plan:
         d = self.mapping(d, "top level")
@@ -467,8 +463,8 @@ class _Reader:
         if not isinstance(fmt, str) or not fmt.startswith("xiangshe-plan/"):
             self.fail("format", f"not a xiangshe-plan document (format {fmt!r})"[:200])
         lay = self.mapping(d.get("layout", {}), "layout")
-        for k in ("name", "name_en", "file"):
-            self.text(lay.get(k), f"layout.{k}")
+        name, name_en, file = (self.text(lay.get(k), f"layout.{k}") for k in ("name", "name_en", "file"))
+        measures, hall = self.measures_and_hall(d)
         conflicts = d.get("conflicts") or []
         if not isinstance(conflicts, list):
             self.fail("conflicts", "expected a list")
@@ -480,13 +476,12 @@ class _Reader:
         lms = self.mapping(d.get("landmarks", {}), "landmarks")
         return Plan(
             format=fmt,
-            layout=LayoutRef(str(lay.get("name", "")), str(lay.get("name_en", "")), str(lay.get("file", "")),
-                             tuple(self.texts(lay.get("sources"), "layout.sources"))),
+            layout=LayoutRef(name, name_en, file, tuple(self.texts(lay.get("sources"), "layout.sources"))),
             text=dict(self.mapping(d.get("text", {}), "text")),
-            measures=dict(self.measures(d.get("measures", {}))),
+            measures=measures,
             parameters=dict(self.mapping(d.get("parameters", {}), "parameters")),
             options=dict(self.mapping(d.get("options", {}), "options")),
-            hall=dict(self.hall(d.get("hall", {}))),
+            hall=hall,
             landmarks={str(k): self.landmark(str(k), v) for k, v in lms.items()},
             actors=actors, props=props,
             events=[self.event(i, e) for i, e in enumerate(events)],

@@ -47,22 +47,23 @@ class Script:
         return self.tpl.err(node, what)
 
     # -- files
-    def confined(self, name: Any, node: Any, key: str, *, shipped_ok: bool = False) -> Path:
-        """The file ``name`` names, which must lie in the script's folder (or, with ``shipped_ok``,
-        in the package's own data)."""
+    def confined(self, name: Any, node: Any, key: str, *, text: bool = False) -> Path:
+        """The file ``name`` names, which must lie in the script's folder — or, for the seed text
+        (``text``), in the ``text`` folder beside it (as in the package: ``assets/rite``,
+        ``assets/text``) or in the package's own data."""
         if not isinstance(name, str) or not name.strip() or "\0" in name:
             raise self.err(node, f"{key}: a file name, not {str(name)[:60]!r}")
         folder = self.path.parent.resolve()
         target = (folder / name).resolve()
-        inside = [folder] + ([data_path().resolve()] if shipped_ok else [])
-        if not any(target == d or d in target.parents for d in inside):
-            raise self.err(node, f"{key}: {name[:80]!r} is outside the rite script's folder "
-                                 f"(a script reads only files beside it)")
+        inside = [folder] + ([folder.parent / "text", data_path().resolve()] if text else [])
+        if not any(d in target.parents for d in inside):
+            where = "the rite script's folder" + (" or the text folder beside it" if text else "")
+            raise self.err(node, f"{key}: {name[:80]!r} is outside {where} (a script reads only files beside it)")
         return target
 
     def read_seed(self) -> None:
         node = self.raw.get("text", DEFAULT_TEXT)
-        path = self.confined(node, node, "text", shipped_ok=True)
+        path = self.confined(node, node, "text", text=True)
         try:
             self.seed = read_text(path, rel(path), what="seed text", max_bytes=MAX_SEED_BYTES)
         except InputError as e:
