@@ -23,44 +23,24 @@ DEFAULT_VIDEO = OUT / "xiangshe.mp4"
 # ---------------------------------------------------------------------------
 # argument types
 
-def positive_int(value: str) -> int:
-    try:
-        v = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number") from None
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"{value!r}: must be 1 or more")
-    return v
+def _number(kind: type, lo: float, hi: float, what: str):
+    """An argparse type: a number of ``kind`` within [lo, hi] (``what`` says the range on refusal)."""
+    def parse(value: str):
+        try:
+            v = kind(value)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"{value!r} is not a {'whole ' if kind is int else ''}number") from None
+        if not lo <= v <= hi:
+            raise argparse.ArgumentTypeError(f"{value!r}: {what}")
+        return v
+    return parse
 
 
-def count(value: str) -> int:
-    try:
-        v = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number") from None
-    if not 0 <= v <= 500:
-        raise argparse.ArgumentTypeError(f"{value!r}: must be between 0 and 500")
-    return v
-
-
-def positive_float(value: str) -> float:
-    try:
-        v = float(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{value!r} is not a number") from None
-    if not (v > 0 and v < 1e6):
-        raise argparse.ArgumentTypeError(f"{value!r}: must be a positive number")
-    return v
-
-
-def crf(value: str) -> int:
-    try:
-        v = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number") from None
-    if not 0 <= v <= 51:
-        raise argparse.ArgumentTypeError(f"{value!r}: x264's quality runs from 0 to 51")
-    return v
+positive_int = _number(int, 1, 10**6, "must be 1 or more")
+count = _number(int, 0, 500, "must be between 0 and 500")
+positive_float = _number(float, 1e-6, 1e6, "must be a positive number")
+crf = _number(int, 0, 51, "x264's quality runs from 0 to 51")
 
 
 def parse_point(value: str) -> float | int | str:
