@@ -8,7 +8,6 @@ Run: .venv/bin/python bench/bench_export.py [--layout layouts/zheng_xuan.toml] [
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import tempfile
 import time
@@ -17,6 +16,7 @@ from pathlib import Path
 from reconstruct.exchange.animation import build_animated, export_animated
 from reconstruct.exchange.gltf import export_ground
 from reconstruct.layout.reading import load_reading
+from reconstruct.model.plan import Plan
 
 TARGET_S = 10.0
 TARGET_MB = 30.0
@@ -41,7 +41,7 @@ def main() -> int:
     a = ap.parse_args()
     reading = load_reading(a.layout)
     if a.plan:
-        plan = json.loads(Path(a.plan).read_text(encoding="utf-8"))
+        plan = Plan.load(a.plan)
         print(f"plan {a.plan}")
     else:
         from reconstruct.planner.core import make_plan
@@ -49,8 +49,8 @@ def main() -> int:
         t0 = time.perf_counter()
         plan = make_plan(reading, load_rite())
         print(f"planned in {time.perf_counter() - t0:.2f} s (not part of the export)")
-    print(f"passage {plan['duration']:.1f} s, {len(plan['actors'])} people, {len(plan['props'])} props, "
-          f"{len(plan['events'])} events")
+    print(f"passage {plan.duration:.1f} s, {len(plan.actors)} people, {len(plan.props)} props, "
+          f"{len(plan.events)} events")
     with tempfile.TemporaryDirectory() as d:
         g_path, a_path = Path(d) / f"ground.{a.fmt}", Path(d) / f"passage.{a.fmt}"
         tg = best_of(a.repeat, lambda: export_ground(reading, g_path, fmt=a.fmt))

@@ -1,26 +1,29 @@
-"""Frames per second of our renderer against a naive full-scene PyVista loop, same plan, same camera.
+"""Frames per second of the video renderer, as ratios between runs made in the same invocation.
 
-    .venv/bin/python bench/bench_video.py [--plan PLAN.json] [--start 240] [--seconds 60] [--naive-seconds 10]
-                                          [--size 1280x720] [--mini]
+    .venv/bin/python bench/bench_video.py [--plan PLAN.json | --mini] [--start 240] [--seconds 20]
+                                          [--naive-seconds 4] [--size 1280x720] [--chunk-seconds 10]
+    .venv/bin/python bench/bench_video.py --one-chunk --size 3840x2160 [--start 240] [--chunk-seconds 10]
 
 Default: the real plan of the default reading (planned here, or ``--plan`` a saved one) on the
-real ground.  ``--mini``: the synthetic mini plan and stand-in ground of tests/fixtures.
+real ground; ``--mini``: the synthetic mini plan and stand-in ground of tests/fixtures.  Every run
+draws the same frames (hold compression off, no cards, a fresh chunk store) with the same camera
+(``plan_shots``), captions and x264 settings; times include set-up and encoding.
 
-Two measurements, in the same run:
+* **plain** — the single-process renderer over the whole stretch as one chunk (no chunk resets);
+* **chunked, 1 worker** — the same frames in chunks of ``--chunk-seconds``, one after the other
+  in this process: its time over plain's is the overhead of chunking (a background re-rendered and
+  an encoder started at every chunk);
+* **chunked, 2 workers** — the same chunks on a local Dask cluster of 2 processes (cluster start-up
+  included);
+* **naive** — the obvious PyVista program over the first ``--naive-seconds``: every mesh (each part
+  of each person, each prop, the architecture) an actor re-rendered every frame with PyVista's
+  default anti-aliasing, posed via user_matrix, captioned the same way (set-up excluded).
 
-* **ratio** — ours and the naive loop over the same ``--naive-seconds`` of plan from ``--start``,
-  the same frames (hold compression off, so both draw exactly the same frame times), the same
-  camera (``plan_shots``), captions and x264 settings.  The naive loop is the obvious PyVista
-  program: every mesh (each part of each person, each prop, the architecture) an actor
-  re-rendered every frame with PyVista's default anti-aliasing, posed via user_matrix, captioned
-  the same way.  Both times include encoding; the naive loop's set-up is excluded, ours included.
-* **render / duration** — ours as ``render.py video`` runs it (defaults: 2 render processes on a
-  2-core box, hold compression on) over ``--seconds`` of plan: wall time over the video's length.
+``--one-chunk``: the cost of one chunk at the given size (for docs/rendering-at-scale.md).
 """
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import tempfile
@@ -34,42 +37,52 @@ sys.path.insert(0, str(ROOT / "tests" / "fixtures"))
 
 import numpy as np  # noqa: E402
 
+from reconstruct.model.plan import Plan  # noqa: E402
 from reconstruct.render import captions as C  # noqa: E402
+from reconstruct.render.holds import frame_times  # noqa: E402
+from reconstruct.render.video import ROOF_NODES, MovingLayer, PlanSampler, render_video  # noqa: E402
 from reconstruct.scene import figures as F  # noqa: E402
+from reconstruct.scene import props as PR  # noqa: E402
 from reconstruct.scene.shots import plan_shots  # noqa: E402
-from reconstruct.render.video import MovingLayer, PlanSampler, ROOF_NODES, current_event, frame_times, render_video  # noqa: E402
 
 
-def naive(plan, ground, out, size, t0, t1, fps, cam):
-    import imageio.v2 as imageio
+def _colour(rgb):
+    """A colour as PyVista takes it (names and hex strings as they are, 0–255 triples scaled)."""
+    return rgb if isinstance(rgb, str) else tuple(c / 255 if max(rgb) > 1 else c for c in rgb)
+
+
+def _naive_scene(plan, ground, size):
     import pyvista as pv
     pl = pv.Plotter(off_screen=True, window_size=size)          # default theme and anti-aliasing
     roof = []
     for name, mesh, rgb in ground:
-        a = pl.add_mesh(pv.wrap(mesh), color=tuple(c / 255 if max(rgb) > 1 else c for c in rgb))
+        a = pl.add_mesh(pv.wrap(mesh), color=_colour(rgb))
         if name in ROOF_NODES:
             roof.append(a)
-    sampler = PlanSampler(plan)
-    layer = MovingLayer(sampler)
+    layer = MovingLayer(PlanSampler(plan))
     actors = []          # (part index in layer.matrices, pyvista actor)
     for k, (kind, ident) in enumerate(layer.items):
         if kind == "actor":
             meshes = F.part_meshes(ident)
-            for j, p in enumerate(F.PARTS):
-                m = meshes[p]
-                pm = pv.wrap(m)
-                pm["rgb"] = np.asarray(m.visual.vertex_colors)[:, :3]
-                actors.append((layer.part_start[k] + j, pl.add_mesh(pm, scalars="rgb", rgb=True, smooth_shading=True)))
+            parts = [(layer.part_start[k] + j, meshes[p]) for j, p in enumerate(F.PARTS)]
         else:
-            m = F.prop_mesh(ident.split(":")[-1], strung=kind != "unstrung")
+            parts = [(layer.part_start[k], PR.prop_mesh(ident.split(":")[-1], strung=kind != "unstrung"))]
+        for j, m in parts:
             pm = pv.wrap(m)
             pm["rgb"] = np.asarray(m.visual.vertex_colors)[:, :3]
-            actors.append((layer.part_start[k], pl.add_mesh(pm, scalars="rgb", rgb=True)))
+            actors.append((j, pl.add_mesh(pm, scalars="rgb", rgb=True, smooth_shading=kind == "actor")))
     pl.show(auto_close=False)
+    return pl, roof, layer, actors
+
+
+def naive(plan, ground, out, size, t0, t1, fps, cam) -> tuple[float, float]:
+    """Frames per second and seconds of the naive loop over [t0, t1] (set-up excluded)."""
+    import imageio.v2 as imageio
+    pl, roof, layer, actors = _naive_scene(plan, ground, size)
     w = imageio.get_writer(str(out), format="FFMPEG", mode="I", fps=fps, codec="libx264", quality=None,
                            macro_block_size=8, pixelformat="yuv420p", ffmpeg_log_level="error",
                            ffmpeg_params=["-profile:v", "high", "-crf", "18", "-movflags", "+faststart"])
-    events = sorted(plan["events"], key=lambda e: e["start"])
+    events = plan.events_by_start()
     times = frame_times(t0, t1, fps)
     bands = {}
     t_start = time.perf_counter()
@@ -85,11 +98,11 @@ def naive(plan, ground, out, size, t0, t1, fps, cam):
         pl.renderer.ResetCameraClippingRange()
         pl.render()
         frame = np.array(pl.image)
-        ev = current_event(events, float(t))
+        ev = plan.current_event(float(t), events=events)
         if ev is not None:
-            if ev["id"] not in bands:
-                bands[ev["id"]] = C.CaptionBand.draw(size, ev["text"], ev.get("gloss"), ev.get("footnote"))
-            bands[ev["id"]].apply(frame)
+            if ev.id not in bands:
+                bands[ev.id] = C.CaptionBand.draw(size, ev.text, ev.gloss, ev.footnote)
+            bands[ev.id].apply(frame)
         C.draw_timeline(frame, (t - t0) / (t1 - t0))
         w.append_data(frame)
     w.close()
@@ -98,56 +111,75 @@ def naive(plan, ground, out, size, t0, t1, fps, cam):
     return len(times) / dt, dt
 
 
+def _load(a):
+    if a.mini:
+        from mini_plan import make_plan, standin_ground
+        return Plan.from_dict(make_plan()), standin_ground()
+    from reconstruct.layout.reading import load_reading
+    from reconstruct.scene.ground import ground_meshes
+    reading = load_reading()
+    if a.plan:
+        return Plan.load(a.plan), ground_meshes(reading)
+    from reconstruct.planner import make_plan
+    from reconstruct.rite import load_rite
+    return make_plan(reading, load_rite()), ground_meshes(reading)
+
+
+def timed(plan, ground, out, size, fps, cam, t0, t1, **kw) -> tuple[float, dict]:
+    t = time.perf_counter()
+    st = render_video(plan, ground, out, size=size, fps=fps, start=t0, end=t1, cards=False, progress=False,
+                      camera=cam, compress_holds=None, fresh=True, **kw)
+    return time.perf_counter() - t, st
+
+
+def one_chunk(a, plan, ground, size, cam) -> None:
+    """The cost of one chunk (the first full chunk from --start) at this size."""
+    t0, t1 = a.start, min(a.start + a.chunk_seconds, plan.duration)
+    with tempfile.TemporaryDirectory() as d:
+        dt, st = timed(plan, ground, Path(d) / "chunk.mp4", size, a.fps, cam, t0, t1, workers=1,
+                       chunk_seconds=a.chunk_seconds)
+    print(f"RESULT one chunk {size[0]}x{size[1]}: plan {t0:.0f}-{t1:.0f} s, {st['frames']} frames in {dt:.1f} s "
+          f"({st['frames'] / dt:.2f} fps, {dt / st['frames']:.3f} s/frame; passes: full {st.get('full')}, "
+          f"background {st.get('background')}, layer {st.get('layer')}, reused {st.get('reused')})")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--plan", help="a saved plan JSON (default: plan the default reading)")
     ap.add_argument("--mini", action="store_true", help="the mini fixture plan and stand-in ground")
     ap.add_argument("--start", type=float, default=240.0)
-    ap.add_argument("--seconds", type=float, default=60.0, help="plan seconds for render/duration")
-    ap.add_argument("--naive-seconds", type=float, default=10.0, help="plan seconds for the ours/naive ratio")
+    ap.add_argument("--seconds", type=float, default=20.0, help="plan seconds rendered by ours")
+    ap.add_argument("--naive-seconds", type=float, default=4.0, help="plan seconds for the naive loop")
     ap.add_argument("--size", default="1280x720")
     ap.add_argument("--fps", type=int, default=25)
+    ap.add_argument("--chunk-seconds", type=float, default=10.0)
+    ap.add_argument("--one-chunk", action="store_true", help="only time one chunk at --size")
     a = ap.parse_args(argv)
-    if a.mini:
-        from mini_plan import make_plan, standin_ground
-        plan, ground = make_plan(), standin_ground()
-    else:
-        from reconstruct.layout.reading import DEFAULT_LAYOUT, load_reading
-        from reconstruct.render.video_cli import ground_meshes
-        reading = load_reading(DEFAULT_LAYOUT)
-        if a.plan:
-            plan = json.loads(Path(a.plan).read_text(encoding="utf-8"))
-        else:
-            from reconstruct.planner.core import make_plan
-            from reconstruct.rite.loader import load_rite
-            plan = make_plan(reading, load_rite(None))
-        ground = ground_meshes(reading)
+    plan, ground = _load(a)
     size = tuple(int(v) for v in a.size.split("x"))
     cam = plan_shots(plan, size)
-    t0 = a.start
-    n0, n1 = t0, min(t0 + a.naive_seconds, plan["duration"])
-    r1 = min(t0 + a.seconds, plan["duration"])
-    print(f"plan: {len(plan['actors'])} people, {len(plan.get('props') or {})} props, "
-          f"{F.figure_geometry('宾').n_triangles} triangles per figure; {os.cpu_count()} cores; {size[0]}x{size[1]} {a.fps} fps")
+    print(f"plan: {len(plan.actors)} people, {len(plan.props)} props, {F.figure_geometry('宾').n_triangles} "
+          f"triangles per figure; {os.cpu_count()} cores; {size[0]}x{size[1]} {a.fps} fps")
+    if a.one_chunk:
+        return one_chunk(a, plan, ground, size, cam)
+    t0, t1 = a.start, min(a.start + a.seconds, plan.duration)
     with tempfile.TemporaryDirectory() as d:
-        t = time.perf_counter()
-        st1 = render_video(plan, ground, Path(d) / "o1.mp4", size=size, fps=a.fps, start=n0, end=n1, cards=False,
-                           progress=False, camera=cam, compress_holds=None, workers=1)
-        dt1 = time.perf_counter() - t
-        f1 = st1["frames"] / dt1
-        f_n, dt_n = naive(plan, ground, Path(d) / "naive.mp4", size, n0, n1, a.fps, cam)
-        print(f"same frames, plan {n0:.0f}-{n1:.0f} s ({st1['frames']} frames), one process each: "
-              f"ours {f1:.1f} fps ({dt1:.1f} s), naive {f_n:.1f} fps ({dt_n:.1f} s); ratio {f1 / f_n:.2f}")
-        t = time.perf_counter()
-        st = render_video(plan, ground, Path(d) / "o2.mp4", size=size, fps=a.fps, start=t0, end=r1, cards=False,
-                          progress=False, camera=cam)
-        dt = time.perf_counter() - t
-        vs = st["video_seconds"]
-        passes = {k: st.get(k) for k in ("full", "background", "layer", "reused", "compressed_frames", "workers")}
-        print(f"as rendered by default, plan {t0:.0f}-{r1:.0f} s: {st['frames']} frames = {vs:.1f} s of video in "
-              f"{dt:.1f} s: {st['frames'] / dt:.1f} fps, render/duration {dt / vs:.2f} ({passes})")
-        print(f"RESULT ratio(ours/naive, same frames, 1 process) {f1 / f_n:.2f}; "
-              f"ratio(ours default/naive) {st['frames'] / dt / f_n:.2f}; render/duration {dt / vs:.2f}")
+        d = Path(d)
+        dt_p, st = timed(plan, ground, d / "plain.mp4", size, a.fps, cam, t0, t1, workers=1, chunk_seconds=1e9)
+        n = st["frames"]
+        dt_1, st1 = timed(plan, ground, d / "c1.mp4", size, a.fps, cam, t0, t1, workers=1,
+                          chunk_seconds=a.chunk_seconds)
+        dt_2, st2 = timed(plan, ground, d / "c2.mp4", size, a.fps, cam, t0, t1, workers=2,
+                          chunk_seconds=a.chunk_seconds)
+        f_n, dt_n = naive(plan, ground, d / "naive.mp4", size, t0, min(t1, t0 + a.naive_seconds), a.fps, cam)
+    fp, f1, f2 = n / dt_p, n / dt_1, n / dt_2
+    print(f"plan {t0:.0f}-{t1:.0f} s, {n} frames; chunks of {a.chunk_seconds:g} s: {st1['chunks']}")
+    print(f"  plain, one process      {fp:6.1f} fps ({dt_p:.1f} s)")
+    print(f"  chunked, 1 worker       {f1:6.1f} fps ({dt_1:.1f} s)   overhead of chunking {dt_1 / dt_p - 1:+.1%}")
+    print(f"  chunked, 2 workers      {f2:6.1f} fps ({dt_2:.1f} s)   {f2 / f1:.2f}x one worker")
+    print(f"  naive PyVista loop      {f_n:6.1f} fps ({dt_n:.1f} s over {a.naive_seconds:g} s of plan)")
+    print(f"RESULT ratio(plain/naive) {fp / f_n:.2f}; ratio(chunked 1 worker/plain) {f1 / fp:.2f}; "
+          f"ratio(2 workers/1 worker) {f2 / f1:.2f}; ratio(2 workers/naive) {f2 / f_n:.2f}")
 
 
 if __name__ == "__main__":

@@ -23,51 +23,25 @@ DEFAULT_VIDEO = OUT / "xiangshe.mp4"
 # ---------------------------------------------------------------------------
 # argument types
 
-def positive_int(value: str) -> int:
-    try:
-        v = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number") from None
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"{value!r}: must be 1 or more")
-    return v
+def _number(kind: type, lo: float, hi: float, what: str):
+    """An argparse type: a number of ``kind`` within [lo, hi] (``what`` says the range on refusal)."""
+    def parse(value: str):
+        try:
+            v = kind(value)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"{value!r} is not a {'whole ' if kind is int else ''}number") from None
+        if not lo <= v <= hi:
+            raise argparse.ArgumentTypeError(f"{value!r}: {what}")
+        return v
+    return parse
 
 
-def zhongbin(value: str) -> int:
-    v = positive_int(value)
-    if v > 500:
-        raise argparse.ArgumentTypeError(f"{value!r}: must be between 1 and 500")
-    return v
-
-
-def count(value: str) -> int:
-    try:
-        v = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number") from None
-    if not 0 <= v <= 500:
-        raise argparse.ArgumentTypeError(f"{value!r}: must be between 0 and 500")
-    return v
-
-
-def positive_float(value: str) -> float:
-    try:
-        v = float(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{value!r} is not a number") from None
-    if not (v > 0 and v < 1e6):
-        raise argparse.ArgumentTypeError(f"{value!r}: must be a positive number")
-    return v
-
-
-def crf(value: str) -> int:
-    try:
-        v = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number") from None
-    if not 0 <= v <= 51:
-        raise argparse.ArgumentTypeError(f"{value!r}: x264's quality runs from 0 to 51")
-    return v
+positive_int = _number(int, 1, 10**6, "must be 1 or more")
+count = _number(int, 0, 500, "must be between 0 and 500")
+zhongbin = _number(int, 1, 500, "must be between 1 and 500")
+positive_float = _number(float, 1e-6, 1e6, "must be a positive number")
+crf = _number(int, 0, 51, "x264's quality runs from 0 to 51")
 
 
 def parse_point(value: str) -> float | int | str:
@@ -223,13 +197,32 @@ def cmd_export(a: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_web(a: argparse.Namespace) -> int:
+    """One self-contained offline HTML page: the animated ceremony, scrubbable and captioned."""
+    import time
+
+    from .web import write_page
+
+    t0 = time.perf_counter()
+    outputs_ok(a.out)
+    reading = load_reading(a.layout)
+    plan = plan_of(a, reading)
+    stats = write_page(reading, plan, a.out)
+    print(f"wrote {a.out}")
+    for line in stats.lines():
+        print(line)
+    print(f"built in {time.perf_counter() - t0:.1f} s (page {stats.seconds:.1f} s)")
+    return 0
+
+
 def cmd_script(a: argparse.Namespace) -> int:
     import json
 
     from .checks.script import check, report_lines
 
     rep = check(a.rite, zhongbin=a.zhongbin, dafu=a.dafu, options=dict(a.option or ()), layout=a.layout)
-    ok = rep["coverage"] >= 1.0 and not rep["unresolved"] and rep["text_matches_shared_seed"]
+    ok = (rep["coverage"] >= 1.0 and not rep["unresolved"] and rep["text_matches_shared_seed"]
+          and not rep["caption_only"])
     print(json.dumps(rep, ensure_ascii=False, indent=1) if a.json else "\n".join(report_lines(rep)))
     return 0 if ok else 1
 
@@ -253,6 +246,7 @@ def cmd_plan(a: argparse.Namespace) -> int:
 
 
 def cmd_video(a: argparse.Namespace) -> int:
+    from .render.engine import Interrupted
     from .render.video import render_video
     from .scene.ground import ground_meshes
     from .text import seed
@@ -271,9 +265,14 @@ def cmd_video(a: argparse.Namespace) -> int:
     try:
         st = render_video(plan, ground_meshes(reading), a.out, size=a.size, fps=a.fps, crf=a.crf, start=a.start,
                           end=a.end, speed=a.speed, frames_dir=a.frames, labels=a.labels, progress=not a.quiet,
-                          text=seed.load(), cards=not a.no_cards)
+                          text=seed.load(), cards=not a.no_cards, workers=a.workers, scheduler=a.scheduler,
+                          fresh=a.fresh, chunk_seconds=a.chunk_seconds)
     except ValueError as e:          # e.g. event text not matching the seed
         raise InputError(a.plan or "plan", "video", str(e)) from None
+    except Interrupted as e:         # SIGINT/SIGTERM: finished chunks are kept for a rerun
+        print(f"stopped ({e}); finished chunks kept beside {a.out}: run the same command again to resume",
+              file=sys.stderr)
+        return 128 + int(e.signum)
     vs, secs = st.get("video_seconds") or 0.0, st.get("seconds") or 0.0
     print(f"wrote {a.out}")
     print(f"plan {st['plan_start']:.2f}–{st['plan_end']:.2f} s; {st['frames']} frames, "
@@ -344,32 +343,14 @@ def cmd_diagram(a: argparse.Namespace) -> int:
 # ---------------------------------------------------------------------------
 # the parser
 
-class _Parser(argparse.ArgumentParser):
-    """argparse, with a bad argument reported in one line (``--help`` shows the usage)."""
-
-    def error(self, message: str):
-        self.exit(2, f"{self.prog}: error: {' '.join(message.split())} (see {self.prog} --help)\n")
-
-
-def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="render.py", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--debug", action="store_true", help="show the traceback of an internal error")
-    sub = p.add_subparsers(dest="command", parser_class=_Parser)
-    _ground_commands(sub)
-    _rite_commands(sub)
-    _video_command(sub)
-    _plan_commands(sub)
-    return p
-
-
-def _ground_commands(sub) -> None:
-    """The reading's ground alone: layout, still, export."""
+def _layout_parser(sub) -> None:
     sp = sub.add_parser("layout", help="print the resolved coordinates of a reading")
     _with_layout(sp)
     sp.add_argument("--json", type=Path, help="write the landmarks as JSON (plan-format's `landmarks`)")
     sp.add_argument("--list", action="store_true", help="list the shipped readings")
     sp.set_defaults(func=cmd_layout)
 
+def _still_parser(sub) -> None:
     sp = sub.add_parser("still", help="render a still PNG of the ground")
     _with_layout(sp)
     sp.add_argument("--view", default="overview", help="overview | plan | hall | range | a view named in the reading")
@@ -378,6 +359,7 @@ def _ground_commands(sub) -> None:
     sp.add_argument("--no-labels", action="store_true")
     sp.set_defaults(func=cmd_still)
 
+def _export_parser(sub) -> None:
     sp = sub.add_parser("export", help="the ground and the animated ceremony as GLB / glTF (or the ground as OBJ / PLY / STL)")
     _with_layout(sp)
     for fmt in ("glb", "gltf", "obj", "ply", "stl"):
@@ -386,9 +368,15 @@ def _ground_commands(sub) -> None:
     _with_cast(sp)
     sp.set_defaults(func=cmd_export)
 
+def _web_parser(sub) -> None:
+    sp = sub.add_parser("web", help="the animated ceremony as one offline HTML page (three.js, captions, scrubber)")
+    _with_layout(sp)
+    sp.add_argument("--out", type=Path, default=OUT / "xiangshe.html", help="the page (default out/xiangshe.html)")
+    _with_cast(sp)
+    sp.set_defaults(func=cmd_web)
 
-def _rite_commands(sub) -> None:
-    """The rite script checked, and the passage planned: script, plan."""
+
+def _script_parser(sub) -> None:
     sp = sub.add_parser("script", help="check the rite script against the text (and a reading): coverage, names")
     sp.add_argument("--check", action="store_true", help="(the only thing it does; accepted for clarity)")
     sp.add_argument("--json", action="store_true", help="print the report as JSON")
@@ -396,6 +384,7 @@ def _rite_commands(sub) -> None:
     _with_cast(sp, saved_plan=False)
     sp.set_defaults(func=cmd_script)
 
+def _plan_parser(sub) -> None:
     sp = sub.add_parser("plan", help="plan the whole passage on a reading (xiangshe-plan/1)")
     _with_layout(sp)
     sp.add_argument("--json", type=Path, help="write the plan")
@@ -403,8 +392,7 @@ def _rite_commands(sub) -> None:
     _with_cast(sp, saved_plan=False)
     sp.set_defaults(func=cmd_plan)
 
-
-def _video_command(sub) -> None:
+def _video_parser(sub) -> None:
     sp = sub.add_parser("video", help="render the plan to an H.264 video (whole passage or an excerpt)")
     _with_layout(sp)
     sp.add_argument("--out", type=Path, default=DEFAULT_VIDEO, help=f"the mp4 (default {DEFAULT_VIDEO})")
@@ -421,12 +409,18 @@ def _video_command(sub) -> None:
     sp.add_argument("--labels", action="store_true", help="name tags over heads in every shot")
     sp.add_argument("--no-cards", action="store_true", help="no title and end cards")
     sp.add_argument("--quiet", action="store_true", help="no progress bar")
+    sp.add_argument("--workers", type=positive_int, default=None, metavar="N",
+                    help="render processes; more than 1 starts a local Dask cluster (default: 2 on long renders)")
+    sp.add_argument("--scheduler", default=None, metavar="tcp://HOST:PORT",
+                    help="send the chunks to a running Dask scheduler (its workers need this package installed "
+                         "and the output folder shared)")
+    sp.add_argument("--fresh", action="store_true", help="forget finished chunks kept from an earlier run")
+    sp.add_argument("--chunk-seconds", type=positive_float, default=10.0, metavar="S",
+                    help="video seconds per chunk (default 10)")
     _with_cast(sp)
     sp.set_defaults(func=cmd_video)
 
-
-def _plan_commands(sub) -> None:
-    """What a plan says, checked, compared and drawn: check, compare, diagram."""
+def _check_parser(sub) -> None:
     sp = sub.add_parser("check", help="test a reading against the text's spatial statements")
     _with_layout(sp)
     sp.add_argument("--json", type=Path, help="write the results as JSON")
@@ -434,6 +428,7 @@ def _plan_commands(sub) -> None:
     _with_cast(sp)
     sp.set_defaults(func=cmd_check)
 
+def _compare_parser(sub) -> None:
     sp = sub.add_parser("compare", help="what moves between two readings; overlay diagram")
     sp.add_argument("a")
     sp.add_argument("b")
@@ -444,6 +439,7 @@ def _plan_commands(sub) -> None:
     _with_cast(sp, saved_plan=False)
     sp.set_defaults(func=cmd_compare)
 
+def _diagram_parser(sub) -> None:
     sp = sub.add_parser("diagram", help="plan diagrams in the manner of the 仪礼图 (SVG + PNG)")
     _with_layout(sp)
     sp.add_argument("--at", help="event id, footnote number or a piece of the event's text")
@@ -452,6 +448,22 @@ def _plan_commands(sub) -> None:
     sp.add_argument("--out", type=Path, help="output directory (default out/diagrams)")
     _with_cast(sp)
     sp.set_defaults(func=cmd_diagram)
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, with a bad argument reported in one line (``--help`` shows the usage)."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {' '.join(message.split())} (see {self.prog} --help)\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="render.py", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--debug", action="store_true", help="show the traceback of an internal error")
+    sub = p.add_subparsers(dest="command", parser_class=_Parser)
+    for add in (_layout_parser, _still_parser, _export_parser, _web_parser, _script_parser, _plan_parser, _video_parser, _check_parser, _compare_parser, _diagram_parser):
+        add(sub)
+    return p
 
 
 def _user_errors() -> tuple[type[BaseException], ...]:

@@ -1,6 +1,6 @@
 """Animated glTF export: structure, positions read back at event times, poses, 袒/決遂, validator, Blender.
 
-The whole passage is planned once for the module (the planner's own result); the small hand-made
+The whole passage is the session's plan (tests/conftest.py); the small hand-made
 plan (fixtures/plan_small.json) covers the edge cases (someone who never moves, props at rest).
 """
 import json
@@ -17,18 +17,12 @@ from reconstruct.scene import figures as F
 from reconstruct.exchange.animation import (ANIMATION_NAME, actor_node_name, ascii_name, build_animated, export_animated,
                                    from_yup, prop_node_name, read_channels, sample_channel)
 from reconstruct.exchange.gltf import export_ground, to_yup
-from reconstruct.layout.reading import LAYOUTS, load_reading
 from reconstruct.model.plan import Plan
 from reconstruct.scene.sampler import PlanSampler
 
 ROOT = Path(__file__).resolve().parent.parent
 TOOLS = ROOT.parent / "shared" / "tools"
 FIXTURES = Path(__file__).parent / "fixtures"
-
-
-@pytest.fixture(scope="module")
-def reading():
-    return load_reading(LAYOUTS / "zheng_xuan.toml")
 
 
 @pytest.fixture(scope="module")
@@ -39,13 +33,6 @@ def small_plan():
 @pytest.fixture(scope="module")
 def small_glb(reading, small_plan, tmp_path_factory):
     return export_animated(reading, small_plan, tmp_path_factory.mktemp("anim") / "small.glb")
-
-
-@pytest.fixture(scope="module")
-def plan(reading):
-    from reconstruct.planner.core import make_plan
-    from reconstruct.rite.loader import load_rite
-    return make_plan(reading, load_rite())
 
 
 @pytest.fixture(scope="module")

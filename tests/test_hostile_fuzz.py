@@ -250,14 +250,14 @@ WORDS = ["0", "-1", "1", "25", "nan", "inf", "1e308", "0x0", "16x16", "321x180",
 FLAGS = {"video": ["--fps", "--speed", "--size", "--crf", "--from", "--to", "--zhongbin", "--dafu", "--option"],
          "still": ["--view", "--size"], "plan": ["--zhongbin", "--dafu", "--option"],
          "check": ["--zhongbin", "--option"], "diagram": ["--at", "--zhongbin"], "layout": ["--list"],
-         "export": ["--dafu"], "compare": ["--zhongbin"], "script": ["--dafu", "--option"]}
+         "export": ["--dafu"], "compare": ["--zhongbin"], "script": ["--dafu", "--option"], "web": ["--out"]}
 
 
 @_settings(100)
 @given(st.data())
 def test_random_arguments_are_parsed_or_refused_in_one_line(monkeypatch, capsys, data):
     seen = []
-    for name in ("layout", "still", "export", "script", "plan", "video", "check", "compare", "diagram"):
+    for name in ("layout", "still", "export", "web", "script", "plan", "video", "check", "compare", "diagram"):
         monkeypatch.setattr(cli, f"cmd_{name}", lambda a, seen=seen: seen.append(a) or 0)
     cmd = data.draw(st.sampled_from(sorted(FLAGS) + ["nonsense", ""]))
     argv = [cmd] if cmd else []

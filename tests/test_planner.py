@@ -15,7 +15,8 @@ import pytest
 import shapely
 
 from reconstruct.checks.audit import audit, sample
-from reconstruct.planner.core import FORMAT, make_plan
+from reconstruct.model.plan import FORMAT, POSTURES, PROP_POSTURES
+from reconstruct.planner.core import make_plan
 from reconstruct.layout.reading import load_reading
 from reconstruct.rite.loader import load_rite
 from reconstruct.planner.walkable import COURT, HALL, PERSON_GAP, Ground
@@ -56,7 +57,7 @@ def test_plan_format(plan, reading):
     for ident in [*plan.actors, *plan.props]:
         tr = plan.track(ident)
         assert (np.diff(tr.t) >= 0).all()
-        assert set(tr.posture.tolist()) <= {"stand", "walk", "kneel", "bow", "kneel_bow", "rest", "carried", "flight"}
+        assert set(tr.posture.tolist()) <= {*POSTURES, *PROP_POSTURES}
     assert set(plan.landmarks) >= {"乏", "侯", "中", "楅", "洗", "西阶", "阼阶"}
 
 
@@ -421,23 +422,27 @@ def test_props_stay_where_they_are_set_down(plan):
                 assert a[1:4] == b[1:4], (pid, a, b)
 
 
-def test_shot_arrows_rest_at_the_target_and_are_gathered_there(plan, reading):
-    """射: the arrows leave the archer's hand and lie in front of the target until the juniors gather
-    them there (弟子取矢) and lay them on the rack (委于楅); nobody walks round the target to do so."""
+def test_shot_arrows_are_gathered_at_the_target_and_laid_on_the_rack(plan, reading):
+    """射 … 弟子委矢: each arrow lies where it came down (stuck in the 侯, or on the ground before it) until
+    a junior takes it up there — nobody walks round behind the target to do so — and lays it on the 楅,
+    where the 司马 counts them off in fours (乘矢): each archer's four together."""
     ev = {e.id: e for e in plan.events}
     hou = reading.landmarks["侯"].position
     fu = reading.landmarks["楅"].position
-    arrows = plan.props["上耦上射矢"]
-    t_shot = ev["p12.she.1"].end + 1.0
-    x, y, z = sample(arrows.track, np.array([t_shot]))[0][:3]
-    assert abs(x - hou[0]) < 4.7 and 0.0 < y - hou[1] < 3.0 and z == 0.0        # in front of the target
-    assert not any(w == "上耦上射" for t, w in arrows.carriers.rows() if t > t_shot and t < ev["p13.wei"].start)
-    t_end = ev["p13.wei"].end
-    x, y, _ = sample(arrows.track, np.array([t_end]))[0][:3]
-    assert math.hypot(x - fu[0], y - fu[1]) < 1.5                                  # on the rack
-    ts = np.arange(ev["p13.wei"].start, t_end, 0.5)
-    d = sample(plan.actors["弟子1"].track, ts)
-    assert (d[:, 1] > hou[1] - 0.3).all()          # never behind (south of) the target
+    wei = ev["p13.wei"]
+    for s in plan.shots:
+        tr = plan.props[s.arrow].track
+        x, y, z = tr.at([wei.start])[0][0]
+        assert np.allclose((x, y, z), s.at, atol=0.01), s.arrow              # untouched until gathered
+        x, y, z = tr.at([wei.end])[0][0]
+        assert math.hypot(x - fu[0], y - fu[1]) < 1.0 and z > 0.05, s.arrow  # on the rack
+        assert plan.props[s.arrow].carrier(wei.end) is None
+    ts = np.arange(wei.start, wei.end, 0.5)
+    for d in ("弟子1", "弟子3", "弟子4"):
+        assert (sample(plan.actors[d].track, ts)[:, 1] > hou[1] - 0.3).all(), d    # never behind the 侯
+    for who in ("上耦上射", "宾"):           # 乘: his four side by side, apart from the next archer's
+        xs = sorted(plan.props[f"{who}矢{k}"].track.at([wei.end])[0][0][0] for k in range(1, 5))
+        assert max(xs) - min(xs) < 0.1
 
 
 def test_pairs_climb_one_step_apart(plan, reading):

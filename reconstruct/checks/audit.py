@@ -106,7 +106,42 @@ def audit(plan: Plan, reading: Reading, step: float = STEP, limit: int = 50) -> 
             add(Finding("speed", a, float(ts[fast[0]]), f"{v[fast[0]]:.2f} m/s"))
         if (np.diff(plan.actors[a].track.t) < 0).any():
             add(Finding("jump", a, 0.0, "keys out of order"))
+    for f in flights(plan, reading):
+        add(f)
     return [f for kind in sorted(found) for f in found[kind]]
+
+
+def flights(plan: Plan, reading: Reading) -> list[Finding]:
+    """Arrows in flight: exempt from the speed limit for people, not from walls and the hall — every
+    sampled point of a flight stays above the ground, under the hall's roof while under it, above its
+    floor, and out of columns, walls and fixtures (the target where a hit ends excepted)."""
+    from ..scene.ground import _Roof
+
+    roof = _Roof(reading)
+    hall = Polygon(reading.hall_footprint)
+    H = reading.hall_height
+    solid = [(lm.id, Polygon(lm.footprint), lm.kind) for lm in reading.landmarks.values()
+             if lm.kind in BLOCKING and lm.footprint and lm.kind not in ("target", "post")]
+    out = []
+    for pid, prop in plan.props.items():
+        k = prop.track.keys
+        fly = np.flatnonzero(k["posture"] == "flight")
+        if not len(fly):
+            continue
+        pts = np.c_[k["x"][fly], k["y"][fly], k["z"][fly]]
+        under = shapely.covers(hall, shapely.points(pts[:, :2])) | ((pts[:, 1] > roof.ys) & (pts[:, 1] < roof.yn)
+                                                                    & (np.abs(pts[:, 0]) < hall.bounds[2]))
+        roof_z = np.array([roof.z(y) for y in pts[:, 1]])
+        bad = (pts[:, 2] < -0.05) | (under & (pts[:, 2] > roof_z - 0.05)) | (
+            shapely.covers(hall, shapely.points(pts[:, :2])) & (pts[:, 2] < H))
+        for name, shape, kind in solid:
+            high = reading.wall_height if kind == "wall" else (roof.zr if kind == "column" else 1.5)
+            bad |= shapely.contains(shape, shapely.points(pts[:, :2])) & (pts[:, 2] < high)
+        if bad.any():
+            i = fly[int(np.argmax(bad))]
+            out.append(Finding("flight", pid, float(k["t"][i]), f"an arrow in flight passes through the ground, "
+                               f"the hall or a fixture at ({k['x'][i]:.2f}, {k['y'][i]:.2f}, {k['z'][i]:.2f})"))
+    return out
 
 
 def speeds(plan: Plan) -> dict[str, float]:

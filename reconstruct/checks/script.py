@@ -57,6 +57,20 @@ def unresolved_names(rite: Rite, landmarks: list[str], reading_landmarks: list[s
     return out
 
 
+def caption_only(rite: Rite) -> list[dict]:
+    """Clauses whose act is only a caption: a ``perform`` stand-in for what the hands do, or nothing done
+    at all (rules, and clauses that sum up what the events before them did, aside)."""
+    out = []
+    for e in rite.events:
+        if e.rule or e.summary:
+            continue
+        stand_ins = [a.text or "" for a in e.actions if a.verb == "perform"]
+        if stand_ins or not e.actions:
+            out.append({"event": e.id, "text": e.text, "why": ("perform " + ", ".join(stand_ins)) if stand_ins
+                        else "no act"})
+    return out
+
+
 def rite_actions(e):
     return e.actions
 
@@ -90,7 +104,7 @@ def check(script: str | None = None, *, zhongbin: int | None = None, dafu: int |
         "events": len(rite.events), "rule_events": sum(e.rule for e in rite.events),
         "people": len(rite.people), "props": len(rite.props),
         "coverage": round(cov["share"], 6), "covered_chars": cov["covered"], "content_chars": cov["total"],
-        "uncovered": cov["uncovered"], "unresolved": unres,
+        "uncovered": cov["uncovered"], "unresolved": unres, "caption_only": caption_only(rite),
         "reading": layout if lms is not None else None,
     }
 
@@ -105,6 +119,9 @@ def report_lines(rep: dict) -> list[str]:
                    + (f"  — missing {seedtext.display(u['missing'])}" if u["missing"] != u["text"] else ""))
     for u in rep["unresolved"]:
         out.append(f"  unresolved place {u['place']} (first used by {u['first_use']}): {u['why']}")
+    out.append(f"clauses whose act is only a caption: {len(rep['caption_only'])}")
+    for c in rep["caption_only"]:
+        out.append(f"  {c['event']} {seedtext.display(c['text'])}: {c['why']}")
     if not rep["text_matches_shared_seed"]:
         out.append("  the shipped text differs from shared/seed")
     return out

@@ -1,4 +1,5 @@
-"""Export the ground (built by :mod:`reconstruct.ground`) to GLB / glTF / OBJ / PLY / STL.
+"""Export the ground (built by :mod:`reconstruct.scene.ground`) to GLB / glTF (here) and OBJ / PLY / STL
+(:mod:`reconstruct.exchange.meshes`, trimesh's exporters).
 
 This module only converts: every mesh comes from :func:`reconstruct.ground.build_ground`.
 
@@ -9,9 +10,7 @@ This module only converts: every mesh comes from :func:`reconstruct.ground.build
   A part's node sits at its landmark's position (so the node's translation is the landmark's
   place), its vertices are relative to it.  Materials are core PBR, matte (metallic 0,
   roughness 0.9); ``bufferView.target`` is set.  The ``.gltf`` variant embeds its buffer.
-* **OBJ** (+ ``.mtl`` beside it): one named object per part, Y-up like glTF.
-* **PLY / STL**: the whole ground merged into one mesh in the reading's own frame (z up);
-  PLY keeps the colours per face.
+* **OBJ / PLY / STL**: see :mod:`reconstruct.exchange.meshes`.
 
 :func:`gltf_from_parts` is the reusable piece (the animated exporter adds nodes, meshes and
 animations to the GLTF2 it returns).
@@ -19,7 +18,6 @@ animations to the GLTF2 it returns).
 from __future__ import annotations
 
 import base64
-import struct
 from pathlib import Path
 from typing import Iterable
 
@@ -27,24 +25,14 @@ import numpy as np
 import pygltflib as g
 import trimesh
 
-from ..scene.ground import GroundPart, build_ground
-from ..outputs import atomic_path
 from ..model.reading import Reading
+from ..outputs import atomic_path
+from ..scene.ground import GroundPart, build_ground
+from .frames import srgb_to_linear, to_yup
 
 ARRAY_BUFFER, ELEMENT_ARRAY_BUFFER = 34962, 34963
-FLOAT, UNSIGNED_SHORT, UNSIGNED_INT = 5126, 5123, 5125
+FLOAT, SHORT, UNSIGNED_SHORT, UNSIGNED_INT = 5126, 5122, 5123, 5125
 FORMATS = ("glb", "gltf", "obj", "ply", "stl")
-
-
-def to_yup(points) -> np.ndarray:
-    """(x east, y north, z up) → glTF (x, y up, z south): (x, z, −y)."""
-    p = np.asarray(points, float)
-    return np.stack([p[..., 0], p[..., 2], -p[..., 1]], axis=-1)
-
-
-def srgb_to_linear(c) -> list[float]:
-    c = np.asarray(c, float)
-    return list(np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4))
 
 
 def _ascii(s: str) -> str:
@@ -69,11 +57,16 @@ class GltfBuilder:
         self.gltf.bufferViews.append(g.BufferView(buffer=0, byteOffset=off, byteLength=len(data), target=target))
         return len(self.gltf.bufferViews) - 1
 
-    def accessor(self, array: np.ndarray, *, kind: str, target: int | None, minmax: bool = False) -> int:
+    def accessor(self, array: np.ndarray, *, kind: str, target: int | None, minmax: bool = False,
+                 normalized: bool = False) -> int:
+        """An accessor of the array: floats as float32; int16 as SHORT (``normalized``: read as
+        value / 32767, e.g. quantised rotations); indices as the smallest unsigned type."""
         array = np.ascontiguousarray(array)
         if array.dtype.kind == "f":
             array = array.astype(np.float32)
             ctype = FLOAT
+        elif array.dtype == np.int16:
+            ctype = SHORT
         elif array.max(initial=0) < 65536 and target == ELEMENT_ARRAY_BUFFER:
             array = array.astype(np.uint16)
             ctype = UNSIGNED_SHORT
@@ -82,7 +75,8 @@ class GltfBuilder:
             ctype = UNSIGNED_INT
         view = self._view(array.tobytes(), target)
         count = array.shape[0] if array.ndim > 1 else array.size
-        acc = g.Accessor(bufferView=view, componentType=ctype, count=int(count), type=kind)
+        acc = g.Accessor(bufferView=view, componentType=ctype, count=int(count), type=kind,
+                         normalized=True if normalized else None)
         if minmax:
             acc.min = [float(v) for v in array.reshape(count, -1).min(axis=0)]
             acc.max = [float(v) for v in array.reshape(count, -1).max(axis=0)]
@@ -109,6 +103,18 @@ class GltfBuilder:
             g.Primitive(attributes=g.Attributes(POSITION=pos, NORMAL=nor), indices=idx, material=material)]))
         return len(self.gltf.meshes) - 1
 
+    def coloured_mesh(self, name: str, mesh: trimesh.Trimesh) -> int:
+        """A mesh of a vertex-coloured trimesh (z-up frame): one primitive per colour, matte PBR."""
+        prims = []
+        for rgb, v, n, f in _split_by_colour(mesh):
+            pos = self.accessor(to_yup(v), kind="VEC3", target=ARRAY_BUFFER, minmax=True)
+            nor = self.accessor(to_yup(n), kind="VEC3", target=ARRAY_BUFFER)
+            idx = self.accessor(f.reshape(-1), kind="SCALAR", target=ELEMENT_ARRAY_BUFFER)
+            prims.append(g.Primitive(attributes=g.Attributes(POSITION=pos, NORMAL=nor), indices=idx,
+                                     material=self.material(rgb)))
+        self.gltf.meshes.append(g.Mesh(name=name, primitives=prims))
+        return len(self.gltf.meshes) - 1
+
     def node(self, name: str, *, mesh: int | None = None, translation=None, rotation=None, children=None,
              extras: dict | None = None) -> int:
         n = g.Node(name=_ascii(name), mesh=mesh, children=list(children or []))
@@ -129,6 +135,23 @@ class GltfBuilder:
         self.gltf.scene = 0
         self.gltf.set_binary_blob(bytes(self.blob))
         return self.gltf
+
+
+def _split_by_colour(mesh: trimesh.Trimesh) -> list[tuple[tuple, np.ndarray, np.ndarray, np.ndarray]]:
+    """[(rgb, vertices, normals, faces)] of a vertex-coloured trimesh, one entry per face colour."""
+    verts = np.asarray(mesh.vertices, float)
+    faces = np.asarray(mesh.faces)
+    normals = np.asarray(mesh.vertex_normals, float)
+    ln = np.linalg.norm(normals, axis=1, keepdims=True)
+    normals = np.where(ln > 1e-9, normals / np.where(ln > 1e-9, ln, 1.0), [0.0, 0.0, 1.0])
+    vc = np.asarray(mesh.visual.vertex_colors)[:, :3]
+    fc = vc[faces[:, 0]]
+    out = []
+    for col in np.unique(fc, axis=0):
+        sel = faces[np.all(fc == col, axis=1)]
+        used, inv = np.unique(sel.reshape(-1), return_inverse=True)
+        out.append((tuple(float(c) / 255 for c in col), verts[used], normals[used], inv.reshape(-1, 3)))
+    return out
 
 
 def shaded(mesh: trimesh.Trimesh) -> trimesh.Trimesh:
@@ -187,7 +210,7 @@ def gltf_from_parts(parts: Iterable[GroundPart], reading: Reading | None = None,
     return b.finish([root], scene_extras=root_extras)
 
 
-def _write_gltf(gltf: g.GLTF2, tmp: Path, binary: bool) -> None:
+def write_gltf(gltf: g.GLTF2, tmp: Path, binary: bool) -> None:
     if binary:
         gltf.save_binary(str(tmp))
         return
@@ -195,38 +218,6 @@ def _write_gltf(gltf: g.GLTF2, tmp: Path, binary: bool) -> None:
     gltf.buffers[0].uri = "data:application/octet-stream;base64," + base64.b64encode(blob).decode("ascii")
     gltf._glb_data = None
     gltf.save_json(str(tmp))
-
-
-def _obj_text(parts: list[GroundPart], mtl_name: str) -> tuple[str, str]:
-    lines = ["# Village Archery ground (reconstruct): metres, Y up (x east, y up, z south)", f"mtllib {mtl_name}"]
-    mats: dict[tuple, str] = {}
-    mtl = ["# materials (matte)"]
-    base = 1
-    for p in parts:
-        key = tuple(round(c, 4) for c in p.color)
-        if key not in mats:
-            name = "mat_%02x%02x%02x" % tuple(int(round(c * 255)) for c in p.color)
-            mats[key] = name
-            mtl += [f"newmtl {name}", "Ka 0 0 0", "Kd {:.4f} {:.4f} {:.4f}".format(*p.color), "Ks 0 0 0", "Ns 1",
-                    "d 1", "illum 1", ""]
-        v = to_yup(p.mesh.vertices)
-        lines.append(f"o {p.node}")
-        lines.append(f"g {p.node}")
-        lines.append(f"usemtl {mats[key]}")
-        lines += ["v {:.5f} {:.5f} {:.5f}".format(*row) for row in v]
-        lines += ["f {} {} {}".format(*(np.asarray(f) + base)) for f in p.mesh.faces]
-        base += len(v)
-    return "\n".join(lines) + "\n", "\n".join(mtl) + "\n"
-
-
-def merged(parts: list[GroundPart]) -> trimesh.Trimesh:
-    meshes = []
-    for p in parts:
-        m = p.mesh.copy()
-        m.visual = trimesh.visual.ColorVisuals(m, face_colors=np.tile(
-            (np.array([*p.color, 1.0]) * 255).astype(np.uint8), (len(m.faces), 1)))
-        meshes.append(m)
-    return trimesh.util.concatenate(meshes)
 
 
 def export_ground(reading: Reading, target: str | Path, fmt: str = "glb", parts: list[GroundPart] | None = None) -> Path:
@@ -239,23 +230,11 @@ def export_ground(reading: Reading, target: str | Path, fmt: str = "glb", parts:
     if fmt in ("glb", "gltf"):
         gltf = gltf_from_parts(parts, reading)
         with atomic_path(target) as tmp:
-            _write_gltf(gltf, tmp, binary=fmt == "glb")
-            tmp.chmod(0o644)
-    elif fmt == "obj":
-        mtl_path = target.with_suffix(".mtl")
-        obj, mtl = _obj_text(parts, mtl_path.name)
-        with atomic_path(mtl_path) as tmp:
-            tmp.write_text(mtl, encoding="ascii")
-            tmp.chmod(0o644)
-        with atomic_path(target) as tmp:
-            tmp.write_text(obj, encoding="ascii")
+            write_gltf(gltf, tmp, binary=fmt == "glb")
             tmp.chmod(0o644)
     else:
-        mesh = merged(parts)
-        with atomic_path(target) as tmp:
-            data = mesh.export(file_type=fmt)
-            tmp.write_bytes(data if isinstance(data, bytes) else data.encode())
-            tmp.chmod(0o644)
+        from .meshes import write_mesh_format
+        write_mesh_format(parts, target, fmt)
     return target
 
 
@@ -267,4 +246,5 @@ def node_positions(gltf: g.GLTF2) -> dict[str, tuple[float, float, float]]:
     return {n.name: tuple(n.translation or (0, 0, 0)) for n in gltf.nodes}
 
 
-__all__ = ["export_ground", "gltf_from_parts", "GltfBuilder", "to_yup", "FORMATS", "merged", "read_glb", "struct"]
+__all__ = ["export_ground", "gltf_from_parts", "GltfBuilder", "to_yup", "srgb_to_linear", "FORMATS", "read_glb",
+           "write_gltf", "shaded"]

@@ -69,12 +69,14 @@ def _toml_line(raw: str, path: list[str]) -> int | None:
 
 
 def reading_path(name: str | Path) -> Path:
-    """A reading file: a path, or the name of a shipped reading (``ao_jigong``, ``ao_jigong.toml``)."""
+    """A reading file: a path, or the name of a shipped reading (``ao_jigong``, ``ao_jigong.toml``,
+    ``layouts/ao_jigong.toml`` as plans cite it)."""
     p = Path(name)
     try:
-        if not p.exists() and p.parent == Path(".") and (LAYOUTS / p.with_suffix(".toml").name).exists():
-            return LAYOUTS / p.with_suffix(".toml").name
-    except (OSError, ValueError):        # a name too long, a null character: read_text says so
+        shipped = LAYOUTS / p.with_suffix(".toml").name
+        if not p.exists() and p.parent in (Path("."), Path("layouts")) and shipped.exists():
+            return shipped          # a name, or the name a plan cites (layouts/zheng_xuan.toml)
+    except (OSError, ValueError):   # a name too long, a null character, no name: read_text says so
         pass
     return p
 

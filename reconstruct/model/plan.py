@@ -7,23 +7,16 @@ this module, and :meth:`Plan.load` / :meth:`Plan.from_json` is the one loader of
 with the one format check.  :meth:`Plan.to_json` writes exactly what was read (byte for byte for a
 file this module wrote).
 
-A :class:`Track` keeps its keyframes as one numpy structured array (fields ``t x y z heading
-posture``); :meth:`Track.at` interpolates all asked times at once: positions on straight lines,
-the heading the shorter way round, held before the first key and after the last.
-
->>> tr = Track.from_rows([[0, 0, 0, 0, 350, "stand"], [2, 2, 0, 0, 10, "walk"]])
->>> xyz, heading = tr.at([-1.0, 1.0, 5.0])
->>> xyz[:, 0].tolist(), heading.round(6).tolist()
-([0.0, 1.0, 2.0], [350.0, 0.0, 10.0])
+A :class:`~reconstruct.model.track.Track` keeps its keyframes as one numpy structured array (fields
+``t x y z heading posture``); :meth:`Track.at` interpolates all asked times at once.
 """
 from __future__ import annotations
 
-import bisect
 import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -31,125 +24,12 @@ from ..errors import InputError
 from ..inputs import MAX_PLAN_BYTES, read_text
 from ..outputs import atomic_path
 from .reading import Landmark, Reading
+from .track import KEY_DTYPE, Steps, Track  # noqa: F401 (the plan's tracks; KEY_DTYPE re-exported)
 
 FORMAT = "xiangshe-plan/1"
 
-KEY_DTYPE = np.dtype([("t", "f8"), ("x", "f8"), ("y", "f8"), ("z", "f8"), ("heading", "f8"), ("posture", "U12")])
 POSTURES = ("stand", "walk", "kneel", "bow", "kneel_bow")        # of people
-PROP_POSTURES = ("rest", "carried", "flight")                  # of props
-
-
-# ---------------------------------------------------------------------------
-# tracks
-
-@dataclass(eq=False)
-class Track:
-    """Keyframes of one person or prop: ``keys`` is a structured array (t, x, y, z, heading, posture),
-    sorted by time."""
-
-    keys: np.ndarray
-
-    @classmethod
-    def from_rows(cls, rows: Sequence[Sequence[Any]]) -> "Track":
-        """From rows ``[t, x, y, z, heading, posture]``; a missing heading (null) keeps the one before
-        (0 for the first key), a missing posture is ``stand``."""
-        keys = np.zeros(len(rows), KEY_DTYPE)
-        last = 0.0
-        for i, r in enumerate(rows):
-            h = r[4] if len(r) > 4 and r[4] is not None else last
-            keys[i] = (r[0], r[1], r[2], r[3], h, r[5] if len(r) > 5 else "stand")
-            last = h
-        return cls(keys)
-
-    def rows(self) -> list[list]:
-        """The keys as JSON rows ``[t, x, y, z, heading, posture]``."""
-        k = self.keys
-        return [list(r) for r in zip(k["t"].tolist(), k["x"].tolist(), k["y"].tolist(), k["z"].tolist(),
-                                     k["heading"].tolist(), k["posture"].tolist())]
-
-    def __len__(self) -> int:
-        return len(self.keys)
-
-    @property
-    def t(self) -> np.ndarray:
-        return self.keys["t"]
-
-    @property
-    def xyz(self) -> np.ndarray:
-        """(n, 3) positions of the keys."""
-        k = self.keys
-        return np.stack([k["x"], k["y"], k["z"]], axis=1)
-
-    @property
-    def heading(self) -> np.ndarray:
-        return self.keys["heading"]
-
-    @property
-    def posture(self) -> np.ndarray:
-        return self.keys["posture"]
-
-    @property
-    def start(self) -> float:
-        return float(self.keys["t"][0])
-
-    @property
-    def end(self) -> float:
-        return float(self.keys["t"][-1])
-
-    def segment(self, times) -> tuple[np.ndarray, np.ndarray]:
-        """For each time, the key it follows (the last key at or before it, 0 before the first) and how
-        far it is towards the next (0…1; 0 before the first key and from the last on)."""
-        t = np.asarray(times, float)
-        kt = self.keys["t"]
-        i = np.clip(np.searchsorted(kt, t, side="right") - 1, 0, len(kt) - 1)
-        j = np.minimum(i + 1, len(kt) - 1)
-        span = kt[j] - kt[i]
-        u = np.where(span > 0, (t - kt[i]) / np.where(span > 0, span, 1.0), 0.0)
-        return i, np.clip(u, 0.0, 1.0)
-
-    def at(self, times) -> tuple[np.ndarray, np.ndarray]:
-        """Positions (…, 3) and headings (…) at the times (a number or an array)."""
-        i, u = self.segment(times)
-        j = np.minimum(i + 1, len(self.keys) - 1)
-        k = self.keys
-        xyz = np.stack([k[c][i] + (k[c][j] - k[c][i]) * u for c in ("x", "y", "z")], axis=-1)
-        h0, h1 = k["heading"][i], k["heading"][j]
-        heading = (h0 + ((h1 - h0 + 180.0) % 360.0 - 180.0) * u) % 360.0
-        return xyz, heading
-
-    def posture_at(self, times) -> np.ndarray:
-        """The posture of the key each time follows (…)."""
-        return self.keys["posture"][self.segment(times)[0]]
-
-    def moving(self, tol: float = 1e-9) -> np.ndarray:
-        """For each key but the last, whether the position changes before the next key (n-1,)."""
-        xyz = self.xyz
-        return np.linalg.norm(np.diff(xyz, axis=0), axis=1) > tol
-
-
-@dataclass(eq=False)
-class Steps:
-    """Values that hold from one time to the next: ``[[t, value], …]`` sorted by t (an actor's
-    ``states``, a prop's ``carrier``)."""
-
-    times: list[float] = field(default_factory=list)
-    values: list[Any] = field(default_factory=list)
-
-    @classmethod
-    def from_rows(cls, rows: Iterable[Sequence[Any]]) -> "Steps":
-        rows = sorted(rows, key=lambda r: r[0])
-        return cls([float(r[0]) for r in rows], [r[1] for r in rows])
-
-    def rows(self) -> list[list]:
-        return [[t, v] for t, v in zip(self.times, self.values)]
-
-    def at(self, t: float, default: Any = None) -> Any:
-        """The value set last at or before t (``default`` before the first)."""
-        i = bisect.bisect_right(self.times, t) - 1
-        return self.values[i] if i >= 0 else default
-
-    def __len__(self) -> int:
-        return len(self.times)
+PROP_POSTURES = ("rest", "carried", "tucked", "flight", "upright")   # of props: tucked = in the belt (搢)
 
 
 @dataclass(frozen=True)
@@ -232,6 +112,56 @@ class Event:
 
 
 @dataclass(frozen=True)
+class Shot:
+    """One arrow loosed: who, which arrow, in which round, when it left the string and landed, whether it
+    hit, on which side it counts (上射 右, 下射 左, as the 释获者 counts them), whether it was loosed on
+    the drum's beat, whether a tally was laid for it (a hit, and in the round with music only on the
+    beat: 不鼓不释), and where it landed."""
+
+    archer: str
+    arrow: str
+    round: int
+    loose: float
+    land: float
+    hit: bool
+    side: str
+    on_beat: bool
+    counted: bool
+    at: tuple[float, float, float]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"archer": self.archer, "arrow": self.arrow, "round": self.round, "loose": self.loose,
+                "land": self.land, "hit": self.hit, "side": self.side, "on_beat": self.on_beat,
+                "counted": self.counted, "at": list(self.at)}
+
+
+@dataclass(frozen=True)
+class Music:
+    """The piece a round is shot to, and the times of the drum's 节 (间若一: evenly spaced)."""
+
+    piece: str
+    beats: tuple[float, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"piece": self.piece, "beats": list(self.beats)}
+
+
+@dataclass(frozen=True)
+class Score:
+    """A round as the tallies count it: the tallies of each side, the result and the words of the report."""
+
+    round: int
+    right: int
+    left: int
+    result: str                 # 右贤于左 | 左贤于右 | 左右钧
+    announced: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"round": self.round, "右": self.right, "左": self.left, "result": self.result,
+                "announced": self.announced}
+
+
+@dataclass(frozen=True)
 class LayoutRef:
     name: str
     name_en: str = ""
@@ -261,6 +191,9 @@ class Plan:
     parameters: dict[str, Any] = field(default_factory=dict)
     options: dict[str, Any] = field(default_factory=dict)
     conflicts: list[str] = field(default_factory=list)
+    shots: list[Shot] = field(default_factory=list)
+    music: Music | None = None
+    score: list[Score] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)      # fields this version does not know, kept as read
     format: str = FORMAT
 
@@ -349,6 +282,10 @@ class Plan:
             "duration": self.duration,
             "conflicts": list(self.conflicts),
         }
+        if self.shots or self.music or self.score:
+            d["shots"] = [x.to_dict() for x in self.shots]
+            d["music"] = self.music.to_dict() if self.music else None
+            d["score"] = [x.to_dict() for x in self.score]
         d.update(self.extra)
         return d
 
@@ -396,7 +333,7 @@ def _no_constant(name: str) -> None:
 
 MAX_ABS = 1e7      # seconds and metres of a plan: a passage of under four months, a ground under 10,000 km
 KNOWN = ("format", "layout", "text", "measures", "parameters", "options", "hall", "landmarks", "actors", "props",
-         "events", "duration", "conflicts")
+         "events", "duration", "conflicts", "shots", "music", "score")
 
 
 class _Reader:
@@ -487,8 +424,53 @@ class _Reader:
             events=[self.event(i, e) for i, e in enumerate(events)],
             duration=self.number(d.get("duration", 0.0), "duration"),
             conflicts=[str(c) for c in conflicts],
+            shots=[self.shot(i, x) for i, x in enumerate(self.items(d, "shots"))],
+            music=self.music(d.get("music")),
+            score=[self.score(i, x) for i, x in enumerate(self.items(d, "score"))],
             extra={k: v for k, v in d.items() if k not in KNOWN},
         )
+
+    def items(self, d: dict, key: str) -> list:
+        v = d.get(key) or []
+        if not isinstance(v, list):
+            self.fail(key, "expected a list")
+        return v
+
+    def flag(self, v: Any, where: str, default: bool) -> bool:
+        if v is None:
+            return default
+        if not isinstance(v, bool):
+            self.fail(where, "expected true or false")
+        return v
+
+    def shot(self, i: int, x: Any) -> Shot:
+        w = f"shots[{i}]"
+        x = self.mapping(x, w)
+        at = x.get("at") or [0.0, 0.0, 0.0]
+        if not isinstance(at, list) or len(at) != 3:
+            self.fail(f"{w}.at", "expected [x, y, z]")
+        return Shot(self.text(x.get("archer"), f"{w}.archer"), self.text(x.get("arrow"), f"{w}.arrow"),
+                    self.whole(x.get("round", 0), f"{w}.round", 0, 1000),
+                    self.number(x.get("loose", 0.0), w), self.number(x.get("land", 0.0), w),
+                    self.flag(x.get("hit"), f"{w}.hit", False), self.text(x.get("side"), f"{w}.side"),
+                    self.flag(x.get("on_beat"), f"{w}.on_beat", True), self.flag(x.get("counted"), f"{w}.counted", False),
+                    tuple(self.number(c, w) for c in at))
+
+    def music(self, x: Any) -> Music | None:
+        if x is None:
+            return None
+        x = self.mapping(x, "music")
+        beats = x.get("beats") or []
+        if not isinstance(beats, list):
+            self.fail("music.beats", "expected a list of times")
+        return Music(self.text(x.get("piece"), "music.piece"), tuple(self.number(b, "music.beats") for b in beats))
+
+    def score(self, i: int, x: Any) -> Score:
+        w = f"score[{i}]"
+        x = self.mapping(x, w)
+        return Score(self.whole(x.get("round", 0), f"{w}.round", 0, 1000), self.whole(x.get("右", 0), f"{w}.右"),
+                     self.whole(x.get("左", 0), f"{w}.左"), self.text(x.get("result"), f"{w}.result"),
+                     self.text(x.get("announced"), f"{w}.announced"))
 
     def track(self, rows: Any, where: str) -> Track:
         if not isinstance(rows, list) or not rows:

@@ -3,6 +3,8 @@ first character, the groups and formations, and the events with their actions �
 expanded and checked rite script (made by :mod:`reconstruct.rite`)."""
 from __future__ import annotations
 
+from typing import Annotated
+
 from pydantic import BaseModel, ConfigDict, Field, StrictBool
 
 
@@ -51,6 +53,30 @@ class Action(_M):
     rank: int | None = Field(None, ge=1, le=10_000)         # slot in a formation, 1 = senior
 
 
+class ArcheryParams(BaseModel):
+    """The archery model's parameters (all optional; the defaults are the shipped script's), strict: whole
+    numbers are whole, chances lie in 0…1, every number finite."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True, allow_inf_nan=False)
+
+    seed: int = Field(1, ge=0, le=2**31)
+    hit_rate: float = Field(0.45, ge=0.0, le=1.0, allow_inf_nan=False)        # every archer's, unless named
+    hit_rates: dict[str, Annotated[float, Field(ge=0.0, le=1.0)]] = {}    # person id (or 三耦, 众宾 …) → his chance of hitting the 正
+    off_beat: float = Field(0.08, ge=0.0, le=1.0, allow_inf_nan=False)       # a loose off the drum's 节
+    beat_s: float = Field(8.0, gt=1.0, le=60.0, allow_inf_nan=False)         # one 节 of the 驺虞 (间若一)
+    arrow_speed: float = Field(55.0, gt=10.0, le=150.0, allow_inf_nan=False)  # m/s as the arrow leaves
+    tallies: int = Field(80, ge=8, le=400)                                   # 箭筹八十 (記)
+
+    def rate(self, who: str, groups: dict[str, list[str]]) -> float:
+        """The chance that an arrow of ``who`` hits: his own rate, else his group's, else the default."""
+        if who in self.hit_rates:
+            return self.hit_rates[who]
+        for name, members in groups.items():
+            if name in self.hit_rates and who in members:
+                return self.hit_rates[name]
+        return self.hit_rate
+
+
 class Event(_M):
     id: str
     text: str
@@ -62,6 +88,7 @@ class Event(_M):
     actions: list[Action]
     option: str | None = None
     rule: StrictBool = False
+    summary: StrictBool = False  # the clause sums up what the events before it performed (三耦卒饮)
     source: str = ""            # file:line of the event in the rite script, for error messages
 
 
@@ -75,3 +102,4 @@ class Rite(_M):
     groups: dict[str, list[str]]
     formations: dict[str, list[str]]
     events: list[Event]
+    archery: ArcheryParams = ArcheryParams()

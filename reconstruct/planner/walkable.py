@@ -302,132 +302,26 @@ class Ground:
 
     def _route_with_uncached(self, lv: Level, start, goal, discs, local: bool,
                              extent: str = "near") -> list[tuple[float, float]]:
-        centres = np.asarray([c for c, _ in discs], dtype=float).reshape(-1, 2)
-        radii = np.asarray([r for _, r in discs], dtype=float)
-        d_lo, d_hi = centres - radii[:, None], centres + radii[:, None]
-
-        def clear(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-            """Segments a→b (n, 2) that keep each disc's radius from its centre."""
-            out = np.ones(len(a), bool)
-            if not len(centres) or not len(a):
-                return out
-            # only a disc whose box meets the segment's box can cut it: test those pairs exactly
-            lo, hi = np.minimum(a, b), np.maximum(a, b)
-            ei, di = np.nonzero((lo[:, None, 0] <= d_hi[None, :, 0]) & (hi[:, None, 0] >= d_lo[None, :, 0])
-                                & (lo[:, None, 1] <= d_hi[None, :, 1]) & (hi[:, None, 1] >= d_lo[None, :, 1]))
-            if not len(ei):
-                return out
-            out[ei[_cuts(a[ei], b[ei], centres[di], radii[di])]] = False
-            return out
-
+        people = _Discs(discs)
         s_xy, g_xy = np.asarray(start, float), np.asarray(goal, float)
         if math.dist(start, goal) < 1e-6:
             return [start, goal]
-        if shapely.covers(lv.prepared, LineString([start, goal])) and clear(s_xy[None], g_xy[None])[0]:
+        if shapely.covers(lv.prepared, LineString([start, goal])) and people.clear(s_xy[None], g_xy[None])[0]:
             return [start, goal]
-        base = lv.nodes
-        nb = len(base)
-        # the corners round each person that the ground allows and nobody else's disc covers
-        ids = [self._disc(lv, c, r) for c, r in discs]
-        info = [self._discs[i] for i in ids]
-        sizes = np.asarray([len(d.corners) for d in info], int)
-        extra = np.vstack([d.corners for d in info]) if info else np.zeros((0, 2))
-        owner = np.repeat(np.arange(len(info)), sizes)                 # whose corner each is
-        keep = np.ones(len(extra), bool)
-        if len(extra):
-            keep = (np.hypot(extra[:, None, 0] - centres[None, :, 0], extra[:, None, 1] - centres[None, :, 1])
-                    >= radii[None, :]).all(axis=1)
-        new_index = np.cumsum(keep) - 1 + nb          # a kept corner's node number
-        extra, owner = extra[keep], owner[keep]
-        pts = np.vstack([base, extra, s_xy[None], g_xy[None]])
+        nb = len(lv.nodes)
+        ids, info, keep, new_index, extra, owner = self._corners_round(lv, discs, people)
+        pts = np.vstack([lv.nodes, extra, s_xy[None], g_xy[None]])
         n = len(pts)
         s_i, g_i = n - 2, n - 1
-        # static edges still clear of the discs, within reach of the way (a detour round people is local;
-        # the whole ground again if no way is found there)
-        e = lv.edges
-        keep_e = np.ones(len(e), bool)
-        if local:
-            box = np.vstack([s_xy, g_xy, centres])
-            lo_b, hi_b = box.min(0) - 6.0, box.max(0) + 6.0
-            inside = ((base >= lo_b) & (base <= hi_b)).all(axis=1)
-            keep_e &= inside[e[:, 0]] & inside[e[:, 1]]
-        if len(centres):   # only edges whose box comes near a disc can be cut by it
-            lo, hi = lv.edge_box
-            near = np.zeros(len(e), bool)
-            for c, r in zip(centres, radii):
-                near |= ((lo[:, 0] <= c[0] + r) & (hi[:, 0] >= c[0] - r) & (lo[:, 1] <= c[1] + r)
-                         & (hi[:, 1] >= c[1] - r))
-            idx = np.flatnonzero(near & keep_e)
-            keep_e[idx] = clear(base[e[idx, 0]], base[e[idx, 1]])
-        rows, cols, wts = [e[keep_e, 0]], [e[keep_e, 1]], [lv.weights[keep_e]]
-        # links known on the ground already (worked out once per person's disc and pair of discs): from
-        # the corners round people to the fixtures' corners near, and among corners round people near
-        # each other; they are only tested against the other discs here
+        rows, cols, wts = self._static_links(lv, s_xy, g_xy, people, local)
         known_a = known_b = np.zeros(0, int)
         if len(info) and extent != "all":
-            local_of = np.full(self._n_corners, -1)
-            gids = np.concatenate([np.arange(d.first, d.first + len(d.corners)) for d in info])
-            local_of[gids] = np.where(keep, new_index, -1)
-            ga = np.concatenate([d.first + d.static_corner for d in info])
-            sb = np.concatenate([d.static_node for d in info])
-            la = local_of[ga]
-            known_a, known_b = [la[la >= 0]], [sb[la >= 0]]
-            cr = (radii + 0.03) / math.cos(math.pi / 8)        # how far a disc's corners lie from its centre
-            pi, qi = np.triu_indices(len(info), 0)
-            reach = np.hypot(*(centres[pi] - centres[qi]).T) < 4.0 + cr[pi] + cr[qi] + 1e-6
-            ida, idb = np.asarray(ids)[pi[reach]], np.asarray(ids)[qi[reach]]
-            lo_id, hi_id = np.minimum(ida, idb).tolist(), np.maximum(ida, idb).tolist()
-            links = self._disc_links(lv, list(zip(lo_id, hi_id)))
-            ga = np.concatenate([x[0] for x in links])
-            gb = np.concatenate([x[1] for x in links])
-            la, lb = local_of[ga], local_of[gb]
-            sel = (la >= 0) & (lb >= 0)
-            la, lb = la[sel], lb[sel]
-            known_a.append(np.minimum(la, lb))
-            known_b.append(np.maximum(la, lb))
-            known_a, known_b = np.concatenate(known_a), np.concatenate(known_b)
-        # the rest, worked out here: from the start and the goal to the fixtures' corners they see (cached
-        # per point), and from the start, the goal and the corners next to them to every other new node
-        # however far (with near links only, a goal just past the end of a file could be reached only where
-        # a straight line to it happened to be clear: from the far side of the court)
-        pairs_a, pairs_b = [], []
-        for k in (s_i, g_i):
-            vis = self._visible(lv, pts[k])
-            pairs_a.append(np.full(len(vis), k))
-            pairs_b.append(vis)
-        new_pts = pts[nb:]
-        m = len(new_pts)
-        ends = np.flatnonzero(np.minimum(np.hypot(*(new_pts - s_xy).T), np.hypot(*(new_pts - g_xy).T)) < END_REACH)
-        if extent == "all":
-            ends = np.arange(m)
-        if extent != "near":      # to the fixtures' corners they see, however far (cached per point)
-            for k in ends[ends < len(extra)] + nb:
-                vis = self._visible(lv, pts[k])
-                pairs_a.append(np.full(len(vis), k))
-                pairs_b.append(vis)
-        ei, ej = np.repeat(ends, m), np.tile(np.arange(m), len(ends))
-        is_end = np.zeros(m, bool)
-        is_end[ends] = True
-        once = (ei != ej) & ((ei < ej) | ~is_end[ej])          # each pair once
-        ni, nj = np.minimum(ei, ej)[once], np.maximum(ei, ej)[once]
-        both = (ni < len(extra)) & (nj < len(extra))
-        far = ~both | ~(np.hypot(*(new_pts[ni] - new_pts[nj]).T) < 4.0) | (extent == "all")   # near: known above
-        pairs_a.append(nb + ni[far])
-        pairs_b.append(nb + nj[far])
-        a_idx, b_idx = np.concatenate(pairs_a), np.concatenate(pairs_b)
-        if len(a_idx) and len(extra):
-            # a line from a corner round someone that cuts into him fails the test below anyway: drop
-            # those first, testing only him (the same test), so the full test has fewer lines to try
-            drop = np.zeros(len(a_idx), bool)
-            for end, other in ((a_idx, b_idx), (b_idx, a_idx)):
-                mine = np.flatnonzero((end >= nb) & (end < nb + len(extra)))
-                who = owner[end[mine] - nb]
-                drop[mine[_cuts(pts[end[mine]], pts[other[mine]], centres[who], radii[who])]] = True
-            a_idx, b_idx = a_idx[~drop], b_idx[~drop]
+            known_a, known_b = self._known_links(lv, ids, info, keep, new_index, people)
+        a_idx, b_idx = self._new_links(lv, pts, nb, len(extra), owner, people, extent)
         n_known = len(known_a)
         a_idx, b_idx = np.concatenate([known_a, a_idx]), np.concatenate([known_b, b_idx])
         if len(a_idx):
-            ok = clear(pts[a_idx], pts[b_idx])
+            ok = people.clear(pts[a_idx], pts[b_idx])
             # on the ground is known for the links above and for those to the fixtures' corners seen; the
             # rest is checked here
             need = ok.copy()
@@ -454,6 +348,115 @@ class Ground:
         while idx[-1] != s_i:
             idx.append(int(pred[idx[-1]]))
         return [tuple(map(float, pts[k])) for k in reversed(idx)]
+
+    def _corners_round(self, lv: Level, discs, people: "_Discs"):
+        """The corners round each person that the ground allows and nobody else's disc covers: (disc ids,
+        their records, which corners are kept, a kept corner's node number, the kept corners, whose each is)."""
+        nb = len(lv.nodes)
+        ids = [self._disc(lv, c, r) for c, r in discs]
+        info = [self._discs[i] for i in ids]
+        sizes = np.asarray([len(d.corners) for d in info], int)
+        extra = np.vstack([d.corners for d in info]) if info else np.zeros((0, 2))
+        owner = np.repeat(np.arange(len(info)), sizes)                 # whose corner each is
+        keep = np.ones(len(extra), bool)
+        if len(extra):
+            keep = (np.hypot(extra[:, None, 0] - people.centres[None, :, 0],
+                             extra[:, None, 1] - people.centres[None, :, 1]) >= people.radii[None, :]).all(axis=1)
+        new_index = np.cumsum(keep) - 1 + nb          # a kept corner's node number
+        return ids, info, keep, new_index, extra[keep], owner[keep]
+
+    @staticmethod
+    def _static_links(lv: Level, s_xy, g_xy, people: "_Discs", local: bool) -> tuple[list, list, list]:
+        """The fixtures' links still clear of the people, within reach of the way (a detour round people is
+        local; the whole ground again if no way is found there): (rows, cols, weights) as lists of arrays."""
+        base, e = lv.nodes, lv.edges
+        keep_e = np.ones(len(e), bool)
+        if local:
+            box = np.vstack([s_xy, g_xy, people.centres])
+            lo_b, hi_b = box.min(0) - 6.0, box.max(0) + 6.0
+            inside = ((base >= lo_b) & (base <= hi_b)).all(axis=1)
+            keep_e &= inside[e[:, 0]] & inside[e[:, 1]]
+        if len(people.centres):   # only edges whose box comes near a disc can be cut by it
+            lo, hi = lv.edge_box
+            near = np.zeros(len(e), bool)
+            for c, r in zip(people.centres, people.radii):
+                near |= ((lo[:, 0] <= c[0] + r) & (hi[:, 0] >= c[0] - r) & (lo[:, 1] <= c[1] + r)
+                         & (hi[:, 1] >= c[1] - r))
+            idx = np.flatnonzero(near & keep_e)
+            keep_e[idx] = people.clear(base[e[idx, 0]], base[e[idx, 1]])
+        return [e[keep_e, 0]], [e[keep_e, 1]], [lv.weights[keep_e]]
+
+    def _known_links(self, lv: Level, ids, info, keep, new_index, people: "_Discs") -> tuple[np.ndarray, np.ndarray]:
+        """Links known on the ground already (worked out once per person's disc and pair of discs): from the
+        corners round people to the fixtures' corners near, and among corners round people near each
+        other; they are only tested against the other discs by the caller."""
+        centres, radii = people.centres, people.radii
+        local_of = np.full(self._n_corners, -1)
+        gids = np.concatenate([np.arange(d.first, d.first + len(d.corners)) for d in info])
+        local_of[gids] = np.where(keep, new_index, -1)
+        ga = np.concatenate([d.first + d.static_corner for d in info])
+        sb = np.concatenate([d.static_node for d in info])
+        la = local_of[ga]
+        known_a, known_b = [la[la >= 0]], [sb[la >= 0]]
+        cr = (radii + 0.03) / math.cos(math.pi / 8)        # how far a disc's corners lie from its centre
+        pi, qi = np.triu_indices(len(info), 0)
+        reach = np.hypot(*(centres[pi] - centres[qi]).T) < 4.0 + cr[pi] + cr[qi] + 1e-6
+        ida, idb = np.asarray(ids)[pi[reach]], np.asarray(ids)[qi[reach]]
+        lo_id, hi_id = np.minimum(ida, idb).tolist(), np.maximum(ida, idb).tolist()
+        links = self._disc_links(lv, list(zip(lo_id, hi_id)))
+        ga = np.concatenate([x[0] for x in links])
+        gb = np.concatenate([x[1] for x in links])
+        la, lb = local_of[ga], local_of[gb]
+        sel = (la >= 0) & (lb >= 0)
+        la, lb = la[sel], lb[sel]
+        known_a.append(np.minimum(la, lb))
+        known_b.append(np.maximum(la, lb))
+        return np.concatenate(known_a), np.concatenate(known_b)
+
+    def _new_links(self, lv: Level, pts, nb: int, n_extra: int, owner, people: "_Discs",
+                   extent: str) -> tuple[np.ndarray, np.ndarray]:
+        """The links worked out for this way: from the start and the goal to the fixtures' corners they see
+        (cached per point), and from the start, the goal and the corners next to them to every other new
+        node however far (with near links only, a goal just past the end of a file could be reached only
+        where a straight line to it happened to be clear: from the far side of the court)."""
+        n = len(pts)
+        s_i, g_i = n - 2, n - 1
+        s_xy, g_xy = pts[s_i], pts[g_i]
+        pairs_a, pairs_b = [], []
+        for k in (s_i, g_i):
+            vis = self._visible(lv, pts[k])
+            pairs_a.append(np.full(len(vis), k))
+            pairs_b.append(vis)
+        new_pts = pts[nb:]
+        m = len(new_pts)
+        ends = np.flatnonzero(np.minimum(np.hypot(*(new_pts - s_xy).T), np.hypot(*(new_pts - g_xy).T)) < END_REACH)
+        if extent == "all":
+            ends = np.arange(m)
+        if extent != "near":      # to the fixtures' corners they see, however far (cached per point)
+            for k in ends[ends < n_extra] + nb:
+                vis = self._visible(lv, pts[k])
+                pairs_a.append(np.full(len(vis), k))
+                pairs_b.append(vis)
+        ei, ej = np.repeat(ends, m), np.tile(np.arange(m), len(ends))
+        is_end = np.zeros(m, bool)
+        is_end[ends] = True
+        once = (ei != ej) & ((ei < ej) | ~is_end[ej])          # each pair once
+        ni, nj = np.minimum(ei, ej)[once], np.maximum(ei, ej)[once]
+        both = (ni < n_extra) & (nj < n_extra)
+        far = ~both | ~(np.hypot(*(new_pts[ni] - new_pts[nj]).T) < 4.0) | (extent == "all")   # near: known
+        pairs_a.append(nb + ni[far])
+        pairs_b.append(nb + nj[far])
+        a_idx, b_idx = np.concatenate(pairs_a), np.concatenate(pairs_b)
+        if len(a_idx) and n_extra:
+            # a line from a corner round someone that cuts into him fails the full test anyway: drop those
+            # first, testing only him (the same test), so the full test has fewer lines to try
+            drop = np.zeros(len(a_idx), bool)
+            for end, other in ((a_idx, b_idx), (b_idx, a_idx)):
+                mine = np.flatnonzero((end >= nb) & (end < nb + n_extra))
+                who = owner[end[mine] - nb]
+                drop[mine[_cuts(pts[end[mine]], pts[other[mine]], people.centres[who], people.radii[who])]] = True
+            a_idx, b_idx = a_idx[~drop], b_idx[~drop]
+        return a_idx, b_idx
 
     def _disc(self, lv: Level, centre: tuple[float, float], r: float) -> int:
         """The id of a way round someone standing (a disc), with what never changes about it worked out
@@ -518,6 +521,30 @@ class Ground:
         for k, s, n in zip(todo, np.cumsum([0, *counts[:-1]]), counts):
             sel = ok[s:s + n]
             out[k] = cache[pairs[k]] = (ga[s:s + n][sel], gb[s:s + n][sel])
+        return out
+
+
+class _Discs:
+    """The people a way must keep clear of: discs (centre, radius)."""
+
+    def __init__(self, discs) -> None:
+        self.centres = np.asarray([c for c, _ in discs], dtype=float).reshape(-1, 2)
+        self.radii = np.asarray([r for _, r in discs], dtype=float)
+        self.lo, self.hi = self.centres - self.radii[:, None], self.centres + self.radii[:, None]
+
+    def clear(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """Segments a→b (n, 2) that keep each disc's radius from its centre."""
+        out = np.ones(len(a), bool)
+        if not len(self.centres) or not len(a):
+            return out
+        # only a disc whose box meets the segment's box can cut it: test those pairs exactly
+        lo, hi = np.minimum(a, b), np.maximum(a, b)
+        d_lo, d_hi = self.lo, self.hi
+        ei, di = np.nonzero((lo[:, None, 0] <= d_hi[None, :, 0]) & (hi[:, None, 0] >= d_lo[None, :, 0])
+                            & (lo[:, None, 1] <= d_hi[None, :, 1]) & (hi[:, None, 1] >= d_lo[None, :, 1]))
+        if not len(ei):
+            return out
+        out[ei[_cuts(a[ei], b[ei], self.centres[di], self.radii[di])]] = False
         return out
 
 

@@ -207,11 +207,22 @@ def make_canvas(plans: list[Plan], title: str = "", scale: float = 26.0) -> Canv
 
 
 def draw_ground(c: Canvas, plan: Plan, color: str = INK, labels: bool = True, light: bool = False) -> None:
+    """The ground of a plan in the manner of the 仪礼图: the hall, its stairs and marks, the court's
+    walls and the shortened range, the target, the fixtures and the standing places."""
     L = plan.landmarks
     w = 0.8 if light else 1.2
     hall = plan.hall.get("footprint") or (L["堂"].footprint if "堂" in L else None)
     if hall:
         c.poly([tuple(p) for p in hall], fill="none" if light else "#efe6d2", color=color, width=w * 1.4)
+    _draw_hall(c, L, hall, color, w, labels, light)
+    _draw_stairs_and_marks(c, L, color, w, labels, light)
+    _draw_range(c, L, labels, light)
+    _draw_target(c, L, color, labels, light)
+    _draw_fixtures(c, L, color, w, labels, light)
+
+
+def _draw_hall(c: Canvas, L, hall, color: str, w: float, labels: bool, light: bool) -> None:
+    """Rooms, walls, purlin lines and columns of the hall."""
     for name in ("室", "东房"):
         if name in L and L[name].footprint:
             c.poly([tuple(p) for p in L[name].footprint], fill="none" if light else "#e2d5b8", color=color, width=w)
@@ -238,6 +249,10 @@ def draw_ground(c: Canvas, plan: Plan, color: str = INK, labels: bool = True, li
             c.circle(x, y, 4.5, fill=color if not light else "none", color=color)
             if labels:
                 c.text(x, y, name, 10, color, dy=-11)
+
+
+def _draw_stairs_and_marks(c: Canvas, L, color: str, w: float, labels: bool, light: bool) -> None:
+    """The two stairs (three steps each) and the archers' marks."""
     for name in ("阼阶", "西阶"):
         if name in L and L[name].footprint:
             fp = [tuple(p) for p in L[name].footprint]
@@ -254,6 +269,10 @@ def draw_ground(c: Canvas, plan: Plan, color: str = INK, labels: bool = True, li
             x, y = L[name].position[:2]
             c.line([(x, y - 0.35), (x, y + 0.35)], RED if not light else color, 1.4)
             c.line([(x - 0.14, y), (x + 0.14, y)], RED if not light else color, 1.4)
+
+
+def _draw_range(c: Canvas, L, labels: bool, light: bool) -> None:
+    """The court's side walls and the break where the range is shortened in the drawing."""
     court = (L["庭"].footprint if "庭" in L else None)
     if court:
         xs = [p[0] for p in court]
@@ -263,15 +282,14 @@ def draw_ground(c: Canvas, plan: Plan, color: str = INK, labels: bool = True, li
     # the break in the range
     top, bottom, _ = c.y_sections[1]
     for yy in (top, bottom):
-        pts = []
-        for i in range(0, 25):
-            x = c.x0 + (c.x1 - c.x0) * i / 24
-            pts.append((x, yy + (0.25 if i % 2 else -0.25) / max(c.y_sections[1][2] / c.scale, 0.05) * 0.0))
         c.line([(c.x0, yy), (c.x1, yy)], GREY, 0.6, dash=True)
     if not light and labels:
         X, Y = c.px(c.x0 + 0.5, (top + bottom) / 2)
         c.text_px(X, Y, "… 侯道 shortened in the drawing …", 10, GREY)
-    # the target
+
+
+def _draw_target(c: Canvas, L, color: str, labels: bool, light: bool) -> None:
+    """The 侯: its width (左个–右个), the 侯中 and the posts."""
     if "侯" in L:
         hx, hy = L["侯"].position[:2]
         if "左个" in L and "右个" in L:
@@ -288,6 +306,10 @@ def draw_ground(c: Canvas, plan: Plan, color: str = INK, labels: bool = True, li
             if name in L:
                 x, y = L[name].position[:2]
                 c.circle(x, y, 2.5, fill=color, color=color)
+
+
+def _draw_fixtures(c: Canvas, L, color: str, w: float, labels: bool, light: bool) -> None:
+    """Fixtures, mats and vessels (outlined, labelled) and the standing places (small crosses)."""
     fixtures = {"乏": 13, "洗": 12, "水": 10, "篚": 10, "县": 11, "鼓": 11, "楅": 12, "中": 12, "尊": 11,
                 "上篚": 10, "丰位": 10, "宾席": 11, "主人席": 11, "大夫席": 11, "众宾席1": 10, "众宾席2": 10,
                 "众宾席3": 10, "工席": 10, "门": 12, "户牖间": 9}

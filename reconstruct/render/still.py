@@ -20,21 +20,18 @@ own characters), with a short English gloss.
 from __future__ import annotations
 
 import math
-import os
 from pathlib import Path
 from typing import Iterable
 
 import numpy as np
+from PIL import Image, ImageDraw
 
-os.environ.setdefault("VTK_DEFAULT_OPENGL_WINDOW", "vtkEGLRenderWindow")
-
-from PIL import Image, ImageDraw, ImageFont  # noqa: E402
-
-from ..render.fonts import font_path  # noqa: E402
-from ..scene.ground import FIELD_COLOR, GroundPart, build_ground, field_mesh  # noqa: E402
-from ..text.names import traditional  # noqa: E402
-from ..outputs import atomic_path  # noqa: E402
-from ..model.reading import Reading  # noqa: E402
+from . import offscreen as O
+from .painter import Painter as _Painter
+from ..scene.ground import FIELD_COLOR, GroundPart, build_ground, field_mesh
+from ..text.names import traditional
+from ..outputs import atomic_path
+from ..model.reading import Reading
 
 BUILTIN_VIEWS = ("overview", "plan", "hall", "range")
 
@@ -76,16 +73,8 @@ def _display(ident: str) -> str:
 # ---------------------------------------------------------------------------
 # Scene.
 
-def _pv():
-    import pyvista as pv
-
-    return pv
-
-
 def _wrap(mesh):
-    pv = _pv()
-    faces = np.hstack([np.full((len(mesh.faces), 1), 3), mesh.faces]).astype(np.int64).ravel()
-    return pv.PolyData(np.asarray(mesh.vertices, float), faces)
+    return O.triangles(np.asarray(mesh.vertices, float), mesh.faces)
 
 
 def _extra_parts(extra) -> list[GroundPart]:
@@ -111,8 +100,7 @@ def _split_roof(reading: Reading, part: GroundPart):
 
 
 def _add_scene(pl, reading: Reading, parts: list[GroundPart], mode: str) -> None:
-    pv = _pv()
-    pl.add_mesh(pv.wrap(field_mesh(reading)), color=FIELD_COLOR, ambient=0.35, diffuse=0.7, specular=0.0)
+    O.add_mesh(pl, field_mesh(reading), color=FIELD_COLOR, ambient=0.35, diffuse=0.7, specular=0.0)
     for p in parts:
         if mode == "plan" and p.node in HIDE_IN_PLAN:
             continue
@@ -123,56 +111,41 @@ def _add_scene(pl, reading: Reading, parts: list[GroundPart], mode: str) -> None
         if mode == "cutaway" and p.node in ("L_wu", "L_dongrong", "L_xirong", "L_wu_chuan"):
             south, rest = _split_roof(reading, p)
             if len(rest.faces):
-                pl.add_mesh(_wrap(rest), smooth_shading=False, **kw)
+                O.add_mesh(pl, _wrap(rest), smooth_shading=False, **kw)
             if len(south.faces) and p.node != "L_wu_chuan":
-                pl.add_mesh(_wrap(south), style="wireframe", color=p.color, line_width=1, opacity=0.35)
+                O.add_mesh(pl, _wrap(south), style="wireframe", color=p.color, line_width=1, opacity=0.35)
             continue
-        pl.add_mesh(_wrap(p.mesh), smooth_shading=smooth, split_sharp_edges=smooth, feature_angle=35, **kw)
+        O.add_mesh(pl, _wrap(p.mesh), smooth_shading=smooth, split_sharp_edges=smooth, feature_angle=35, **kw)
 
 
 def _lights(pl, focus, sun_az: float = 125.0, sun_el: float = 48.0, scale: float = 1.0) -> None:
     """A warm sun (az compass degrees the light comes from) and a soft cool fill from the camera."""
-    pv = _pv()
     pl.remove_all_lights()
     a, e = math.radians(sun_az), math.radians(sun_el)
     d = np.array([math.sin(a) * math.cos(e), math.cos(a) * math.cos(e), math.sin(e)])
-    sun = pv.Light(position=tuple(np.asarray(focus) + 200 * d), focal_point=tuple(focus), color=(1.0, 0.93, 0.80),
-                   intensity=0.95 * scale, light_type="scene light")
-    fill = pv.Light(color=(0.82, 0.88, 1.0), intensity=0.32 * scale, light_type="headlight")
-    sky = pv.Light(position=tuple(np.asarray(focus) + (0, 0, 200)), focal_point=tuple(focus), color=(0.9, 0.93, 1.0),
-                   intensity=0.15 * scale, light_type="scene light")
-    bounce = pv.Light(position=tuple(np.asarray(focus) + (-60, 40, -200)), focal_point=tuple(focus),
-                      color=(1.0, 0.9, 0.75), intensity=0.28 * scale, light_type="scene light")   # light off the ground
-    for light in (sun, fill, sky, bounce):
-        pl.add_light(light)
+    focus = np.asarray(focus, float)
+    O.add_light(pl, position=focus + 200 * d, focal_point=focus, color=(1.0, 0.93, 0.80), intensity=0.95 * scale)
+    O.add_light(pl, kind="headlight", color=(0.82, 0.88, 1.0), intensity=0.32 * scale)
+    O.add_light(pl, position=focus + (0, 0, 200), focal_point=focus, color=(0.9, 0.93, 1.0), intensity=0.15 * scale)
+    O.add_light(pl, position=focus + (-60, 40, -200), focal_point=focus, color=(1.0, 0.9, 0.75),
+                intensity=0.28 * scale)                                          # light off the ground
 
 
 def _plotter(size, supersample: int):
-    pv = _pv()
-    pl = pv.Plotter(off_screen=True, window_size=(size[0] * supersample, size[1] * supersample), lighting="none")
-    pl.disable_anti_aliasing()
-    pl.renderer.SetUseFXAA(True)
-    pl.set_background("#f3eee4", top="#c9d8e6")
-    return pl
+    return O.plotter((size[0] * supersample, size[1] * supersample), background=("#f3eee4", "#c9d8e6"), fxaa=True)
 
 
 def _grab(pl, size) -> tuple[Image.Image, np.ndarray]:
-    pl.render()
-    img = pl.screenshot(return_img=True)
-    depth = pl.get_image_depth(fill_value=np.nan)
-    im = Image.fromarray(img[:, :, :3]).resize(size, Image.LANCZOS)
-    return im, np.asarray(depth)
+    img, depth = O.screenshot(pl)
+    return Image.fromarray(img).resize(size, Image.LANCZOS), depth
 
 
 class _Projector:
     """World → final-image pixels for the camera of a plotter (and a depth test)."""
 
     def __init__(self, pl, supersample: int, depth: np.ndarray | None):
-        import vtk
-
         self.pl, self.ss, self.depth = pl, supersample, depth
-        self.coord = vtk.vtkCoordinate()
-        self.coord.SetCoordinateSystemToWorld()
+        self.display = O.WorldToDisplay(pl)
         self.H = pl.window_size[1]
         cam = pl.camera
         self.eye = np.array(cam.position)
@@ -181,8 +154,7 @@ class _Projector:
         self.dir /= np.linalg.norm(self.dir)
 
     def __call__(self, p) -> tuple[float, float]:
-        self.coord.SetValue(*map(float, p))
-        x, y = self.coord.GetComputedDoubleDisplayValue(self.pl.renderer)
+        x, y = self.display(p)
         return x / self.ss, (self.H - y) / self.ss
 
     def visible(self, p, tol: float = 0.6) -> bool:
@@ -199,142 +171,6 @@ class _Projector:
             return True
         dist = float(np.dot(np.asarray(p, float) - self.eye, self.dir))
         return dist <= float(np.max(np.abs(d))) + tol
-
-
-# ---------------------------------------------------------------------------
-# Drawing (PIL).
-
-class _Painter:
-    def __init__(self, im: Image.Image):
-        self.im = im
-        self.draw = ImageDraw.Draw(im, "RGBA")
-        self.boxes: list[tuple[float, float, float, float]] = []
-        self.fonts: dict[int, ImageFont.FreeTypeFont] = {}
-
-    def font(self, size: int) -> ImageFont.FreeTypeFont:
-        if size not in self.fonts:
-            self.fonts[size] = ImageFont.truetype(str(font_path()), size)
-        return self.fonts[size]
-
-    def text(self, xy, s: str, size: int, fill="#1d1a17", halo: int = 3, anchor: str = "la") -> tuple:
-        f = self.font(size)
-        self.draw.text(xy, s, font=f, fill=fill, stroke_width=halo, stroke_fill=(255, 255, 255, 235), anchor=anchor)
-        return self.draw.textbbox(xy, s, font=f, anchor=anchor, stroke_width=halo)
-
-    def reserve(self, box) -> None:
-        self.boxes.append(tuple(box))
-
-    def free(self, box, pad: float = 3) -> bool:
-        W, H = self.im.size
-        x0, y0, x1, y1 = box
-        if x0 < 4 or y0 < 4 or x1 > W - 4 or y1 > H - 4:
-            return False
-        for a0, b0, a1, b1 in self.boxes:
-            if x0 < a1 + pad and x1 > a0 - pad and y0 < b1 + pad and y1 > b0 - pad:
-                return False
-        return True
-
-    def _crosses(self, a, b) -> bool:
-        """Does the segment a–b pass through a placed label box?"""
-        for t in np.linspace(0.15, 1.0, 12):
-            x, y = a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t
-            for x0, y0, x1, y1 in self.boxes:
-                if x1 - x0 > 10 and x0 <= x <= x1 and y0 <= y <= y1:
-                    return True
-        return False
-
-    def label(self, anchor, zh: str, en: str, zh_size: int = 20, en_size: int = 12, dot: bool = True,
-              distances=(26, 44, 66, 92, 124)) -> bool:
-        """Place a two-line label near an anchor without overlapping earlier ones."""
-        f1, f2 = self.font(zh_size), self.font(en_size)
-        w1 = self.draw.textlength(zh, font=f1)
-        w2 = self.draw.textlength(en, font=f2) if en else 0
-        w = max(w1, w2) + 8
-        h = zh_size * 1.2 + (en_size * 1.25 if en else 0) + 4
-        ax, ay = anchor
-        for d in distances:
-            for ang in (90, 60, 120, 35, 145, 0, 180, -35, -145, -90, -60, -120):
-                a = math.radians(ang)
-                ex, ey = ax + d * math.cos(a), ay - d * math.sin(a)
-                # the box's edge nearest the anchor sits at (ex, ey)
-                bx = ex - w / 2 * (1 - math.cos(a)) if abs(math.cos(a)) > 0.3 else ex - w / 2
-                if math.cos(a) > 0.3:
-                    bx = ex
-                elif math.cos(a) < -0.3:
-                    bx = ex - w
-                by = ey - h if math.sin(a) > 0.3 else (ey if math.sin(a) < -0.3 else ey - h / 2)
-                box = (bx, by, bx + w, by + h)
-                if self.free(box) and not self._crosses((ax, ay), (ex, ey)):
-                    cx = min(max(ax, box[0] + 4), box[2] - 4)
-                    cy = box[3] if by + h <= ay else (box[1] if by >= ay else by + h / 2)
-                    if box[0] <= ax <= box[2] and not (box[1] <= ay <= box[3]):
-                        cx = ax
-                    elif box[2] < ax:
-                        cx, cy = box[2], min(max(ay, box[1] + 6), box[3] - 6)
-                    elif box[0] > ax:
-                        cx, cy = box[0], min(max(ay, box[1] + 6), box[3] - 6)
-                    self.draw.line([(ax, ay), (cx, cy)], fill=(255, 255, 255, 200), width=3)
-                    self.draw.line([(ax, ay), (cx, cy)], fill=(40, 34, 30, 230), width=1)
-                    if dot:
-                        self.draw.ellipse([ax - 3, ay - 3, ax + 3, ay + 3], fill=(180, 38, 30, 255),
-                                          outline=(255, 255, 255, 255))
-                    self.draw.rectangle(box, fill=(255, 255, 255, 150))
-                    self.text((box[0] + 4, box[1] + 1), zh, zh_size, halo=2)
-                    if en:
-                        self.text((box[0] + 4, box[1] + zh_size * 1.2 + 1), en, en_size, fill="#4a443d", halo=2)
-                    self.reserve(box)
-                    self.reserve((ax - 4, ay - 4, ax + 4, ay + 4))
-                    return True
-        return False
-
-    def title(self, zh: str, en: str, where=(14, 10)) -> None:
-        f1, f2 = self.font(26), self.font(15)
-        w = max(self.draw.textlength(zh, font=f1), self.draw.textlength(en, font=f2)) + 24
-        box = (where[0], where[1], where[0] + w, where[1] + 62)
-        self.draw.rounded_rectangle(box, 6, fill=(255, 255, 255, 205), outline=(120, 105, 90, 160))
-        self.draw.text((where[0] + 12, where[1] + 6), zh, font=f1, fill="#1d1a17")
-        self.draw.text((where[0] + 12, where[1] + 40), en, font=f2, fill="#4a443d")
-        self.reserve(box)
-
-    def footer(self, s: str) -> None:
-        f = self.font(12)
-        W, H = self.im.size
-        w = self.draw.textlength(s, font=f)
-        box = (10, H - 24, 22 + w, H - 6)
-        self.draw.rounded_rectangle(box, 4, fill=(255, 255, 255, 190))
-        self.draw.text((16, H - 22), s, font=f, fill="#4a443d")
-        self.reserve(box)
-
-    def north_arrow(self, centre, direction, r: int = 26) -> None:
-        cx, cy = centre
-        dx, dy = direction
-        n = math.hypot(dx, dy) or 1
-        dx, dy = dx / n, dy / n
-        self.draw.ellipse([cx - r - 6, cy - r - 6, cx + r + 6, cy + r + 6], fill=(255, 255, 255, 200),
-                          outline=(120, 105, 90, 160))
-        tip = (cx + dx * r * 0.3, cy + dy * r * 0.3)
-        tail = (cx - dx * r * 0.85, cy - dy * r * 0.85)
-        px, py = -dy, dx
-        self.draw.polygon([tip, (tail[0] + px * 8, tail[1] + py * 8), (cx - dx * r * 0.55, cy - dy * r * 0.55),
-                           (tail[0] - px * 8, tail[1] - py * 8)], fill=(150, 30, 24, 255))
-        self.text((cx + dx * r * 0.68, cy + dy * r * 0.68), "北", 15, anchor="mm", halo=2)
-        self.reserve((cx - r - 6, cy - r - 6, cx + r + 6, cy + r + 6))
-
-    def scale_bar(self, origin, px_per_m: float, length_m: float, ticks: int, label: str, tick_label,
-                  colour=(40, 34, 30, 255)) -> None:
-        x0, y0 = origin
-        L = length_m * px_per_m
-        box = (x0 - 8, y0 - 30, x0 + L + 60, y0 + 10)
-        self.draw.rectangle(box, fill=(255, 255, 255, 170))
-        for i in range(ticks):
-            a, b = x0 + L * i / ticks, x0 + L * (i + 1) / ticks
-            self.draw.rectangle([a, y0 - 5, b, y0], fill=colour if i % 2 == 0 else (255, 255, 255, 255),
-                                outline=colour)
-        for i in range(ticks + 1):
-            if i in (0, ticks) or ticks <= 5:
-                self.text((x0 + L * i / ticks, y0 - 7), tick_label(i), 11, anchor="md", halo=2)
-        self.text((x0 + L + 8, y0 + 1), label, 12, anchor="ld", halo=2)
-        self.reserve(box)
 
 
 # ---------------------------------------------------------------------------
@@ -507,42 +343,72 @@ def _ortho(reading, parts, panel_size, centre, half_height, ss, labels, label_ke
 
 
 def _render_plan(reading: Reading, parts, size, labels, ss) -> Image.Image:
+    """The plan: the whole ground (left) beside the hall and the court enlarged (right)."""
     W, H = size
-    p = reading.params
-    fp = np.array(reading.court_footprint)
-    x0, x1 = fp[:, 0].min() - 1.5, fp[:, 0].max() + 1.5
-    y0, y1 = fp[:, 1].min() - 2.5, fp[:, 1].max() + 1.5
-    # left panel: the whole ground, north up; its width follows the ground's proportions
-    top, bottom = 84, 104
-    avail = H - top - bottom
-    ppm_whole = avail / (y1 - y0)
-    left_w = int(min(W * 0.36, (x1 - x0) * ppm_whole + 150))
-    half_h = (H / 2) / ppm_whole
-    cy = (y0 + y1) / 2 + (top - bottom) / 2 / ppm_whole
-    whole_centre = ((x0 + x1) / 2 + 40 / ppm_whole, cy)
-    im_l, proj_l, _, _ = _ortho(reading, parts, (left_w, H), whole_centre, half_h, ss, labels, None, 0, False)
-    # right panel: the hall and the row in front of it
-    right_w = W - left_w
-    ix0 = -(p["court_half"] if p["court_half"] < 16 else max(p["half_width"] + p["eave"] + 5.0, 15.0))
-    ix1 = -ix0
-    iy1 = p["depth"] + p["eave"] + 1.5
-    row_y = reading.landmarks["楅"].position[1] if "楅" in reading.landmarks else -p["depth"]
-    iy0 = min(row_y, -p["depth"]) - 5.5
-    ppm_in = min((right_w - 40) / (ix1 - ix0), (H - top - bottom) / (iy1 - iy0))
-    half_in = (H / 2) / ppm_in
-    in_centre = (0.0, (iy0 + iy1) / 2 + (top - bottom) / 2 / ppm_in)
-    im_r, proj_r, _, _ = _ortho(reading, parts, (right_w, H), in_centre, half_in, ss, labels, None, 0, False)
-
+    pn = _PlanPanels(reading, parts, size, ss, labels)
     canvas = Image.new("RGB", size, "white")
-    canvas.paste(im_l, (0, 0))
-    canvas.paste(im_r, (left_w, 0))
+    canvas.paste(pn.im_l, (0, 0))
+    canvas.paste(pn.im_r, (pn.left_w, 0))
     painter = _Painter(canvas)
-    d = painter.draw
-    d.line([(left_w, 0), (left_w, H)], fill=(90, 80, 70, 255), width=2)
-    L = lambda pt: proj_l(pt)  # noqa: E731
-    R = lambda pt: (proj_r(pt)[0] + left_w, proj_r(pt)[1])  # noqa: E731
+    painter.draw.line([(pn.left_w, 0), (pn.left_w, H)], fill=(90, 80, 70, 255), width=2)
+    _plan_hall_lines(painter, reading, pn)
+    _plan_target(painter, canvas, reading, pn)
+    painter.title(*_title(reading, "平面圖", "plan of the ground (left) and of the hall and court (right)"))
+    painter.footer(_footer(reading))
+    painter.north_arrow((W - 46, 52), (0, -1))
+    _plan_scale_bars(painter, reading, pn)
+    if labels:
+        _plan_labels(painter, reading, parts, pn)
+    return canvas
 
-    # the inset's frame on the whole plan
+
+class _PlanPanels:
+    """The two top-down panels of the plan and their projections (plan metres → canvas pixels)."""
+
+    def __init__(self, reading: Reading, parts, size, ss, labels):
+        W, H = size
+        p = reading.params
+        fp = np.array(reading.court_footprint)
+        x0, x1 = fp[:, 0].min() - 1.5, fp[:, 0].max() + 1.5
+        y0, y1 = fp[:, 1].min() - 2.5, fp[:, 1].max() + 1.5
+        # left panel: the whole ground, north up; its width follows the ground's proportions
+        top, bottom = 84, 104
+        avail = H - top - bottom
+        ppm_whole = avail / (y1 - y0)
+        left_w = int(min(W * 0.36, (x1 - x0) * ppm_whole + 150))
+        half_h = (H / 2) / ppm_whole
+        cy = (y0 + y1) / 2 + (top - bottom) / 2 / ppm_whole
+        whole_centre = ((x0 + x1) / 2 + 40 / ppm_whole, cy)
+        self.im_l, self.proj_l, _, _ = _ortho(reading, parts, (left_w, H), whole_centre, half_h, ss, labels, None, 0,
+                                              False)
+        # right panel: the hall and the row in front of it
+        right_w = W - left_w
+        ix0 = -(p["court_half"] if p["court_half"] < 16 else max(p["half_width"] + p["eave"] + 5.0, 15.0))
+        ix1 = -ix0
+        iy1 = p["depth"] + p["eave"] + 1.5
+        row_y = reading.landmarks["楅"].position[1] if "楅" in reading.landmarks else -p["depth"]
+        iy0 = min(row_y, -p["depth"]) - 5.5
+        ppm_in = min((right_w - 40) / (ix1 - ix0), (H - top - bottom) / (iy1 - iy0))
+        half_in = (H / 2) / ppm_in
+        in_centre = (0.0, (iy0 + iy1) / 2 + (top - bottom) / 2 / ppm_in)
+        self.im_r, self.proj_r, _, _ = _ortho(reading, parts, (right_w, H), in_centre, half_in, ss, labels, None, 0,
+                                              False)
+        self.size, self.left_w, self.x1 = size, left_w, x1
+        self.ppm_whole, self.ppm_in = ppm_whole, ppm_in
+        self.inset = (ix0, ix1, iy0, iy1)
+
+    def L(self, pt):
+        return self.proj_l(pt)
+
+    def R(self, pt):
+        x, y = self.proj_r(pt)
+        return x + self.left_w, y
+
+
+def _plan_hall_lines(painter: _Painter, reading: Reading, pn: _PlanPanels) -> None:
+    """The inset's frame on the whole plan; on the enlargement the eaves, the purlin lines and the rooms."""
+    d, p, L, R = painter.draw, reading.params, pn.L, pn.R
+    ix0, ix1, iy0, iy1 = pn.inset
     (ax, ay), (bx, by) = L((ix0, iy1, 0)), L((ix1, iy0, 0))
     d.rectangle([ax, ay, bx, by], outline=(150, 30, 24, 255), width=2)
 
@@ -563,6 +429,11 @@ def _render_plan(reading: Reading, parts, size, labels, ss) -> Image.Image:
     ee = R(((p["half_width"] + p["eave"]), p["depth"] + p["eave"], 0))
     painter.text((ee[0] + 4, ee[1] + 2), "屋檐 eaves", 11, fill="#4a443d", anchor="la", halo=2)
 
+
+
+def _plan_target(painter: _Painter, canvas: Image.Image, reading: Reading, pn: _PlanPanels) -> None:
+    """The 侯 (its 上舌 as a bar, the 侯中 in red, the posts) and the 侯道 dimension line."""
+    d, p, L, x1 = painter.draw, reading.params, pn.L, pn.x1
     # the 侯 (a cloth 2 cm thick is invisible from above): its 上舌 as a bar, the posts as dots
     if "侯" in reading.landmarks:
         a, b = L((-p["hou_upper"] / 2, p["hou_y"], 0)), L((p["hou_upper"] / 2, p["hou_y"], 0))
@@ -590,11 +461,11 @@ def _render_plan(reading: Reading, parts, size, labels, ss) -> Image.Image:
         canvas.paste(tl, (int(mid[0] - tl.size[0] - 3), int(mid[1] - tl.size[1] / 2)), tl)
         painter.reserve((mid[0] - tl.size[0] - 3, mid[1] - tl.size[1] / 2, mid[0], mid[1] + tl.size[1] / 2))
 
-    painter.title(*_title(reading, "平面圖", "plan of the ground (left) and of the hall and court (right)"))
-    painter.footer(_footer(reading))
-    painter.north_arrow((W - 46, 52), (0, -1))
 
-    # scale bars: metres and 尺/步 on each panel
+
+def _plan_scale_bars(painter: _Painter, reading: Reading, pn: _PlanPanels) -> None:
+    """Scale bars in metres and in 尺/步 on each panel."""
+    H, left_w, ppm_whole, ppm_in = pn.size[1], pn.left_w, pn.ppm_whole, pn.ppm_in
     u = reading.units
     bu = u.bu_m
     painter.scale_bar((16, H - 60), ppm_whole, 20, 2, "m", lambda i: f"{i * 10}")
@@ -604,29 +475,32 @@ def _render_plan(reading: Reading, parts, size, labels, ss) -> Image.Image:
     painter.scale_bar((left_w + 340, H - 40), ppm_in, zhang * 4, 4, "丈 (10 尺)", lambda i: f"{i}")
     painter.scale_bar((left_w + 340, H - 76), ppm_in, bu * 5, 5, "步 (6 尺)", lambda i: f"{i}")
 
-    if labels:
-        anchors = _anchors(reading, parts)
-        # the whole plan: one character labels
-        for ident in LABELS["plan_whole"]:
-            if ident in anchors and ident in reading.landmarks:
-                x, y = L(anchors[ident])
-                if 0 < x < left_w and 0 < y < H:
-                    _label_clipped(painter, (x, y), _display(ident), _gloss(reading, ident), left_w, 0, zh=16)
-        # standing places (dots) on the enlargement
-        for ident in LABELS["plan_inset"]:
-            lm = reading.landmarks.get(ident)
-            if lm and lm.kind in ("mark", "formation"):
-                x, y = R(lm.position)
-                d.ellipse([x - 4, y - 4, x + 4, y + 4], fill=(40, 80, 150, 255), outline=(255, 255, 255, 255))
-                if lm.heading is not None:
-                    h = math.radians(lm.heading)
-                    d.line([(x, y), (x + 11 * math.sin(h), y - 11 * math.cos(h))], fill=(40, 80, 150, 255), width=2)
-        for ident in LABELS["plan_inset"]:
-            if ident in anchors and ident in reading.landmarks:
-                x, y = R(anchors[ident])
-                if left_w < x < W and 0 < y < H:
-                    _label_clipped(painter, (x, y), _display(ident), _gloss(reading, ident), W, left_w, zh=17)
-    return canvas
+
+def _plan_labels(painter: _Painter, reading: Reading, parts, pn: _PlanPanels) -> None:
+    """One-character labels on the whole plan; standing places and labels on the enlargement."""
+    d, L, R, left_w = painter.draw, pn.L, pn.R, pn.left_w
+    W, H = pn.size
+    anchors = _anchors(reading, parts)
+    # the whole plan: one character labels
+    for ident in LABELS["plan_whole"]:
+        if ident in anchors and ident in reading.landmarks:
+            x, y = L(anchors[ident])
+            if 0 < x < left_w and 0 < y < H:
+                _label_clipped(painter, (x, y), _display(ident), _gloss(reading, ident), left_w, 0, zh=16)
+    # standing places (dots) on the enlargement
+    for ident in LABELS["plan_inset"]:
+        lm = reading.landmarks.get(ident)
+        if lm and lm.kind in ("mark", "formation"):
+            x, y = R(lm.position)
+            d.ellipse([x - 4, y - 4, x + 4, y + 4], fill=(40, 80, 150, 255), outline=(255, 255, 255, 255))
+            if lm.heading is not None:
+                h = math.radians(lm.heading)
+                d.line([(x, y), (x + 11 * math.sin(h), y - 11 * math.cos(h))], fill=(40, 80, 150, 255), width=2)
+    for ident in LABELS["plan_inset"]:
+        if ident in anchors and ident in reading.landmarks:
+            x, y = R(anchors[ident])
+            if left_w < x < W and 0 < y < H:
+                _label_clipped(painter, (x, y), _display(ident), _gloss(reading, ident), W, left_w, zh=17)
 
 
 def _label_clipped(painter: _Painter, xy, text, en, x_max, x_min, zh=18) -> bool:

@@ -50,10 +50,45 @@ VERBS: dict[str, str] = {
     "announce": "命 / 告 / 曰 / 請 — speak (text = the words, a caption line; other = addressee)",
     "reply": "許諾 / 諾 / 辭 — answer (text)",
     "music": "奏 … — music plays (text = the piece)",
-    "shoot": "射 — loose one's arrows (prop) from the 物; they come to rest at the target (place), the archer stays (duration)",
+    "shoot": "射 — the pair on their 物 (WHO the 上射, other the 下射) loose their four arrows each by turns to the drum; the 获者 and 释获者 answer each",
     "perform": "any other timed gesture (text = a label, duration)",
     "wait": "俟 — wait (duration, or until the next event releases)",
     "sync": "barrier: every person of the event waits here for the others",
+    # the archery and what hands do (plan-format "What hands do")
+    "gesture": "a gesture of the vocabulary GESTURES (text = its kind; prop or other = its object; duration)",
+    "play": "鼓瑟 / 歌 — play (or sing) until the music ends (text = the instrument)",
+    "music_end": "the music stops (卒射): every player stops",
+    "hold_arrow": "挾一个 — one arrow held across the bow (prop)",
+    "take_arrows": "拾取矢 — with other: the pair take one arrow each in turn, four times; alone: his four together",
+    "gather_arrows": "弟子取矢 — take up the arrows lying at the target (text = this one's share, e.g. 1/3)",
+    "lay_arrows": "委矢 — lay the arrows one carries on the 楅, nocks north",
+    "count_arrows": "乘矢 — count the arrows on the 楅 off in fours",
+    "count_tallies": "數獲 — one step of the count (text: 右 | 右余纯 | 右奇 | 左)",
+    "take_winning": "取賢獲 — take up the winners' surplus tallies",
+    "report_score": "告 — the result (text 胜负) or the count (text 纯数) as the tallies give them (other = addressee)",
+    "reset_tallies": "兼斂算，實八算于中，委其餘于中西",
+    "lay_spare": "委餘獲于中西 — the tallies left in one's hand laid with the spares",
+    "collect_tallies": "退算 — every tally taken up",
+    "store_tallies": "the tallies one carries set down where one is",
+    "put_arrows": "釋矢 — the arrows one carries laid down together (place, or before him)",
+    "give_arrows": "授矢 — the arrows one carries handed over together (other)",
+}
+
+# What hands do (shared/docs/plan-format.md); `gesture` accepts these kinds, the planner writes them
+GESTURES: dict[str, str] = {
+    "nock": "搭矢 — an arrow set on the string", "draw": "the bow drawn", "loose": "the arrow leaves",
+    "raise_flag": "舉旌以宮", "lower_flag": "偃旌以商", "call": "獲 — the marker's cry",
+    "lay_tally": "釋獲 — one 算 set down", "take_tallies": "算 taken up", "count_tallies": "數獲",
+    "drink": "the cup at the mouth", "sacrifice": "祭 — a morsel or a drop set down as an offering",
+    "take_lung": "取肺", "pour": "酌", "wash": "洗", "hand_over": "授", "receive": "受",
+    "bare": "袒", "cover": "襲", "gear_on": "決遂", "gear_off": "說決拾", "string_bow": "張弓",
+    "unstring_bow": "弛弓", "take_arrow": "one arrow taken up", "salute": "揖 (not a posture change)",
+    "hold_arrow": "挾 — an arrow across the bow", "tuck_arrows": "搢三挾一個", "lay_arrows": "委矢",
+    "count_arrows": "乘矢", "return_tallies": "反委之", "fill_holder": "實八算于中", "take": "取",
+    "set_down": "奠 / 設", "announce": "告 (the words in object)", "play": "鼓瑟 / 歌",
+    "hold_with_bow": "兼諸弦弣 — arrows held along string and grip", "untie_arrows": "說矢束",
+    "untie_rope": "說侯之左下綱", "take_off_shoes": "說屨", "serve": "羞 — dishes carried up",
+    "point_arrow": "兼諸弦，面鏃 — the arrow held along the string, point up", "lower_flag_rest": "偃旌 at the 乏",
 }
 
 # The main argument(s) a bare word after the verb fills, per verb (see docs/rite-script.md).
@@ -64,10 +99,12 @@ POSITIONAL: dict[str, tuple[str, ...]] = {
     "face": ("heading",), "turn": ("heading",), "sidestep": ("heading",),
     "bow": ("other",), "kneel_bow": ("other",),
     "take": ("prop", "place"), "put": ("prop", "place"), "give": ("prop", "other"),
-    "receive": ("prop", "other"), "shoot": ("prop", "place"), "wash": ("prop",), "pour": ("prop",), "drink": ("prop",),
+    "receive": ("prop", "other"), "shoot": ("other",), "put_arrows": ("place",), "give_arrows": ("other",), "wash": ("prop",), "pour": ("prop",), "drink": ("prop",),
     "offer": ("prop", "text"), "tuck": ("prop",), "hold_bow": ("text",),
     "announce": ("text",), "reply": ("text",), "music": ("text",), "perform": ("text",),
     "count": ("duration",), "wait": ("duration",),
+    "gesture": ("text", "prop"), "play": ("text",), "hold_arrow": ("prop",), "take_arrows": ("other",),
+    "gather_arrows": ("text",), "count_tallies": ("text",), "report_score": ("text",),
 }
 KEY_ALIASES = {"face": "heading", "to": "other", "from": "other", "slot": "rank", "dur": "duration"}
 STAIRS = ("西阶", "阼阶")

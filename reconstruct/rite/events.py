@@ -11,14 +11,14 @@ from pydantic import ValidationError
 
 from ..model.rite import Action, Event
 from ..text import seed as seedtext
-from .actions import STAIRS, VERBS, parse_action
+from .actions import GESTURES, STAIRS, VERBS, parse_action
 from .errors import RiteError
 from .script import Script, short
 from .templates import BEGIN, END, ITER, Templates, as_list
 from .yaml_lines import line_of
 
 EVENT_KEYS = {"id", "text", "gloss", "do", "actors", "after", "option", "rule", "at", "footnote", "note", "when",
-              "cite"}
+              "cite", "summary"}
 # an event id may name a file (a diagram): letters, digits, CJK, and . _ - inside, at most 100
 EVENT_ID = re.compile(r"[^\W_][\w.\-]{0,99}")
 MAX_FOOTNOTE = 10_000
@@ -107,15 +107,16 @@ class EventBuilder:
         fn = node.get("footnote")
         if fn is not None and (isinstance(fn, bool) or not isinstance(fn, int) or not 0 <= fn <= MAX_FOOTNOTE):
             raise tpl.err(node, f"footnote: {str(fn)[:40]!r} is not a footnote number (0 to {MAX_FOOTNOTE})")
-        rule = node.get("rule", False)
-        if not isinstance(rule, bool):
-            raise tpl.err(node, f"rule: true or false, not {str(rule)[:40]!r}")
+        rule, summary = node.get("rule", False), node.get("summary", False)
+        for key, flag in (("rule", rule), ("summary", summary)):
+            if not isinstance(flag, bool):
+                raise tpl.err(node, f"{key}: true or false, not {str(flag)[:40]!r}")
         return Event(id=eid, text=found, span=span,
                      footnote=fn if fn is not None else seedtext.footnote_for(span, self.s.seed),
                      gloss=str(node.get("gloss") or ""), actors=actors,
                      after=[str(x) for x in as_list(node.get("after"))] if "after" in node else ["<prev>"],
                      actions=actions, option=str(opt) if opt is not None else None,
-                     rule=rule, source=f"{tpl.file}:{line_of(node)}")
+                     rule=rule, summary=summary, source=f"{tpl.file}:{line_of(node)}")
 
     def action(self, a: Any, tpl: Templates) -> Action:
         d = parse_action(a, tpl)
@@ -142,6 +143,8 @@ class EventBuilder:
             raise tpl.err(a, f"unknown prop {act.prop[:40]!r}")
         if act.other is not None and act.other not in s.person_ids and act.other not in s.prop_ids:
             raise tpl.err(a, f"unknown person {act.other[:40]!r} (other)")
+        if act.verb == "gesture" and act.text not in GESTURES:
+            raise tpl.err(a, f"unknown gesture {str(act.text)[:40]!r} (see GESTURES in reconstruct/rite/actions.py)")
         if act.verb == "hold_bow" and act.text not in ("strung", "unstrung"):
             raise tpl.err(a, "hold_bow needs text=strung or text=unstrung")
         return act

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from ..resources import RITE
 from ..model.rite import Action, Event, Initial, Person, Prop, Rite  # noqa: F401 (re-exported)
-from .actions import KEY_ALIASES, POSITIONAL, STAIRS, VERBS, parse_action  # noqa: F401 (re-exported)
+from .actions import GESTURES, KEY_ALIASES, POSITIONAL, STAIRS, VERBS, parse_action  # noqa: F401 (re-exported)
 from .errors import RiteError
 from .events import EventBuilder, link_events
 from .script import Script
@@ -53,7 +53,7 @@ def _load(path, *, zhongbin: int | None = None, dafu: int | None = None, options
     builder = EventBuilder(s)
     events_all = [built for built in builder.build(nodes)]
     events = link_events(events_all, s.chosen)
-    rite = Rite(text_sha256=s.text_sha256, parameters=s.params, options=s.chosen, people=s.people,
+    rite = Rite(text_sha256=s.text_sha256, parameters=s.params, options=s.chosen, people=s.people, archery=s.archery,
                 props=s.props, initial=s.initial, groups=s.groups, formations=s.formations, events=events)
     report = {"file": s.file, "seed": s.seed, "landmarks": s.landmarks, "all_events": [e for e, _, _ in events_all],
               "event_lines": {e.id: (f, line_of(n)) for e, n, f in events_all}, "option_decl": s.opt_decl}

@@ -12,7 +12,7 @@ from pydantic import BaseModel, ValidationError
 
 from ..errors import InputError
 from ..inputs import read_text
-from ..model.rite import Initial, Person, Prop
+from ..model.rite import ArcheryParams, Initial, Person, Prop
 from ..resources import data_path
 from ..text import seed as seedtext
 from ..text.names import NameIndex
@@ -116,7 +116,18 @@ class Script:
         clash = set(self.params) & set(chosen)
         if clash:
             raise self.err(decl, f"{', '.join(sorted(clash))}: both a parameter and an option")
-        self.env: dict[str, Any] = {**self.params, **chosen, "GROUPS": {}, "PAIRS": {}}
+        self.read_archery()
+        self.env: dict[str, Any] = {**self.params, **chosen, "archery_tallies": self.archery.tallies,
+                                    "GROUPS": {}, "PAIRS": {}}
+
+    def read_archery(self) -> None:
+        decl = self.raw.get("archery") or {}
+        if not isinstance(decl, dict):
+            raise self.err(decl, "archery: a mapping of the archery's parameters (hit_rate: 0.45 …)")
+        try:
+            self.archery = ArcheryParams.model_validate(dict(decl))
+        except ValidationError as e:
+            raise RiteError(self.file, line_of(decl, 1), f"bad archery parameters: {short(e)}") from None
 
     def _name(self, k: Any, node: Any, what: str) -> None:
         if not isinstance(k, str) or not k.isidentifier() or k.startswith("_") or k in FUNCTIONS or k in RESERVED:

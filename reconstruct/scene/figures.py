@@ -24,28 +24,21 @@ Posture ``phase`` ∈ [0, 1): the gait phase for ``walk`` (one full stride per
 cycle), the progress through the gesture for ``bow``/``kneel_bow`` (the bow goes
 down and comes back up within the phase), unused for ``stand``/``kneel``.
 
-Poses are first computed as a flat dict of joint parameters (:func:`pose_params`),
-which can be blended (:func:`blend_params`) so that a renderer can ease from one
-posture to the next (rising from kneeling, …), then turned into local 4x4
-transforms (:func:`local_transforms`).  :func:`pose` does both.
+Poses (joint parameters, postures, gait) are in :mod:`.poses`, props and how they are held in
+:mod:`.props`; their public names can also be read from this module.
 """
 from __future__ import annotations
 
-import math
-import re
 from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
 import trimesh
+from scipy.spatial.transform import Rotation
 
 __all__ = [
-    "PARTS", "PARENT", "JOINT_OFFSET", "POSTURES", "ROLE_STYLE", "PROP_KINDS",
-    "role_of", "prop_kind", "part_meshes", "pose_params", "blend_params",
-    "local_transforms", "pose", "world_transforms", "root_transform",
-    "figure_mesh", "prop_mesh", "held_prop_transform", "hand_position",
-    "FigureGeometry", "figure_geometry", "prop_geometry", "gait_phase",
-    "STANDING_HEIGHT", "STRIDE_M",
+    "PARTS", "PARENT", "JOINT_OFFSET", "ROLE_STYLE", "role_of", "part_meshes", "root_transform",
+    "hand_position", "FigureGeometry", "figure_geometry", "STANDING_HEIGHT", "STRIDE_M",
 ]
 
 # ---------------------------------------------------------------------------
@@ -98,8 +91,6 @@ JOINT_OFFSET: dict[str, np.ndarray] = {k: np.asarray(v, float) for k, v in {
     "r_thigh": (0.09, 0.0, 0.0),
     "r_shin": (0.0, 0.0, -THIGH),
 }.items()}
-
-POSTURES: tuple[str, ...] = ("stand", "walk", "kneel", "bow", "kneel_bow")
 
 # ---------------------------------------------------------------------------
 # roles and colours
@@ -345,177 +336,29 @@ def part_meshes(role: str) -> dict[str, trimesh.Trimesh]:
 
 
 # ---------------------------------------------------------------------------
-# poses
-
-def _rx(a: float) -> np.ndarray:
-    c, s = math.cos(math.radians(a)), math.sin(math.radians(a))
-    return np.array([[1, 0, 0, 0], [0, c, -s, 0], [0, s, c, 0], [0, 0, 0, 1.0]])
-
-
-def _ry(a: float) -> np.ndarray:
-    c, s = math.cos(math.radians(a)), math.sin(math.radians(a))
-    return np.array([[c, 0, s, 0], [0, 1, 0, 0], [-s, 0, c, 0], [0, 0, 0, 1.0]])
-
-
-def _rz(a: float) -> np.ndarray:
-    c, s = math.cos(math.radians(a)), math.sin(math.radians(a))
-    return np.array([[c, -s, 0, 0], [s, c, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1.0]])
-
+# transforms
 
 def _t(v) -> np.ndarray:
+    """4x4 translation."""
     m = np.eye(4)
     m[:3, 3] = v
     return m
 
 
-def _smooth(e0: float, e1: float, x: float) -> float:
-    if e1 == e0:
-        return float(x >= e1)
-    u = min(1.0, max(0.0, (x - e0) / (e1 - e0)))
-    return u * u * (3 - 2 * u)
+def _rot(axes: str, *degrees: float) -> np.ndarray:
+    """4x4 of rotations about the given axes in turn, each about the axes the one before left
+    (``"ZXY"``: about z, then the new x, then the new y), in degrees."""
+    m = np.eye(4)
+    m[:3, :3] = Rotation.from_euler(axes, degrees if len(degrees) > 1 else degrees[0], degrees=True).as_matrix()
+    return m
 
 
-def _envelope(phase: float, attack: float = 0.3, release: float = 0.3) -> float:
-    """0 → 1 → 0 over the gesture: down in the first ``attack``, up in the last ``release``."""
-    return _smooth(0.0, attack, phase) * (1.0 - _smooth(1.0 - release, 1.0, phase))
+def _rx(a: float) -> np.ndarray:
+    return _rot("x", a)
 
 
-# arm parameters: raise (forward, about x), abd (out to the side), yaw (inward, about z), elbow (flex)
-_PARAM_KEYS = (
-    "pelvis_z", "pelvis_pitch", "torso_pitch", "torso_roll", "head_pitch",
-    "skirt_sx", "skirt_sy", "skirt_sz", "skirt_dy", "skirt_pitch",
-    "l_raise", "l_abd", "l_yaw", "l_elbow", "r_raise", "r_abd", "r_yaw", "r_elbow",
-    "l_hip", "l_knee", "r_hip", "r_knee", "l_hip_abd", "r_hip_abd",
-)
-
-
-def _base() -> dict[str, float]:
-    p = dict.fromkeys(_PARAM_KEYS, 0.0)
-    p.update(pelvis_z=HIP_Z, skirt_sx=1.0, skirt_sy=1.0, skirt_sz=1.0)
-    return p
-
-
-def _arms(p: dict, raise_: float, abd: float, yaw: float, elbow: float) -> None:
-    for s in "lr":
-        p[f"{s}_raise"], p[f"{s}_abd"], p[f"{s}_yaw"], p[f"{s}_elbow"] = raise_, abd, yaw, elbow
-
-
-def _kneel_base(p: dict) -> None:
-    p["pelvis_z"] = 0.27
-    for s in "lr":
-        p[f"{s}_hip"] = 68.0
-        p[f"{s}_knee"] = -158.0
-        p[f"{s}_hip_abd"] = 6.0
-    # the robe spreads over the folded legs
-    p["skirt_sz"] = (0.27 + WAIST) / (HIP_Z + WAIST - SKIRT_HEM) * 1.02
-    p["skirt_sy"] = 1.75
-    p["skirt_sx"] = 1.12
-    p["skirt_dy"] = 0.17
-
-
-def pose_params(posture: str, phase: float = 0.0, state: dict | None = None) -> dict[str, float]:
-    """Joint parameters (degrees, metres) of a posture at ``phase``; see the module doc.
-
-    ``state`` may change the arms: ``holding`` a bow raises the left forearm, a cup
-    or dish is held before the chest with both hands.
-    """
-    state = state or {}
-    phase = float(phase) % 1.0
-    p = _base()
-    holding = [prop_kind(h) for h in state.get("holding") or ()]
-    two_handed = any(k in _TWO_HANDED for k in holding)
-    if posture == "walk":
-        w = 2 * math.pi * phase
-        swing = math.sin(w)
-        p["pelvis_z"] = HIP_Z - 0.025 * (1 - abs(math.cos(w)))
-        p["l_hip"], p["r_hip"] = 24 * swing, -24 * swing
-        p["l_knee"] = -(6 + 40 * max(0.0, math.cos(w)))
-        p["r_knee"] = -(6 + 40 * max(0.0, -math.cos(w)))
-        p["skirt_sy"] = 1.0 + 0.18 * abs(swing)
-        p["skirt_pitch"] = 3.0 * math.sin(2 * w)
-        p["torso_roll"] = 2.0 * swing
-        p["torso_pitch"] = 3.0
-        # arms swing against the legs, sleeves loose
-        p["l_raise"], p["r_raise"] = 8 - 16 * swing, 8 + 16 * swing
-        p["l_elbow"], p["r_elbow"] = 20 + 8 * max(0.0, -swing), 20 + 8 * max(0.0, swing)
-        p["l_abd"] = p["r_abd"] = 9.0
-    elif posture == "kneel":
-        _kneel_base(p)
-        _arms(p, 22, 12, 26, 52)                   # hands resting joined on the lap
-    elif posture == "bow":
-        e = _envelope(phase)
-        p["torso_pitch"] = 3 + 19 * e
-        p["head_pitch"] = 5 + 10 * e
-        p["pelvis_pitch"] = 4 * e
-        _arms(p, 38 + 30 * e, 10, 31 + 2 * e, 52 - 34 * e)  # joined hands pushed forward (推手)
-    elif posture == "kneel_bow":
-        _kneel_base(p)
-        e = _envelope(phase, 0.35, 0.35)
-        p["pelvis_z"] = 0.27 + 0.03 * e
-        p["pelvis_pitch"] = 10 * e
-        p["torso_pitch"] = 8 + 62 * e
-        p["head_pitch"] = 6 + 28 * e
-        _arms(p, 40 + 25 * e, 14, 24, 48 - 30 * e)      # hands go down to the mat, the head to the hands
-    else:  # stand
-        _arms(p, 24, 10, 31, 62)                   # 拱: hands joined before the body, sleeves hanging
-    if posture in ("stand", "walk", "kneel"):
-        if two_handed:
-            for s in "lr":
-                p[f"{s}_raise"], p[f"{s}_abd"], p[f"{s}_yaw"], p[f"{s}_elbow"] = 28, 10, 30, 72
-        elif "弓" in holding:
-            p["l_raise"], p["l_abd"], p["l_yaw"], p["l_elbow"] = 16, 14, 6, 60
-    return p
-
-
-def blend_params(a: dict[str, float], b: dict[str, float], w: float) -> dict[str, float]:
-    """Linear blend of two parameter sets: ``w`` = 0 gives ``a``, 1 gives ``b``."""
-    w = float(min(1.0, max(0.0, w)))
-    return {k: a[k] * (1 - w) + b[k] * w for k in a}
-
-
-def local_transforms(p: dict[str, float], state: dict | None = None) -> dict[str, np.ndarray]:
-    """Local 4x4 transforms (relative to the parent part) from joint parameters."""
-    state = state or {}
-    bare = bool(state.get("bare_left_arm"))
-    gear = bool(state.get("gear"))
-    off = JOINT_OFFSET
-    L: dict[str, np.ndarray] = {}
-    L["pelvis"] = _t((0, 0, p["pelvis_z"])) @ _rx(-p["pelvis_pitch"])
-    sk = np.diag([p["skirt_sx"], p["skirt_sy"], p["skirt_sz"], 1.0])
-    L["skirt"] = _t(off["skirt"] + (0, p["skirt_dy"], 0)) @ _rx(-p["skirt_pitch"]) @ sk
-    L["torso"] = _t(off["torso"]) @ _ry(p["torso_roll"]) @ _rx(-p["torso_pitch"])
-    L["head"] = _t(off["head"]) @ _rx(-p["head_pitch"])
-    for s, sign in (("l", -1.0), ("r", 1.0)):
-        sh = _rz(sign * p[f"{s}_yaw"]) @ _rx(p[f"{s}_raise"]) @ _ry(-sign * p[f"{s}_abd"])
-        el = _rx(p[f"{s}_elbow"])
-        L[f"{s}_upper_arm"] = _t(off[f"{s}_upper_arm"]) @ sh
-        L[f"{s}_forearm"] = _t(off[f"{s}_forearm"]) @ el
-        L[f"{s}_thigh"] = _t(off[f"{s}_thigh"]) @ _rx(p[f"{s}_hip"]) @ _ry(-sign * p[f"{s}_hip_abd"])
-        L[f"{s}_shin"] = _t(off[f"{s}_shin"]) @ _rx(p[f"{s}_knee"])
-    L["l_upper_arm_bare"] = L["l_upper_arm"].copy()
-    L["l_forearm_bare"] = L["l_forearm"].copy()
-    L["l_guard"] = np.eye(4)
-    L["r_ring"] = _t(off["r_ring"])
-    zero = np.diag([0.0, 0.0, 0.0, 1.0])
-    if bare:
-        L["l_upper_arm"] = L["l_upper_arm"] @ zero
-    else:
-        L["l_upper_arm_bare"] = L["l_upper_arm_bare"] @ zero
-    if not (gear and bare):
-        L["l_guard"] = zero.copy()
-    if not gear:
-        L["r_ring"] = L["r_ring"] @ zero
-    return {k: L[k] for k in PARTS}
-
-
-def pose(posture: str, phase: float = 0.0, state: dict | None = None) -> dict[str, np.ndarray]:
-    """Local 4x4 transform of every part (relative to its parent) for a posture.
-
-    ``posture`` ∈ :data:`POSTURES` (unknown ones are drawn standing); ``state`` keys:
-    ``bare_left_arm`` (袒), ``gear`` (決遂 worn), ``holding`` (prop ids or kinds).
-    Hidden variant parts get a zero scale.
-    """
-    return local_transforms(pose_params(posture, phase, state), state)
+def _rz(a: float) -> np.ndarray:
+    return _rot("z", a)
 
 
 def root_transform(x: float, y: float, z: float, heading_deg: float) -> np.ndarray:
@@ -523,23 +366,12 @@ def root_transform(x: float, y: float, z: float, heading_deg: float) -> np.ndarr
     return _t((x, y, z)) @ _rz(-heading_deg)
 
 
-def _chain(root: np.ndarray, local: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+def chain(root: np.ndarray, local: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     out: dict[str, np.ndarray] = {}
     for part in PARTS:                       # PARTS lists parents before children
         parent = PARENT[part]
         out[part] = (root if parent is None else out[parent]) @ local[part]
     return out
-
-
-def world_transforms(x: float, y: float, z: float, heading_deg: float, posture: str = "stand",
-                     phase: float = 0.0, state: dict | None = None,
-                     params: dict[str, float] | None = None) -> dict[str, np.ndarray]:
-    """World 4x4 transform of every part of a figure standing at (x, y, z) facing ``heading_deg``.
-
-    ``params`` (from :func:`pose_params`/:func:`blend_params`) overrides ``posture``/``phase``.
-    """
-    p = params if params is not None else pose_params(posture, phase, state)
-    return _chain(root_transform(x, y, z, heading_deg), local_transforms(p, state))
 
 
 def hand_position(world: dict[str, np.ndarray], side: str = "l") -> np.ndarray:
@@ -548,185 +380,6 @@ def hand_position(world: dict[str, np.ndarray], side: str = "l") -> np.ndarray:
     if side == "l" and abs(np.linalg.det(world["l_forearm"][:3, :3])) < 1e-9:
         part = "l_forearm_bare"
     return (world[part] @ np.array([0.0, 0.02, -FOREARM - HAND / 2, 1.0]))[:3]
-
-
-def gait_phase(distance_m: float) -> float:
-    """The gait phase after walking ``distance_m`` metres (one cycle per :data:`STRIDE_M`)."""
-    return (distance_m / STRIDE_M) % 1.0
-
-
-def figure_mesh(role: str, x: float = 0.0, y: float = 0.0, z: float = 0.0, heading_deg: float = 0.0,
-                posture: str = "stand", phase: float = 0.0, state: dict | None = None) -> trimesh.Trimesh:
-    """One merged, vertex-coloured mesh of a posed figure in world coordinates (tests, stills)."""
-    world = world_transforms(x, y, z, heading_deg, posture, phase, state)
-    meshes = []
-    for part, m in part_meshes(role).items():
-        M = world[part]
-        if abs(np.linalg.det(M[:3, :3])) < 1e-12:
-            continue
-        m.apply_transform(M)
-        meshes.append(m)
-    return _merge(meshes)
-
-
-# ---------------------------------------------------------------------------
-# props
-
-PROP_KINDS: tuple[str, ...] = ("弓", "矢", "扑", "觯", "爵", "丰", "荐", "俎", "算", "旌", "瑟", "中", "楅", "侯",
-                               "笙", "席", "尊", "篚", "乏")
-_TRAD = {"觶": "觯", "豐": "丰", "薦": "荐", "筭": "算", "撲": "扑", "朴": "扑", "鹿中": "中", "福": "楅"}
-_TWO_HANDED = {"觯", "爵", "丰", "荐", "俎", "瑟", "旌", "算"}
-_BRONZE = (0.42, 0.38, 0.24)
-_WOOD = (0.45, 0.30, 0.17)
-_LACQUER = (0.35, 0.09, 0.06)
-_BAMBOO = (0.76, 0.66, 0.42)
-
-
-def prop_kind(prop_id: str) -> str:
-    """The kind of a prop from its id: the trailing noun (获者荐 → 荐, 觯2 → 觯, 上耦上射弓 → 弓).
-
-    Unknown ids are returned without their trailing digits.
-    """
-    s = re.sub(r"[\d０-９_\-\s]+$", "", prop_id)
-    for t, k in _TRAD.items():
-        if s.endswith(t):
-            return k
-    for k in sorted(PROP_KINDS, key=len, reverse=True):
-        if s.endswith(k):
-            return k
-    if s.endswith("弛弓") or s.endswith("张弓"):
-        return "弓"
-    return s
-
-
-def _bow(strung: bool) -> trimesh.Trimesh:
-    """A bow in the local y-z plane, grip at the origin, limbs bending toward +y."""
-    z = np.linspace(-0.78, 0.78, 13)
-    u = z / 0.78
-    if strung:
-        y = 0.16 * (1 - u ** 2) - 0.03 * u ** 4
-        tips = np.array([[0, y[0], z[0]], [0, y[-1], z[-1]]])
-        string = _tube([tips[0], tips[1]], 0.004, (0.85, 0.82, 0.72), 3)
-    else:  # unstrung: the limbs relax into a shallow reversed curve
-        y = -0.10 * u ** 2
-        string = None
-    limb = _tube(np.c_[np.zeros_like(z), y, z], 0.016, _LACQUER, 4)
-    grip = _frustum(-0.07, 0.07, 0.022, 0.022, 6, (0.15, 0.10, 0.07))
-    grip.apply_translation((0, y[6], 0))
-    return _merge([limb, string, grip])
-
-
-def _arrow() -> trimesh.Trimesh:
-    """An arrow along +y, its middle at the origin."""
-    shaft = _tube([(0, -0.36, 0), (0, 0.36, 0)], 0.005, _BAMBOO, 3)
-    head = _frustum(0.0, 0.05, 0.009, 0.0005, 4, (0.25, 0.25, 0.27), cap1=False)
-    head.apply_transform(_t((0, 0.36, 0)) @ _rx(-90))
-    fl = _box((-0.02, -0.36, -0.001), (0.02, -0.24, 0.001), (0.9, 0.9, 0.88))
-    fl2 = _box((-0.001, -0.36, -0.02), (0.001, -0.24, 0.02), (0.9, 0.9, 0.88))
-    return _merge([shaft, head, fl, fl2])
-
-
-def prop_mesh(kind: str, strung: bool = True) -> trimesh.Trimesh:
-    """A vertex-coloured mesh of a prop kind (or a prop id), base or grip at the origin, z up.
-
-    Kinds: 弓 (``strung=False`` for the unstrung bow), 矢, 扑, 觯, 爵, 丰, 荐 (a 豆 dish),
-    俎, 算 (a tally bundle), 旌 (flag on a 3-仞 pole), 瑟, 中, 楅, 侯; anything else is a small box.
-    """
-    return _prop_mesh_cached(prop_kind(kind), bool(strung)).copy()
-
-
-@lru_cache(maxsize=None)
-def _prop_mesh_cached(k: str, strung: bool) -> trimesh.Trimesh:
-    if k == "弓":
-        return _bow(strung)
-    if k == "矢":
-        return _arrow()
-    if k == "扑":
-        return _tube([(0, 0, 0), (0, 0, 0.69)], 0.012, (0.40, 0.27, 0.14), 4)
-    if k == "觯":
-        return _merge([_frustum(0.0, 0.02, 0.03, 0.025, 8, _BRONZE),
-                       _frustum(0.02, 0.13, 0.03, 0.042, 8, _BRONZE, cap1=False)])
-    if k == "爵":
-        legs = [_tube([(0.03 * math.cos(a), 0.03 * math.sin(a), 0.0), (0.025 * math.cos(a), 0.025 * math.sin(a), 0.07)],
-                      0.005, _BRONZE, 3) for a in (0.5, 2.6, 4.7)]
-        return _merge(legs + [_frustum(0.07, 0.17, 0.035, 0.045, 8, _BRONZE, cap1=False),
-                              _box((-0.012, 0.02, 0.155), (0.012, 0.11, 0.17), _BRONZE)])
-    if k == "丰":
-        return _merge([_frustum(0.0, 0.04, 0.16, 0.13, 10, _WOOD),
-                       _frustum(0.04, 0.42, 0.035, 0.03, 6, _WOOD, cap0=False, cap1=False),
-                       _frustum(0.42, 0.47, 0.06, 0.15, 10, _LACQUER)])
-    if k == "荐":
-        return _merge([_frustum(0.0, 0.02, 0.09, 0.08, 8, _LACQUER),
-                       _frustum(0.02, 0.16, 0.025, 0.025, 6, _LACQUER, cap0=False, cap1=False),
-                       _frustum(0.16, 0.24, 0.05, 0.12, 10, _LACQUER),
-                       _ellipsoid((0, 0, 0.24), (0.09, 0.09, 0.035), (0.55, 0.42, 0.25), 1)])
-    if k == "俎":
-        legs = [_box((sx * 0.22 - 0.025, sy * 0.09 - 0.02, 0.0), (sx * 0.22 + 0.025, sy * 0.09 + 0.02, 0.33), _LACQUER)
-                for sx in (-1, 1) for sy in (-1, 1)]
-        return _merge(legs + [_box((-0.28, -0.13, 0.33), (0.28, 0.13, 0.37), _LACQUER),
-                              _box((-0.18, -0.08, 0.37), (0.18, 0.08, 0.43), (0.62, 0.45, 0.32))])
-    if k == "算":
-        sticks = [_tube([(0.012 * math.cos(a), 0.012 * math.sin(a), 0.0), (0.012 * math.cos(a), 0.012 * math.sin(a), 0.32)],
-                        0.004, _BAMBOO, 3) for a in np.linspace(0, 2 * math.pi, 6, endpoint=False)]
-        return _merge(sticks + [_frustum(0.12, 0.15, 0.02, 0.02, 6, _LACQUER)])
-    if k == "旌":
-        h = 5.5                                   # 三仞 ≈ 24 尺 × 0.231 m
-        pole = _tube([(0, 0, 0), (0, 0, h)], 0.022, (0.25, 0.17, 0.1), 5)
-        flag = _box((0.0, -0.006, h - 1.3), (0.75, 0.006, h - 0.05), (0.78, 0.13, 0.10))
-        band = _box((0.0, -0.008, h - 0.75), (0.75, 0.008, h - 0.55), (0.95, 0.95, 0.92))
-        top = _ellipsoid((0, 0, h + 0.05), (0.05, 0.05, 0.08), (0.95, 0.95, 0.92), 1)
-        return _merge([pole, flag, band, top])
-    if k == "瑟":
-        body = _box((-0.2, -0.8, 0.0), (0.2, 0.8, 0.1), (0.30, 0.12, 0.07))
-        strings = _box((-0.16, -0.7, 0.1), (0.16, 0.7, 0.105), (0.85, 0.80, 0.62))
-        return _merge([body, strings])
-    if k == "笙":
-        return _merge([_frustum(0.0, 0.08, 0.05, 0.05, 8, _LACQUER),
-                       _frustum(0.08, 0.4, 0.045, 0.03, 8, _BAMBOO)])
-    if k == "中":       # the tally holder: a crouching deer with a cup on its back (鹿中)
-        return _merge([_box((-0.12, -0.3, 0.0), (0.12, 0.3, 0.25), _LACQUER),
-                       _box((-0.07, 0.22, 0.2), (0.07, 0.38, 0.42), _LACQUER),
-                       _frustum(0.25, 0.36, 0.07, 0.08, 8, _BRONZE)])
-    if k == "楅":       # the arrow rack
-        return _merge([_box((-0.6, -0.08, 0.0), (0.6, 0.08, 0.12), _LACQUER),
-                       _box((-0.75, -0.06, 0.05), (-0.6, 0.06, 0.25), _LACQUER),
-                       _box((0.6, -0.06, 0.05), (0.75, 0.06, 0.25), _LACQUER)])
-    if k == "侯":
-        return _merge([_box((-2.5, -0.02, 0.0), (2.5, 0.02, 3.0), (0.85, 0.80, 0.68)),
-                       _box((-0.6, -0.03, 0.9), (0.6, 0.03, 2.1), (0.55, 0.12, 0.09))])
-    return _box((-0.1, -0.1, 0.0), (0.1, 0.1, 0.2), _WOOD)
-
-
-def held_prop_transform(kind: str, world: dict[str, np.ndarray], heading_deg: float,
-                        others: list[str] | tuple[str, ...] = ()) -> np.ndarray:
-    """World 4x4 of a prop carried by a posed figure (``world`` from :func:`world_transforms`).
-
-    Bows are held upright in the left hand, arrows across the bow (挟) or in the right hand,
-    the 扑 in the right hand, cups, dishes, 俎, 丰, 瑟 and tallies before the chest in both
-    hands, the 旌 upright in both hands.  Props stay upright and turn with the body.
-    """
-    k = prop_kind(kind)
-    others_k = [prop_kind(o) for o in others]
-    lh, rh = hand_position(world, "l"), hand_position(world, "r")
-    yaw = _rz(-heading_deg)
-    if k == "弓":
-        return _t(lh) @ yaw @ _rz(90)
-    if k == "矢":
-        if "弓" in others_k:
-            return _t(lh + yaw[:3, :3] @ np.array([0.0, 0.04, 0.05])) @ yaw @ _rz(-90)
-        return _t(rh) @ yaw @ _rx(80)
-    if k == "扑":
-        return _t(rh + np.array([0, 0, -0.35])) @ yaw
-    both = (lh + rh) / 2
-    if k == "旌":
-        return _t(both + np.array([0, 0, -1.0])) @ yaw
-    if k == "瑟":
-        return _t(both + yaw[:3, :3] @ np.array([0.0, 0.05, -0.05])) @ yaw @ _rz(90)
-    if k == "俎":
-        return _t(both + yaw[:3, :3] @ np.array([0.0, 0.1, -0.36])) @ yaw @ _rz(90)
-    if k in ("丰", "荐"):
-        return _t(both + np.array([0, 0, -0.05 if k == "荐" else -0.3])) @ yaw
-    return _t(both + np.array([0, 0, -0.02])) @ yaw
 
 
 # ---------------------------------------------------------------------------
@@ -774,7 +427,15 @@ def figure_geometry(role: str) -> FigureGeometry:
     return _flatten(list(_part_meshes_cached(role)))
 
 
-@lru_cache(maxsize=None)
-def prop_geometry(kind: str, strung: bool = True) -> FigureGeometry:
-    """Flattened single-part geometry of a prop kind."""
-    return _flatten([(prop_kind(kind), _prop_mesh_cached(prop_kind(kind), bool(strung)))])
+# the names of the poses and props modules, readable from here as before they moved there
+_MOVED = {"poses": ("POSTURES", "pose_params", "blend_params", "local_transforms", "pose", "world_transforms",
+                    "gait_phase", "figure_mesh"),
+          "props": ("PROP_KINDS", "prop_kind", "prop_mesh", "prop_geometry", "held_prop_transform")}
+
+
+def __getattr__(name: str):
+    for module, names in _MOVED.items():
+        if name in names:
+            import importlib
+            return getattr(importlib.import_module(f"{__name__.rsplit('.', 1)[0]}.{module}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..model.plan import Plan, Track
-from . import figures as F
+from . import poses as P
+from .props import prop_kind
 
 LOW = {"kneel", "kneel_bow"}
 
@@ -77,13 +78,13 @@ class Motion:
             j = min(i + 1, len(tt) - 1)
             dt = tt[j] - tt[i]
             u = 0.0 if dt <= 0 else min(1.0, max(0.0, (t - tt[i]) / dt))
-            return F.pose_params("walk", F.gait_phase(self.cum[i] + (self.cum[j] - self.cum[i]) * u), state)
+            return P.pose_params("walk", P.gait_phase(self.cum[i] + (self.cum[j] - self.cum[i]) * u), state)
         if p in ("bow", "kneel_bow"):
             dur = self.run1[i] - self.run0[i]
             if dur <= 0:
                 dur = 1.5
-            return F.pose_params(p, min(0.999, max(0.0, (t - self.run0[i]) / dur)), state)
-        return F.pose_params(p, 0.0, state)
+            return P.pose_params(p, min(0.999, max(0.0, (t - self.run0[i]) / dur)), state)
+        return P.pose_params(p, 0.0, state)
 
 
 class PlanSampler:
@@ -117,9 +118,9 @@ class PlanSampler:
         if holding:
             state["holding"] = list(dict.fromkeys(list(state.get("holding") or []) + holding))
         pstate = state
-        if state.get("bow") == "unstrung" and any(F.prop_kind(h) == "弓" for h in state.get("holding") or ()):
+        if state.get("bow") == "unstrung" and any(prop_kind(h) == "弓" for h in state.get("holding") or ()):
             # the unstrung bow lies across both palms: pose the arms as for a thing held in both hands
-            pstate = dict(state, holding=[h for h in state["holding"] if F.prop_kind(h) != "弓"] + ["觯"])
+            pstate = dict(state, holding=[h for h in state["holding"] if prop_kind(h) != "弓"] + ["觯"])
         xyz, hd, i, _ = m.position(t)
         params = m.params(i, t, pstate)
         if i > 0 and m.seg_post[i - 1] != m.seg_post[i]:
@@ -128,7 +129,7 @@ class PlanSampler:
             w = (t - m.t[i]) / ease
             if w < 1.0:
                 prev = m.params(i - 1, m.t[i] - 1e-6, pstate)
-                params = F.blend_params(prev, params, smooth(w))
+                params = P.blend_params(prev, params, smooth(w))
         return xyz, hd, params, state
 
     def active_intervals(self, aid: str) -> list[tuple[float, float]]:

@@ -362,96 +362,118 @@ def _overview_pose(bounds: np.ndarray, size, hall_h: float) -> CameraPose:
 def plan_shots(plan: Plan, size: tuple[int, int] = (1280, 720), start: float | None = None,
                end: float | None = None, overview_s: float = OVERVIEW_S) -> CameraPath:
     """Choose the shots for the plan between ``start`` and ``end`` (plan seconds)."""
-    t_start = 0.0 if start is None else float(start)
-    t_end = plan.duration if end is None else float(end)
-    tracks = _Tracks(plan)
-    hall_h = plan.hall_height
-    lms = plan.landmarks
-    range_y = float(lms["侯"].position[1]) * 0.55 if "侯" in lms else -30.0
-    gate_y = float(lms["门"].position[1]) if "门" in lms else None
-    court = None
-    if gate_y is not None:                          # the walls: the gate's line and the people's extent
-        xy = np.vstack([a.track.xyz for a in plan.actors.values()])
-        xs = np.abs(xy[xy[:, 1] > gate_y, 0])
-        court = (np.array([[-xs.max() - 0.3, gate_y], [xs.max() + 0.3, _scene_bounds(plan)[1][1] + 2.0]])
-                 if len(xs) else None)
-    bounds = _scene_bounds(plan)
-    shots: list[Shot] = [Shot(t_start, t_end, _overview_pose(bounds, size, hall_h), "overview")]
-    moves: list[float] = [0.0]
-    events = sorted((e for e in plan.events if [a for a in e.actors if a in tracks.k]), key=lambda e: (e.start, e.end))
-    starts = {round(float(e.start), 6) for e in events}
-    cands = sorted(starts | set(np.round(np.arange(t_start, t_end, CHECK_EVERY), 6)))
-    cands = [t for t in cands if t_start <= t < t_end]
+    return _ShotPlanner(plan, size, 0.0 if start is None else float(start),
+                        plan.duration if end is None else float(end), overview_s).run()
 
-    def extend(ev_ids=()):
-        cur = shots[-1]
-        shots[-1] = Shot(cur.t0, cur.t1, cur.pose, cur.kind, cur.events + tuple(e for e in ev_ids if e not in cur.events))
 
-    for tc in cands:
-        cur = shots[-1]
-        hold = overview_s if cur.kind == "overview" else MIN_HOLD
+class _ShotPlanner:
+    """The shots, chosen in order: at each event start and every CHECK_EVERY seconds, keep the shot
+    while it still holds the people acting, else fit a new one and move or cut to it."""
+
+    def __init__(self, plan: Plan, size, t_start: float, t_end: float, overview_s: float):
+        self.size, self.t_end, self.overview_s = size, t_end, overview_s
+        self.tracks = _Tracks(plan)
+        self.hall_h = plan.hall_height
+        lms = plan.landmarks
+        self.range_y = float(lms["侯"].position[1]) * 0.55 if "侯" in lms else -30.0
+        self.gate_y = float(lms["门"].position[1]) if "门" in lms else None
+        self.court = None
+        if self.gate_y is not None:                     # the walls: the gate's line and the people's extent
+            xy = np.vstack([a.track.xyz for a in plan.actors.values()])
+            xs = np.abs(xy[xy[:, 1] > self.gate_y, 0])
+            self.court = (np.array([[-xs.max() - 0.3, self.gate_y], [xs.max() + 0.3, _scene_bounds(plan)[1][1] + 2.0]])
+                          if len(xs) else None)
+        self.shots: list[Shot] = [Shot(t_start, t_end, _overview_pose(_scene_bounds(plan), size, self.hall_h),
+                                       "overview")]
+        self.moves: list[float] = [0.0]
+        k = self.tracks.k
+        self.events = sorted((e for e in plan.events if [a for a in e.actors if a in k]), key=lambda e: (e.start, e.end))
+        self.starts = {round(float(e.start), 6) for e in self.events}
+        cands = sorted(self.starts | set(np.round(np.arange(t_start, t_end, CHECK_EVERY), 6)))
+        self.cands = [t for t in cands if t_start <= t < t_end]
+
+    def run(self) -> CameraPath:
+        for tc in self.cands:
+            self._at(tc)
+        return CameraPath(self.shots, self.moves)
+
+    def _extend(self, ev_ids=()) -> None:
+        cur = self.shots[-1]
+        self.shots[-1] = Shot(cur.t0, cur.t1, cur.pose, cur.kind,
+                              cur.events + tuple(e for e in ev_ids if e not in cur.events))
+
+    def _at(self, tc: float) -> None:
+        """Keep, or change, the shot at candidate time ``tc``."""
+        cur, tracks, size = self.shots[-1], self.tracks, self.size
+        hold = self.overview_s if cur.kind == "overview" else MIN_HOLD
         if tc < cur.t0 + hold:
-            continue
-        active = [e for e in events if e.start <= tc < e.end]
+            return
+        active = [e for e in self.events if e.start <= tc < e.end]
         if not active:
-            continue
+            return
         latest = max(e.start for e in active)
         primary = [e for e in active if e.start == latest]
-        others = [e for e in active if e.start != latest]
-        boundary = round(tc, 6) in starts
+        ids = [e.id for e in primary]
+        boundary = round(tc, 6) in self.starts
         who = list(dict.fromkeys(a for e in primary for a in e.actors if a in tracks.k))
         e1 = max(e.end for e in primary)
-        soon = min(e1, tc + CHECK_EVERY + 1.0)
+        p_soon = np.vstack([tracks.points(a, tc, min(e1, tc + CHECK_EVERY + 1.0)) for a in who])
         ahead = min(e1, tc + LOOKAHEAD)
-        p_soon = np.vstack([tracks.points(a, tc, soon) for a in who])
         p_ahead = np.vstack([tracks.points(a, tc, ahead) for a in who])
         ext = float(np.linalg.norm(np.ptp(p_ahead[:, :2], axis=0)))
         # one going out of the gate is filmed from outside, with those he goes out to
-        leaving = (gate_y is not None and float(p_soon[:, 1].min()) < gate_y - 0.5
-                   and float(cur.pose.eye[1]) > gate_y)
+        leaving = (self.gate_y is not None and float(p_soon[:, 1].min()) < self.gate_y - 0.5
+                   and float(cur.pose.eye[1]) > self.gate_y)
         # keep the current shot while it holds the acting people over the next seconds
         # (a plan view only while the long walk goes on)
         if cur.kind == "group" and not leaving and _fits(cur.pose, p_soon, size, 0.02):
             if not boundary or _span(cur.pose, p_soon, size) > 0.22:
-                extend([e.id for e in primary])
-                continue
+                return self._extend(ids)
         if cur.kind == "plan" and ext > LONG_WALK and _fits(cur.pose, p_soon, size, 0.02):
-            extend([e.id for e in primary])
-            continue
+            return self._extend(ids)
         if ext > LONG_WALK:
             p_walk = np.vstack([tracks.points(a, tc, e1) for a in who])
             pose, kind = _plan_pose(p_walk, size), "plan"
             if cur.kind == "plan" and _fits(cur.pose, p_walk, size, 0.03):
-                extend([e.id for e in primary])
-                continue
+                return self._extend(ids)
         else:
-            rest = [a for a in tracks.k if a not in who]
-            p_rest = np.array([tracks.at(a, tc + 1.0) for a in rest]) if rest else np.zeros((0, 3))
-            if gate_y is not None and len(rest) and float(p_ahead[:, 1].min()) < gate_y:
-                # going out of the gate (主人送于門外): frame those waiting outside too, from outside
-                out = p_rest[:, 1] < gate_y - 0.5
-                if out.any():
-                    p_ahead = np.vstack([p_ahead, p_rest[out]])
-                    p_rest = p_rest[~out]
-            pose, dist = _group_pose(p_ahead, size, hall_h, range_y, p_rest, gate_y, court)
-            # take in the people of other events under way when they fit
-            extra = list(dict.fromkeys(a for e in others for a in e.actors if a in tracks.k and a not in who))
-            if extra:
-                p_all = np.vstack([p_ahead] + [tracks.points(a, tc, min(ahead, tc + 6.0)) for a in extra])
-                if float(np.linalg.norm(np.ptp(p_all[:, :2], axis=0))) < 18.0:
-                    rest2 = [a for a in rest if a not in extra]
-                    p_rest2 = np.array([tracks.at(a, tc + 1.0) for a in rest2]) if rest2 else np.zeros((0, 3))
-                    pose2, dist2 = _group_pose(p_all, size, hall_h, range_y, p_rest2, gate_y, court)
-                    if dist2 < min(MAX_GROUP_DIST, dist * 1.6):
-                        pose, dist = pose2, dist2
-            kind = "group"
-            if dist > MAX_GROUP_DIST * 1.5:
-                p_walk = np.vstack([tracks.points(a, tc, e1) for a in who])
-                pose, kind = _plan_pose(p_walk, size), "plan"
+            others = [e for e in active if e.start != latest]
+            pose, kind = self._group_shot(tc, who, others, p_ahead, ahead, e1)
+        self._change(tc, pose, kind, ids, boundary, hold, e1)
+
+    def _group_shot(self, tc, who, others, p_ahead, ahead, e1) -> tuple[CameraPose, str]:
+        """A group shot of ``who`` (and of others acting when they fit), or a plan view when too far."""
+        tracks, size = self.tracks, self.size
+        fit = (self.hall_h, self.range_y)
+        rest = [a for a in tracks.k if a not in who]
+        p_rest = np.array([tracks.at(a, tc + 1.0) for a in rest]) if rest else np.zeros((0, 3))
+        if self.gate_y is not None and len(rest) and float(p_ahead[:, 1].min()) < self.gate_y:
+            # going out of the gate (主人送于門外): frame those waiting outside too, from outside
+            out = p_rest[:, 1] < self.gate_y - 0.5
+            if out.any():
+                p_ahead = np.vstack([p_ahead, p_rest[out]])
+                p_rest = p_rest[~out]
+        pose, dist = _group_pose(p_ahead, size, *fit, p_rest, self.gate_y, self.court)
+        # take in the people of other events under way when they fit
+        extra = list(dict.fromkeys(a for e in others for a in e.actors if a in tracks.k and a not in who))
+        if extra:
+            p_all = np.vstack([p_ahead] + [tracks.points(a, tc, min(ahead, tc + 6.0)) for a in extra])
+            if float(np.linalg.norm(np.ptp(p_all[:, :2], axis=0))) < 18.0:
+                rest2 = [a for a in rest if a not in extra]
+                p_rest2 = np.array([tracks.at(a, tc + 1.0) for a in rest2]) if rest2 else np.zeros((0, 3))
+                pose2, dist2 = _group_pose(p_all, size, *fit, p_rest2, self.gate_y, self.court)
+                if dist2 < min(MAX_GROUP_DIST, dist * 1.6):
+                    pose, dist = pose2, dist2
+        if dist > MAX_GROUP_DIST * 1.5:
+            return _plan_pose(np.vstack([tracks.points(a, tc, e1) for a in who]), size), "plan"
+        return pose, "group"
+
+    def _change(self, tc, pose, kind, ids, boundary, hold, e1) -> None:
+        """Move (or cut) to ``pose`` unless it is where the camera already is."""
+        cur = self.shots[-1]
         d_eye = float(np.linalg.norm(np.subtract(pose.eye, cur.pose.eye)))
         if d_eye < 0.3 and pose.cutaway == cur.pose.cutaway:
-            extend([e.id for e in primary])
-            continue
+            return self._extend(ids)
         move = min(MAX_MOVE, max(MIN_MOVE, d_eye / MAX_SPEED))
         ts = tc
         if boundary and (d_eye > CUT_OVER or (d_eye > 8.0 and move > 0.5 * (e1 - tc))):
@@ -460,8 +482,7 @@ def plan_shots(plan: Plan, size: tuple[int, int] = (1280, 720), start: float | N
             move = 0.0
         elif boundary:
             # anticipate: the move starts a little before the event so the camera arrives as it begins
-            ts = max(cur.t0 + hold, tc - 0.7 * move, shots[-1].t0 + 0.5)
-        shots[-1] = Shot(cur.t0, ts, cur.pose, cur.kind, cur.events)
-        shots.append(Shot(ts, t_end, pose, kind, tuple(e.id for e in primary)))
-        moves.append(move)
-    return CameraPath(shots, moves)
+            ts = max(cur.t0 + hold, tc - 0.7 * move, self.shots[-1].t0 + 0.5)
+        self.shots[-1] = Shot(cur.t0, ts, cur.pose, cur.kind, cur.events)
+        self.shots.append(Shot(ts, self.t_end, pose, kind, tuple(ids)))
+        self.moves.append(move)

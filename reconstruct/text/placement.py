@@ -13,7 +13,7 @@ One small grammar serves the readings (``at = "左个之西北三步"``,
 With no base the offsets start at the origin (the middle of the 堂廉).  An
 offset without a length means "beside": the resolver picks a distance.
 
->>> from reconstruct.names import NameIndex
+>>> from reconstruct.text.names import NameIndex
 >>> idx = NameIndex(); idx.add("左个")
 >>> p = parse_place("左个之西北三步", idx); p.base, p.offsets[0][0]
 ('左个', '西北')

@@ -1,0 +1,154 @@
+"""People and props while planning: their keys as written so far, and the index of where tracks go."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+
+
+
+
+
+class TrackIndex:
+    """Where each person's track goes, by 10-second buckets (a bounding box per bucket), so that those
+    who come near a place during a time window are found for everyone at once."""
+
+    SPAN = 10.0
+
+    def __init__(self, n: int) -> None:
+        self.lo = np.full((64, n, 2), np.inf)     # bucket, person, (x, y): a bucket's rows lie together
+        self.hi = np.full((64, n, 2), -np.inf)
+        self.last_t = np.full(n, -np.inf)
+        self.last_xyz = np.zeros((n, 3))      # where each track ends
+        self.version = 0                 # counts changes, so answers derived from the tracks can be kept
+
+    def add(self, i: int, a, b) -> None:
+        """The stretch of person i's track from row a (or None) to row b (t, x, y, …)."""
+        self.version += 1
+        k0, k1 = int((a if a is not None else b)[0] // self.SPAN), int(b[0] // self.SPAN)
+        if k1 >= len(self.lo):
+            grow = max(k1 + 1, 2 * len(self.lo)) - len(self.lo)
+            n = self.lo.shape[1]
+            self.lo = np.concatenate([self.lo, np.full((grow, n, 2), np.inf)])
+            self.hi = np.concatenate([self.hi, np.full((grow, n, 2), -np.inf)])
+        xs = (b[1],) if a is None else (a[1], b[1])
+        ys = (b[2],) if a is None else (a[2], b[2])
+        self.lo[k0:k1 + 1, i] = np.minimum(self.lo[k0:k1 + 1, i], (min(xs), min(ys)))
+        self.hi[k0:k1 + 1, i] = np.maximum(self.hi[k0:k1 + 1, i], (max(xs), max(ys)))
+        if b[0] >= self.last_t[i]:
+            self.last_t[i], self.last_xyz[i] = b[0], (b[1], b[2], b[3])
+
+    def rebuild(self, i: int, rows: np.ndarray) -> None:
+        self.version += 1
+        self.lo[:, i], self.hi[:, i], self.last_t[i] = np.inf, -np.inf, -np.inf
+        for j in range(len(rows)):
+            self.add(i, rows[j - 1] if j else None, rows[j])
+
+    def near(self, lo, hi, t0: float, t1: float) -> np.ndarray:
+        """Which people's tracks come into the box [lo, hi] between t0 and t1 (standing where they last
+        stop from then on)."""
+        k0 = max(0, int(t0 // self.SPAN))
+        k1 = min(len(self.lo) - 1, int(t1 // self.SPAN))
+        n = self.lo.shape[1]
+        L = self.lo[k0:k1 + 1].min(axis=0) if k1 >= k0 else np.full((n, 2), np.inf)
+        H = self.hi[k0:k1 + 1].max(axis=0) if k1 >= k0 else np.full((n, 2), -np.inf)
+        after = (self.last_t < t1)[:, None]
+        L = np.where(after, np.minimum(L, self.last_xyz[:, :2]), L)
+        H = np.where(after, np.maximum(H, self.last_xyz[:, :2]), H)
+        return ((H >= lo) & (L <= hi)).all(axis=1)
+
+
+@dataclass
+class Body:
+    """A person while planning: current pose and the keys written so far."""
+
+    id: str
+    x: float
+    y: float
+    z: float
+    heading: float
+    posture: str
+    level: str
+    t: float = 0.0                      # free from this time on
+    keys: list[list] = field(default_factory=list)
+    states: list[list] = field(default_factory=list)
+    state: dict = field(default_factory=dict)
+    walked: float = 0.0
+    waited: list[tuple[float, str]] = field(default_factory=list)
+    gestures: list[list] = field(default_factory=list)      # [t0, t1, kind, object]
+
+    # the keys as numbers too (t, x, y, z, walking 1/0), kept in step with ``keys`` for fast queries
+    _buf: np.ndarray = field(default_factory=lambda: np.zeros((64, 5)), repr=False)
+    _n: int = 0
+    index: TrackIndex | None = field(default=None, repr=False)
+    slot: int = 0                       # this person's row in the index
+
+    def _put_row(self, i: int, row: list) -> None:
+        if i >= len(self._buf):
+            self._buf = np.vstack([self._buf, np.zeros_like(self._buf)])
+        self._buf[i] = (row[0], row[1], row[2], row[3], 1.0 if row[5] == "walk" else 0.0)
+        self._n = max(self._n, i + 1)
+        if self.index is not None:
+            self.index.add(self.slot, self._buf[i - 1] if i else None, self._buf[i])
+
+    def array(self) -> np.ndarray:
+        """(n, 5): time, x, y, z and whether walking, one row per key."""
+        return self._buf[:self._n]
+
+    def key(self, t: float, posture: str | None = None) -> None:
+        if posture is not None:
+            self.posture = posture
+        row = [round(t, 3), round(self.x, 4), round(self.y, 4), round(self.z, 4), round(self.heading % 360, 2),
+               self.posture]
+        if self.keys and self.keys[-1][0] == row[0]:
+            self.keys[-1] = row
+            self._put_row(len(self.keys) - 1, row)
+        elif not self.keys or self.keys[-1][1:] != row[1:]:
+            self.keys.append(row)
+            self._put_row(len(self.keys) - 1, row)
+
+    def hold_until(self, t: float) -> None:
+        """Write a key that keeps the current pose up to time t (so the next move starts at t)."""
+        if self.keys and t > self.keys[-1][0] + 1e-6:
+            self.keys.append([round(t, 3), *self.keys[-1][1:]])
+            self._put_row(len(self.keys) - 1, self.keys[-1])
+        self.t = max(self.t, t)
+
+    def shift(self, start: int, dt: float) -> None:
+        """Move the keys from index ``start`` on later by dt."""
+        for i in range(start, len(self.keys)):
+            self.keys[i][0] = round(self.keys[i][0] + dt, 3)
+            self._buf[i, 0] = self.keys[i][0]
+        if self.index is not None:
+            self.index.rebuild(self.slot, self.array())
+
+    def gesture(self, t0: float, t1: float | None, kind: str, obj: str | None = None) -> list:
+        """Record what the hands do from t0 to t1 (None: until closed); returns the record."""
+        g = [round(t0, 3), None if t1 is None else round(t1, 3), kind, obj]
+        self.gestures.append(g)
+        return g
+
+    def set_state(self, t: float, **kw) -> None:
+        self.state.update(kw)
+        row = [round(t, 3), dict(self.state)]
+        if self.states and self.states[-1][0] == row[0]:
+            self.states[-1] = row
+        else:
+            self.states.append(row)
+
+
+@dataclass
+class PropBody:
+    id: str
+    kind: str
+    x: float
+    y: float
+    z: float
+    heading: float
+    carrier: str | None = None
+    keys: list[list] = field(default_factory=list)
+    carriers: list[list] = field(default_factory=list)
+    intervals: list[list] = field(default_factory=list)  # [carrier, t0, t1, how]: how = carried | tucked
+    how: str = "carried"                # in the hand, or tucked in the belt (搢)
+

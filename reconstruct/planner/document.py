@@ -1,0 +1,103 @@
+"""The finished plan: every track, state, carrier and event as a :class:`~reconstruct.model.plan.Plan`."""
+from __future__ import annotations
+
+import hashlib
+import math
+
+import numpy as np
+
+from ..model.plan import Actor, Event, Gesture, LayoutRef, Plan, Prop, Steps, Track
+from ..resources import SEED, logical_name
+from .bodies import Body, PropBody
+
+
+
+
+
+class Document:
+    """The finished plan: every track, state, carrier and event as a :class:`~reconstruct.model.plan.Plan`."""
+
+    def _hands(self, b: Body, ts, how: str = "carried") -> list[list]:
+        """Where a carried prop is at times ts: in the right hand, a little forward and to the right, at
+        waist height (lower when kneeling), from the carrier's interpolated pose (all times at once); a
+        ``tucked`` one (搢) in the belt at his right hip."""
+        keys, k = b.keys, b.array()
+        ts = np.asarray(ts, float)
+        n = len(k)
+        i = np.maximum(0, np.searchsorted(k[:, 0], ts, side="right") - 1)
+        j = np.minimum(i + 1, n - 1)
+        # the pose between key i and the next (as position_at: the first key before, the last after)
+        t0, t1 = k[i, 0], k[j, 0]
+        moving = t1 > t0
+        along = (ts - t0) / np.where(moving, t1 - t0, 1.0)
+        xyz = k[i, 1:4] + (k[j, 1:4] - k[i, 1:4]) * np.where(moving, along, 1.0)[:, None]
+        xyz = np.where((ts <= k[0, 0])[:, None], k[0, 1:4], np.where((ts >= k[-1, 0])[:, None], k[-1, 1:4], xyz))
+        g = np.where(moving, np.clip(along, 0.0, 1.0), 0.0)
+        head = np.asarray([key[4] for key in keys], float)
+        h0, h1 = head[i], head[j]
+        heading = (h0 + ((h1 - h0 + 180) % 360 - 180) * g) % 360
+        fwd, right, up, low = (0.25, 0.2, 0.95, 0.5) if how == "carried" else (0.02, 0.2, 0.9, 0.52)
+        out = []
+        for t, (x, y, z), hd, ii in zip(ts.tolist(), xyz.tolist(), heading.tolist(), i.tolist()):
+            h = math.radians(hd)
+            hx = x + fwd * math.sin(h) + right * math.cos(h)
+            hy = y + fwd * math.cos(h) - right * math.sin(h)
+            out.append([round(t, 3), round(hx, 4), round(hy, 4), round(z + (low if keys[ii][5] == "kneel" else up), 4),
+                        round(hd, 2), how])
+        return out
+
+    def prop_track(self, pr: PropBody, end: float) -> list[list]:
+        """A prop's keys: where it rests, and in its carrier's hand while carried.  It stays where it lies
+        until it is picked up (a rest key just before), so nothing drifts between keys."""
+        keys = list(pr.keys)
+        for who, t0, t1, how in pr.intervals:
+            b = self.bodies[who]
+            t1 = end if t1 is None else t1
+            lying = [k for k in pr.keys if k[0] <= t0 + 1e-9]
+            handed = any(a <= t0 - 0.3 <= (end if e is None else e) for _, a, e, _ in pr.intervals)
+            if lying and t0 - 0.3 > lying[-1][0] and not handed:
+                keys.append([round(t0 - 0.3, 3), *lying[-1][1:5], "rest"])
+            times = b.array()[:, 0]
+            i0, i1 = np.searchsorted(times, t0 - 1e-6, side="left"), np.searchsorted(times, t1 + 1e-6, side="right")
+            keys += self._hands(b, [*times[i0:i1], t0, t1], how)
+        keys.sort(key=lambda k: (k[0], k[5] not in ("carried", "tucked")))
+        out: list[list] = []
+        for k in keys:
+            if out and abs(out[-1][0] - k[0]) < 1e-9:
+                out[-1] = k
+            else:
+                out.append(k)
+        return out
+
+    def document(self) -> Plan:
+        """The plan: every track, state, carrier and event as the planner wrote them."""
+        duration = max([b.t for b in self.bodies.values()] + [e for _, e in self.event_times.values()] + [0.0])
+        for b in self.bodies.values():
+            b.hold_until(duration)
+        people = {p.id: p for p in self.rite.people}
+        actors = {}
+        for pid, b in self.bodies.items():
+            p = people[pid]
+            actors[pid] = Actor(pid, p.label_en, Track.from_rows(b.keys), aliases=list(p.aliases), side=p.side,
+                                states=Steps.from_rows(b.states), walked_m=round(b.walked, 2),
+                                gestures=[Gesture(g[0], duration if g[1] is None else g[1], g[2], g[3])
+                                          for g in sorted(b.gestures, key=lambda g: g[0])])
+        props = {pid: Prop(pid, pr.kind, Track.from_rows(self.prop_track(pr, duration)), label=pr.kind,
+                           carriers=Steps.from_rows(pr.carriers))
+                 for pid, pr in self.props.items()}
+        events = []
+        for e in self.rite.events:
+            s, t = self.event_times.get(e.id, (0.0, 0.0))
+            events.append(Event(e.id, e.text, tuple(e.span), e.footnote, tuple(e.actors), round(s, 3), round(t, 3),
+                                e.gloss, e.rule))
+        events.sort(key=lambda ev: (ev.start, ev.span[0]))
+        r = self.reading
+        return Plan(
+            layout=LayoutRef(r.name, r.name_en, r.file, tuple(r.sources)),
+            text={"file": logical_name(SEED), "sha256": hashlib.sha256(SEED.read_bytes()).hexdigest()},
+            measures={"chi_m": r.units.chi_m, "bu_m": round(r.units.bu_m, 6)},
+            parameters=dict(self.rite.parameters), options=dict(self.rite.options),
+            hall={"height_m": r.hall_height, "footprint": [list(p) for p in r.hall_footprint]},
+            landmarks=dict(r.landmarks), actors=actors, props=props, events=events,
+            duration=round(duration, 3), conflicts=list(self.conflicts), shots=list(self.shots),
+            music=self.music_played(duration), score=list(self.scores))

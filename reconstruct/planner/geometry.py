@@ -1,0 +1,60 @@
+"""Small geometric helpers of the planner: bearings, turns, rings of spots, the ground a track covers,
+when two timed tracks come too close."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import shapely
+
+
+
+
+
+
+_RING = np.radians(180 + 22.5 * np.arange(16))
+
+
+_RADII = (0.6, 0.9, 1.2, 1.6, 2.0, 2.6, 3.2, 3.8, 4.5, 5.2)
+
+
+def _ways(xys: list[np.ndarray]) -> np.ndarray:
+    """The ground each track covers (its points (n, 2)), as lines made all at once; a track that stays
+    put is a line whose points all coincide (as far from anything as the point itself)."""
+    xy = [c if len(c) > 1 else np.repeat(c, 2, axis=0) for c in xys]
+    idx = np.repeat(np.arange(len(xy)), [len(c) for c in xy])
+    return shapely.linestrings(np.concatenate(xy), indices=idx)
+
+
+def _too_close(dx: np.ndarray, dy: np.ndarray, same_level: np.ndarray, gap: float) -> np.ndarray:
+    """For two tracks sampled at the same times (dx, dy: their difference), whether they come closer
+    than ``gap`` between each sample and the next (the motion in between taken as straight), so a
+    pass between two samples is not missed.  Indexed like the samples; the last flags the last sample."""
+    if dx.shape[-1] < 2:
+        return (np.hypot(dx, dy) < gap) & same_level
+    ux, uy = np.diff(dx, axis=-1), np.diff(dy, axis=-1)
+    uu = np.maximum(ux * ux + uy * uy, 1e-12)
+    s = np.clip(-(dx[..., :-1] * ux + dy[..., :-1] * uy) / uu, 0.0, 1.0)
+    near = np.hypot(dx[..., :-1] + s * ux, dy[..., :-1] + s * uy) < gap
+    out = np.empty(dx.shape, bool)
+    out[..., :-1] = near & (same_level[..., :-1] | same_level[..., 1:])
+    out[..., -1] = (np.hypot(dx[..., -1], dy[..., -1]) < gap) & same_level[..., -1]
+    return out
+
+
+def _window(k: np.ndarray, t0: float, t1: float) -> np.ndarray:
+    """The rows of a track's keys that cover t0…t1 (the key before t0 to the one after t1; the last key
+    when the track ended before), enough to interpolate it anywhere in between."""
+    i0 = max(0, int(np.searchsorted(k[:, 0], t0, side="right")) - 1)
+    i1 = int(np.searchsorted(k[:, 0], t1, side="right")) + 1
+    seg = k[i0:i1]
+    return seg if len(seg) else k[-1:]
+
+
+def _bearing(dx: float, dy: float) -> float:
+    return math.degrees(math.atan2(dx, dy)) % 360
+
+
+def _turn_delta(a: float, b: float) -> float:
+    return (b - a + 180) % 360 - 180
+

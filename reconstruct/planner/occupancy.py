@@ -1,0 +1,334 @@
+"""Who stands where and who will pass: free spots, the timed test of a way against everyone already
+planned, and the shortest wait after which a way is clear."""
+from __future__ import annotations
+
+import bisect
+import math
+from operator import itemgetter
+
+import numpy as np
+import shapely
+
+from .bodies import Body
+from .geometry import _RING, _RADII, _ways, _too_close, _window
+from .walkable import COURT, LEVELS, PERSON_GAP
+
+
+
+
+
+class Occupancy:
+    """Who stands where and who will pass: free spots, the timed test of a way against everyone already"""
+
+    DELAYS = (0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0, 11.0, 15.0, 20.0, 30.0, 45.0)
+
+    LONG_DELAYS = (60.0, 80.0, 100.0, 130.0, 160.0, 200.0, 250.0, 300.0)   # when a busy way has to clear
+
+    GAP = 0.5           # planned with a margin over the 0.45 m the audit demands
+
+    AISLE = 1.05        # where one may, one stands this far from others, so that people can pass between
+
+    AISLE_REACH = 5.2   # … if such a spot lies this near the place (in the court;
+
+    AISLE_REACH_HALL = 1.2  # on the hall, whose places the text names closely: 西階上, 西序端)
+
+    STAND_TAIL = 60.0   # at least this long one is assumed to stand where one stops, and as far as
+
+    # spots a little aside of a place, nearest first: 0.6 m on the four sides, then further round
+    _ASIDE = tuple((round(r * math.sin(a), 3), round(r * math.cos(a), 3))
+                   for r, n in ((0.6, 4), (0.9, 8), (1.3, 8), (1.8, 12), (2.4, 12), (3.0, 16)) for a in np.radians(np.arange(n) * 360 / n + 90))
+
+    def position_at(self, body: Body, t: float) -> tuple[float, float, float]:
+        k = body.keys
+        if not k:
+            return body.x, body.y, body.z
+        if t <= k[0][0]:
+            return k[0][1], k[0][2], k[0][3]
+        if t >= k[-1][0]:
+            return k[-1][1], k[-1][2], k[-1][3]
+        i = bisect.bisect_right(k, t, key=itemgetter(0)) - 1
+        a, b = k[i], k[i + 1]
+        f = (t - a[0]) / (b[0] - a[0]) if b[0] > a[0] else 1.0
+        return a[1] + (b[1] - a[1]) * f, a[2] + (b[2] - a[2]) * f, a[3] + (b[3] - a[3]) * f
+
+    @staticmethod
+    def _walking_at(b: Body, t: float) -> bool:
+        """Whether someone is on his way somewhere at time t (between two keys that differ in place; the
+        keys found as :meth:`position_at` finds them)."""
+        k = b.keys
+        i = bisect.bisect_right(k, t, key=itemgetter(0))
+        return 0 < i < len(k) and (k[i][1], k[i][2]) != (k[i - 1][1], k[i - 1][2])
+
+    def standing(self, me: Body, t: float, level: str) -> list[tuple[float, float]]:
+        """Where others stand at time t on a level, and where those still moving will stop (remembered
+        while nobody's track changes: a walk asks several times before it is written)."""
+        key = (me.id, t, level, self.track_index.version, tuple(self._extra_standing))
+        if self._standing_memo[0] == key:
+            return list(self._standing_memo[1])
+        out = self._standing(me, t, level)
+        self._standing_memo = (key, out)
+        return list(out)
+
+    def _standing(self, me: Body, t: float, level: str) -> list[tuple[float, float]]:
+        out = [(x, y) for x, y, lv in self._extra_standing if lv == level]
+        # where everyone's track ends, and on which level, from the index (all at once); those whose track
+        # has ended by t stand there, the others will stop there, and stand where they are at t unless they
+        # are on their way then: one walking behind them is kept from them by the timed test (he waits for
+        # them to move on), not sent round them as if they stood there (宾出: the 大夫, last of the file,
+        # went round the far end of the 侯)
+        ti, n = self.track_index, len(self._by_slot)
+        ends = ti.last_xyz[:n]
+        if self._end_levels[0] != (ti.version, n):
+            self._end_levels = ((ti.version, n), self.ground.levels_at(ends[:, 0], ends[:, 1], ends[:, 2]))
+        there = self._end_levels[1] == LEVELS.index(level)
+        ended = ti.last_t[:n] <= t
+        mask = (there & ended) | ~ended
+        mask[me.slot] = False
+        stops = ends[:, :2].tolist()
+        for i in np.flatnonzero(mask).tolist():
+            b = self._by_slot[i]
+            if not b.keys:
+                continue
+            if ended[i]:
+                out.append(tuple(stops[i]))
+                continue
+            x, y, z = self.position_at(b, t)
+            if self.ground.level_at(x, y, z) == level and not self._walking_at(b, t):
+                out.append((x, y))
+            if there[i] and tuple(stops[i]) != (x, y):
+                out.append(tuple(stops[i]))
+        return out
+
+    def free_spot(self, me: Body, x: float, y: float, level: str, t: float) -> tuple[float, float]:
+        """The place itself, or the nearest spot beside it that nobody occupies and a body fits in."""
+        others = self.standing(me, t, level) + self._stops_after(me, t, level)
+
+        # the place, then rings of candidates round it (starting south, turning anticlockwise); which of
+        # them the ground and the lanes allow is remembered per place (places are named again and again)
+        if (level, x, y) not in self._spots:
+            cand = np.vstack([[x, y], *[np.c_[x + r * np.sin(_RING), y + r * np.cos(_RING)] for r in _RADII]])
+            allowed = self.ground.are_free(level, cand) & self.clear_of_lanes(level, cand)
+            self._spots[(level, x, y)] = (cand, allowed)
+        cand, allowed = self._spots[(level, x, y)]
+        ok = allowed.copy()
+        if others:
+            o = np.asarray(others)
+            near = np.sqrt(((cand[:, None, 0] - o[None, :, 0]) ** 2 + (cand[:, None, 1] - o[None, :, 1]) ** 2).min(axis=1))
+            # room for someone to pass between (an aisle) near the place, else at least a body's gap
+            reach = self.AISLE_REACH if level == COURT else self.AISLE_REACH_HALL
+            roomy = ok & (near >= self.AISLE) & (np.hypot(cand[:, 0] - x, cand[:, 1] - y) <= reach)
+            ok &= near >= PERSON_GAP + 0.05
+            if roomy.any() and not ok[0]:      # the place itself when free, else a roomy spot near it
+                ok = roomy
+        if ok.any():
+            k = int(np.argmax(ok))
+            return float(cand[k, 0]), float(cand[k, 1])
+        fx, fy = self.ground.free_point(level, x, y)
+        if math.hypot(fx - x, fy - y) > 3.0:
+            self.fail(f"{me.id} cannot reach ({x:.2f}, {y:.2f}) on the {level}: the nearest free ground is "
+                      f"{math.hypot(fx - x, fy - y):.1f} m away")
+        return fx, fy
+
+    def _fits(self, level: str, x: float, y: float, others: list[tuple[float, float]] = ()) -> bool:
+        """Whether a body may stand at (x, y): on free ground, out of the lanes, clear of ``others``."""
+        return (self.ground.is_free(level, x, y) and bool(self.clear_of_lanes(level, np.asarray([[x, y]]))[0])
+                and all(math.dist((x, y), o) >= PERSON_GAP + 0.05 for o in others))
+
+    def clear_of_lanes(self, level: str, pts: np.ndarray) -> np.ndarray:
+        """Which points (n, 2) keep the gap from the ways up and down the stairs and through the gate."""
+        lanes = np.asarray([(kx, ky) for kx, ky, kl in self.keepout if kl == level]).reshape(-1, 2)
+        d2 = (pts[:, None, 0] - lanes[None, :, 0]) ** 2 + (pts[:, None, 1] - lanes[None, :, 1]) ** 2
+        return (d2 >= self.GAP ** 2).all(axis=1)
+
+    def _stops_after(self, me: Body, t: float, level: str, horizon: float = 180.0) -> list[tuple[float, float]]:
+        """Where others are already planned to stop between t and t + horizon (so nobody takes the spot)."""
+        out = []
+        n = len(self._by_slot)
+        for j in np.flatnonzero(self.track_index.last_t[:n] >= t).tolist():   # whose tracks go on after t
+            b = self._by_slot[j]
+            k = b.array()
+            if b is me or not len(k):
+                continue
+            i0 = max(1, int(np.searchsorted(k[:, 0], t, side="left")))
+            i1 = int(np.searchsorted(k[:, 0], t + horizon, side="right"))
+            if i1 <= i0:
+                continue
+            stops = np.flatnonzero((k[i0 - 1:i1 - 1, 4] > 0.5) & (k[i0:i1, 4] < 0.5)) + i0
+            for i in stops:
+                if self.ground.level_at(k[i, 1], k[i, 2], k[i, 3]) == level:
+                    out.append((float(k[i, 1]), float(k[i, 2])))
+        return out
+
+    def near_tracks(self, me: Body, xy_lo, xy_hi, t0: float, t1: float) -> list[Body]:
+        """Others whose tracks come into a box (grown by half a metre) during a time window."""
+        lo, hi = np.asarray(xy_lo) - 0.5, np.asarray(xy_hi) + 0.5
+        near = self.track_index.near(lo, hi, t0, t1)
+        return [self._by_slot[i] for i in np.flatnonzero(near) if self._by_slot[i] is not me]
+
+    def conflict(self, me: Body, pts: list[tuple[float, float, float, float]],
+                 among: list[Body] | None = None) -> tuple[str, float] | None:
+        """First other person closer than 0.45 m (same level) along a timed path [(t, x, y, z)], or None.
+        ``among`` narrows the search to people already found near (see :meth:`near_tracks`)."""
+        if len(pts) < 2:
+            return None
+        arr = np.asarray(pts)
+        t0, t1 = arr[0, 0], arr[-1, 0]
+        ts = np.arange(t0, t1 + 1e-9, 0.1)
+        mine = None
+        first: tuple[str, float] | None = None
+        if among is None:       # only those whose tracks come near, from the index
+            among = self.near_tracks(me, arr[:, 1:3].min(0), arr[:, 1:3].max(0), t0, t1)
+        for b, k in self._may_meet(me, arr[:, 1:3], among, t0, t1):
+            if mine is None:
+                mine = [np.interp(ts, arr[:, 0], arr[:, j]) for j in (1, 2, 3)]
+            bx, by, bz = (np.interp(ts, k[:, 0], k[:, j]) for j in (1, 2, 3))
+            bad = np.flatnonzero(_too_close(mine[0] - bx, mine[1] - by, np.abs(mine[2] - bz) < 0.3, self.GAP))
+            if len(bad) and (first is None or ts[bad[0]] < first[1]):
+                first = (b.id, float(ts[bad[0]]))
+        return first
+
+    def _may_meet(self, me: Body, way: np.ndarray, among: list[Body], t0: float, t1: float):
+        """Those of ``among`` whose tracks between t0 and t1 come within the gap of a way (points (n, 2)),
+        with that part of each track: (body, keys).  Who is left out for a time window is left out for any
+        window inside it too (his track there is part of this one)."""
+        lo, hi = way.min(0) - 0.5, way.max(0) + 0.5
+        near = []
+        for b in among:
+            if b is me or not b.keys:
+                continue
+            seg = _window(b.array(), t0, t1)    # only this part of his track can meet me
+            if (seg[:, 1].max() < lo[0] or seg[:, 1].min() > hi[0] or seg[:, 2].max() < lo[1]
+                    or seg[:, 2].min() > hi[1]):
+                continue
+            near.append((b, seg))
+        apart = self._apart(way, [seg for _, seg in near])
+        return [bs for bs, far in zip(near, apart) if not far]
+
+    def _apart(self, way: np.ndarray, segs: list[np.ndarray]) -> np.ndarray:
+        """Which of the stretches of track (rows t, x, y, …) never come within the gap of a way (points
+        (n, 2)) anywhere: where the two ways do not meet in space, they cannot in time either."""
+        if not segs:
+            return np.zeros(0, bool)
+        return shapely.distance(_ways([way])[0], _ways([s[:, 1:3] for s in segs])) >= self.GAP
+
+    def standing_conflict(self, me: Body, at: tuple[float, float, float, float], t1: float,
+                          among: list[Body] | None = None) -> tuple[str, float] | None:
+        """First other person who comes closer than the gap to someone standing still at ``at`` = (t, x, y, z)
+        until t1, or None (from :meth:`_near_times`)."""
+        t0, x, y, z = at
+        if among is None:       # only those whose tracks come near the spot, from the index
+            among = self.near_tracks(me, (x, y), (x, y), t0, t1)
+        others = [b for b in among if b is not me]
+        spans, who = self._near_times(me, x, y, z, t0, t1, others, with_who=True)
+        hit = np.flatnonzero((spans[:, 1] > t0) & (spans[:, 0] < t1)) if len(spans) else []
+        if not len(hit):
+            return None
+        i = hit[int(np.argmin(spans[hit, 0]))]
+        return who[i], float(max(t0, spans[i, 0]))
+
+    def _tail_end(self, t: float) -> float:
+        """Until when standing at a spot from t must meet nobody already planned."""
+        return max(t + self.STAND_TAIL, float(self.track_index.last_t.max()))   # the last key of anyone
+
+    def _first_clear(self, body: Body, plan, t0: float, quick: bool = False, tail: bool = False,
+                     delays: tuple[float, ...] | None = None):
+        """The shortest wait (from DELAYS) after which the path meets nobody: (delay, timed) or None.
+        With ``tail``, standing at the end for a while must meet nobody either (others already planned
+        may pass there later).  Everyone near is sampled once on a 0.1 s grid covering every wait tried;
+        a wait shifts one's own samples along that grid."""
+        if delays is None:
+            delays = self.DELAYS[:6] if quick else self.DELAYS
+        first = self._time_path(body, plan, t0)
+        if not first:
+            return None
+        pts = np.asarray(self._from_here(body, t0, first))          # (t, x, y, z) setting out at once
+        span = float(pts[-1, 0] - t0)
+        lo, hi = pts[:, 1:3].min(0), pts[:, 1:3].max(0)
+        horizon = self._tail_end(t0 + delays[-1] + span)
+        among = self.near_tracks(body, lo, hi, t0, t0 + delays[-1] + span + 0.1)   # met on the way
+        end = pts[-1]
+        windows = None
+        if tail:        # who comes by the end while one stands there, until the horizon
+            spot = end[1:3]
+            windows = self._near_times(body, end[1], end[2], end[3], t0 + span, horizon,
+                                       self.near_tracks(body, spot, spot, t0 + span, horizon))
+        if not among and (windows is None or not len(windows)):
+            return delays[0], self._time_path(body, plan, t0 + delays[0])
+        step = 0.1
+        J = math.ceil(span / step - 1e-9) + 1
+        rel = np.arange(J) * step
+        mine = [np.interp(t0 + rel, pts[:, 0], pts[:, j]) for j in (1, 2, 3)]
+        shifts = [round(d / step) for d in delays]
+        grid = t0 + np.arange(J + max(shifts)) * step
+        others = []
+        segs = [_window(b.array(), grid[0], grid[-1]) for b in among]
+        # where his way over every wait tried never comes within the gap of mine, no wait meets him
+        for seg, far in zip(segs, self._apart(pts[:, 1:3], segs)):
+            if not far:
+                others.append([np.interp(grid, seg[:, 0], seg[:, j]) for j in (1, 2, 3)])
+        if others:
+            OX, OY, OZ = (np.stack([o[j] for o in others]) for j in range(3))    # (bodies, grid)
+        for delay, m in zip(delays, shifts):
+            if windows is not None and len(windows):      # (the cheaper test first)
+                arrive = t0 + delay + span
+                until = self._tail_end(arrive)
+                if ((windows[:, 1] > arrive) & (windows[:, 0] < until)).any():
+                    continue
+            if others:
+                dx, dy = mine[0][None, :] - OX[:, m:m + J], mine[1][None, :] - OY[:, m:m + J]
+                same = np.abs(mine[2][None, :] - OZ[:, m:m + J]) < 0.3
+                if _too_close(dx, dy, same, self.GAP).any():
+                    continue
+            return delay, self._time_path(body, plan, t0 + delay)
+        return None
+
+    def _near_times(self, me: Body, x: float, y: float, z: float, t0: float, t1: float,
+                    among: list[Body], with_who: bool = False):
+        """(n, 2) time spans during which others, as planned, come closer than the gap to the point
+        (x, y, z) between t0 and t1: exact, from each stretch of their tracks (all at once).  With
+        ``with_who``, also the person of each span."""
+        G2 = self.GAP ** 2
+        spans: list[tuple[float, float]] = []
+        names: list[str] = []
+        heads, tails, owners = [], [], []
+        for b in among:
+            k = b.array()
+            if not len(k):
+                continue
+            if k[-1, 0] > t0:
+                i0 = max(0, int(np.searchsorted(k[:, 0], t0, side="right")) - 1)
+                i1 = min(len(k), int(np.searchsorted(k[:, 0], t1, side="left")) + 1)
+                if i1 - i0 >= 2:
+                    heads.append(k[i0:i1 - 1])
+                    tails.append(k[i0 + 1:i1])
+                    owners += [b.id] * (i1 - 1 - i0)
+            last = k[-1]       # where he stops last, he stays
+            if last[0] < t1 and (last[1] - x) ** 2 + (last[2] - y) ** 2 < G2 and abs(last[3] - z) < 0.3:
+                spans.append((max(t0, last[0]), math.inf))
+                names.append(b.id)
+        if heads:
+            A, B = np.concatenate(heads), np.concatenate(tails)
+            ax, ay = A[:, 1] - x, A[:, 2] - y
+            ux, uy = B[:, 1] - A[:, 1], B[:, 2] - A[:, 2]
+            level = (np.abs(A[:, 3] - z) < 0.3) | (np.abs(B[:, 3] - z) < 0.3)
+            a = ux * ux + uy * uy
+            bq = 2 * (ax * ux + ay * uy)
+            c = ax * ax + ay * ay - G2
+            moving = a > 1e-12
+            disc = bq * bq - 4 * a * c
+            root = np.sqrt(np.maximum(disc, 0.0))
+            a_safe = np.where(moving, a, 1.0)
+            s0 = np.clip(np.where(moving, (-bq - root) / (2 * a_safe), 0.0), 0.0, 1.0)
+            s1 = np.clip(np.where(moving, (-bq + root) / (2 * a_safe), 1.0), 0.0, 1.0)
+            hit = level & np.where(moving, disc > 0, c < 0) & (s1 > s0 + 1e-9)
+            dt = B[:, 0] - A[:, 0]
+            for i in np.flatnonzero(hit):
+                spans.append((A[i, 0] + s0[i] * dt[i], A[i, 0] + s1[i] * dt[i]))
+                names.append(owners[i])
+        out = np.asarray(spans, dtype=float).reshape(-1, 2)
+        return (out, names) if with_who else out
+
+    @staticmethod
+    def _from_here(body: Body, t: float, timed) -> list[tuple[float, float, float, float]]:
+        """A timed path as (t, x, y, z) points, starting from where the body stands when it sets out."""
+        return [(t, body.x, body.y, body.z), *((t, x, y, z) for t, x, y, z, _ in timed)]

@@ -1,0 +1,159 @@
+"""The pairs of archers (耦): the 下射 walks abreast of his 上射, catches up with him, and climbs a
+step behind him (上射先升三等，下射從之中等)."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import shapely
+from shapely.geometry import LineString
+
+from .bodies import Body
+from .walkable import COURT, HALL
+
+
+
+
+
+class Pairs:
+    """The pairs of archers (耦): the 下射 walks abreast of his 上射, catches up with him, and climbs a"""
+
+    def _catch_up(self, body: Body, side_plan, j: int, found, t_go: float):
+        """A 下射 setting out beside his 上射 comes to his side when the 上射 passes there: the way to
+        the side is walked a little faster (up to 1.5 m/s) when he would otherwise trail behind, if that
+        meets nobody.  Returns ``found`` (delay, timed), adjusted or as it was."""
+        delay, timed = found
+        jx, jy = side_plan[j][0], side_plan[j][1]
+        k = next((i for i, p in enumerate(timed) if abs(p[1] - jx) < 1e-6 and abs(p[2] - jy) < 1e-6), None)
+        walk0 = next((i for i, p in enumerate(timed) if math.hypot(p[1] - body.x, p[2] - body.y) > 1e-6), None)
+        if k is None or walk0 is None or k < walk0:
+            return found
+        up = self.bodies[self.partner[body.id]]
+        ts = np.arange(t_go, timed[-1][0] + 0.05, 0.1)
+        u = np.asarray([self.position_at(up, t) for t in ts])
+        t_up = float(ts[int(np.argmin(np.hypot(u[:, 0] - jx, u[:, 1] - jy)))])
+        late = timed[k][0] - t_up
+        t_a = timed[walk0 - 1][0] if walk0 else t_go + delay
+        steps = [(math.dist(timed[i - 1][1:3] if i else (body.x, body.y), timed[i][1:3]),
+                  timed[i][0] - (timed[i - 1][0] if i else t_a)) for i in range(walk0, k + 1)]   # (metres, s)
+        length = sum(d for d, _ in steps)
+        span = timed[k][0] - t_a
+        if late < 0.2 or span <= 0 or length <= 0:
+            return found
+        # no stretch faster than 1.5 m/s (turns in place are shortened too, so the average is not enough)
+        fastest = max((d / dt for d, dt in steps if dt > 1e-9), default=0.0)
+        new_span = max(span - late, length / 1.5, span * fastest / 1.5)
+        if new_span >= span - 1e-6:
+            return found
+        f = new_span / span
+        shift = span - new_span
+        adj = [((t_a + (t - t_a) * f) if i <= k and t > t_a else (t - shift if i > k else t), x, y, z, h)
+               for i, (t, x, y, z, h) in enumerate(timed)]
+        pts = self._from_here(body, t_go + delay, adj)
+        if self.conflict(body, pts) or self.standing_conflict(body, pts[-1], self._tail_end(pts[-1][0])):
+            return found
+        return delay, adj
+
+    def _partner_walk(self, b: Body) -> tuple | None:
+        """The last walk of a 下射's 上射 if it belongs to the event being planned (event, set-out time,
+        start, corners, index of its first key), else None."""
+        up = self.partner.get(b.id)
+        last = self._last_walk.get(up) if up else None
+        if last is None or self.current is None or last[0] != self.current.id:
+            return None
+        return last
+
+    def _partner_third_step(self, b: Body, st, down: bool = False) -> float | None:
+        """When a 下射's 上射 has just gone up (or down) this stair in this event: the time the 上射
+        stepped onto his third step (上射先升三等 / 降三等), so that the 下射 steps onto his first then,
+        one step between them (下射從之中等).  None otherwise."""
+        last = self._partner_walk(b)
+        if last is None:
+            return None
+        up = self.partner[b.id]
+        k = min(3, st.steps)
+        step = st.steps - k + 1 if down else k
+        for key in self.bodies[up].keys[last[4]:]:
+            if abs(key[1] - st.x) <= st.width / 2 and key[2] < 0 and abs(key[3] - step * st.rise) < 1e-3:
+                return key[0]
+        return None
+
+    def _delay_pair(self, body: Body, side_plan, t_go: float):
+        """Plan a pair together: when the 下射 cannot set out beside his 上射 as the 上射 was planned, both
+        set out a little later, if nothing else the 上射 did since depends on the time (he only walked,
+        turned or stood).  Returns (delay, timed) for the 下射 from t_go, or None."""
+        up = self.bodies[self.partner[body.id]]
+        ev, t_up, start, up_plan, n = self._last_walk[up.id]
+        later = up.keys[n:]
+        walked = [i for i, k in enumerate(later) if k[5] == "walk"]
+        if (n < 1 or not walked or (up.states and up.states[-1][0] >= t_up - 1e-6)
+                or any(k[1:4] != later[-1][1:4] for k in later[walked[-1] + 1:])):
+            return None
+        xy = np.asarray([(x, y) for x, y, *_ in [*up_plan, *side_plan]] + [(body.x, body.y), start])
+        among = [b for b in self.near_tracks(body, xy.min(0), xy.max(0), t_go, self._tail_end(t_go + 30.0))
+                 if b is not up]
+        delays = self.DELAYS[1:12]
+        # who can meet either of them on the way, over every wait tried (the walks only shift in time)
+        up_way = np.asarray([k[1:3] for k in up.keys[n - 1:]], float)
+        up_meet = [b for b, _ in self._may_meet(up, up_way, among, up.keys[n - 1][0] - 1.0,
+                                                later[-1][0] + delays[-1] + 1.0)]
+        now = self._time_path(body, side_plan, t_go)          # setting out at once
+        my_way = np.asarray([p[1:3] for p in self._from_here(body, t_go, now)], float)
+        my_meet = [b for b, _ in self._may_meet(body, my_way, among, t_go + delays[0] - 1.0,
+                                                now[-1][0] + delays[-1] + 1.0)]
+        for delay in delays:
+            up_pts = [(up.keys[n - 1][0], *up.keys[n - 1][1:4])] + [(k[0] + delay, *k[1:4]) for k in later]
+            if self.conflict(up, up_pts, up_meet) or self.standing_conflict(
+                    up, up_pts[-1], self._tail_end(up_pts[-1][0]), among):
+                continue
+            timed = self._time_path(body, side_plan, t_go + delay)
+            pts = self._from_here(body, t_go + delay, timed)
+            if self.conflict(body, pts, my_meet) or self.standing_conflict(
+                    body, pts[-1], self._tail_end(pts[-1][0]), among):
+                continue
+            up.shift(n, delay)
+            up.t += delay
+            self._last_walk[up.id] = (ev, t_up + delay, start, up_plan, n)
+            self.explain.append(f"  {up.id} sets out {delay:.1f} s later, with {body.id}")
+            return delay, timed
+        return None
+
+    def _abreast(self, body: Body, plan, goal, apart: float = 0.6) -> tuple[list, float, int] | None:
+        """A 下射 walking with his 上射 (耦…並行): the 上射's way, 0.6 m to its right, when both set out
+        together from side by side to places side by side on one level."""
+        last = self._partner_walk(body)
+        if last is None:
+            return None
+        _, t_up, up_start, up_plan, _ = last
+        if abs(t_up - body.t) > 3.0 or not up_plan or any(k not in (COURT, HALL) for *_, k in up_plan):
+            return None
+        end = up_plan[-1]
+        level = up_plan[-1][3]
+        if body.level != level or math.dist(up_start, (body.x, body.y)) > 2.5 or math.dist(end[:2], goal[:2]) > 2.5:
+            return None
+
+        line = LineString([up_start] + [(x, y) for x, y, _, _ in up_plan])
+        # on the side where his own place lies: walking north to the 物 the 下射 is on the right
+        # (the 上射 on the left, to the west); walking west to the 射位 (北上) he is on the left
+        prev = up_plan[-2][:2] if len(up_plan) > 1 else up_start
+        fx, fy = end[0] - prev[0], end[1] - prev[1]
+        right = (goal[0] - end[0]) * fy - (goal[1] - end[1]) * fx
+        self._abreast_side = "right" if right >= 0 else "left"
+        side = line.offset_curve(-apart if right >= 0 else apart, join_style="mitre", mitre_limit=2.0)
+        if side.is_empty or side.geom_type != "LineString":
+            return None
+        # join him at his side where he will be when one gets there (both walk at one pace), keep
+        # beside him, then step to one's own place
+        along = np.linspace(0.0, min(side.length, 6.0), 61)
+        join = min(along, key=lambda d: abs(math.dist((body.x, body.y), side.interpolate(d).coords[0]) - d))
+        rest = [c for c in side.coords if side.project(shapely.Point(c)) > join + 1e-6]
+        pts = [side.interpolate(join).coords[0], *rest]
+        way = LineString([(body.x, body.y), *pts, goal[:2]])
+        if not shapely.covers(self.ground.levels[level].prepared, way):
+            return None                # the side way runs into a wall or a fixture
+        # to his side round anyone standing near (not through them)
+        lead = self._route(body, level, (body.x, body.y), pts[0], body.t)[1:-1]
+        pts = [*lead, *pts]
+        z = plan[-1][2]
+        # the way, when to set out, and the index of the point where he comes beside him
+        return [(x, y, z, level) for x, y in pts] + [(goal[0], goal[1], z, level)], max(body.t, t_up), len(lead)

@@ -1,0 +1,277 @@
+"""Where the text's places are: place expressions resolved on the ground and among the people, via
+points, the initial state, the slots of formations and files."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..text.placement import PlaceError, heading_of, parse_place, unit_vector
+from .bodies import Body, PropBody
+from .geometry import _bearing
+from .walkable import COURT, HALL, STAIR
+
+
+
+
+
+def _beside(lm, d: str) -> float:
+    """How far from a landmark's centre one stands beside it in direction d: clear of its footprint, or
+    of its size turned to its heading, with a body's half-width."""
+    if lm.footprint:
+        ux, uy = unit_vector(d)
+        pts = np.asarray(lm.footprint) - np.asarray(lm.position[:2])
+        return float(max(pts @ np.array([ux, uy]))) + 0.45
+    if lm.size:
+        ux, uy = unit_vector(d)
+        h = math.radians(lm.heading or 0.0)
+        fwd, right = (math.sin(h), math.cos(h)), (math.cos(h), -math.sin(h))
+        half = (abs(ux * right[0] + uy * right[1]) * lm.size[0] / 2
+                + abs(ux * fwd[0] + uy * fwd[1]) * lm.size[1] / 2)
+        return half + 0.45
+    return 0.7
+
+
+class Places:
+    """Where the text's places are: place expressions resolved on the ground and among the people, via"""
+
+    def resolve(self, text: str, who: str | None = None) -> tuple[float, float, str, float | None]:
+        """A place expression → (x, y, level, heading-or-None), against the ground and current positions:
+        its base (a landmark, a person where he stands, a prop where it lies), then the modifier (西阶上 is
+        the head of the 西阶), then the offsets (西阶东: east of it)."""
+        try:
+            place = parse_place(text, self.names)
+        except PlaceError as e:
+            self.fail(str(e))
+        x, y, level, heading, extent = self._base(place)
+        if place.modifier and place.base is not None:
+            x, y, level = self._modified(place, x, y, level, extent)
+        for direction, length in place.offsets:
+            ux, uy = unit_vector(direction, self.reading.diagonal)
+            if length is not None:
+                d = self.reading.units.metres(length)
+            else:   # beside: clear of the thing itself, or a body's width from a point such as a stair's head
+                d = 1.0 if place.modifier else extent(direction)
+            x, y = x + ux * d, y + uy * d
+        return x, y, level, heading
+
+    def _base(self, place):
+        """(x, y, level, heading, extent) of a place's base; ``extent(direction)`` is how far beside it
+        one stands (a landmark's footprint or size, a person's width, a prop's)."""
+        base = place.base
+        if base is None:
+            return 0.0, 0.0, COURT, None, lambda d: 0.0
+        if base in self.bodies or base in self.aliases:
+            b = self.bodies[self.aliases.get(base, base)]
+            return b.x, b.y, (b.level if b.level != STAIR else HALL), None, lambda d: 0.8
+        if base in self.props:
+            pr = self.props[base]
+            level = HALL if abs(pr.z - self.reading.hall_height) < 0.05 else COURT
+            return pr.x, pr.y, level, None, lambda d: 0.5
+        lm = self.reading.landmarks[base]
+        x, y = lm.position[0], lm.position[1]
+        # on the hall only if it stands at the hall's floor (the 侯中 is high but in the court)
+        level = HALL if abs(lm.position[2] - self.reading.hall_height) < 0.05 else COURT
+        heading = lm.heading
+        if lm.kind == "stair":
+            st = self.reading.stairs[base]
+            if place.offsets and not place.modifier:   # 西阶西, 阼阶东: beside the stair, below
+                level, y = COURT, -st.run / 2
+            else:                   # the stair itself: its head on the hall
+                level = HALL
+                x, y = self.ground.head(st)
+        if lm.kind == "formation":
+            heading = self.reading.formations[base].heading
+        return x, y, level, heading, lambda d: _beside(lm, d)
+
+    def _modified(self, place, x: float, y: float, level: str, extent) -> tuple[float, float, str]:
+        """上 / 下 / 前 of a stair, a landmark or a person."""
+        base = place.base
+        lm = self.reading.landmarks.get(base)
+        stair = self.reading.stairs.get(base) if lm else None
+        if place.modifier == "上" and stair:
+            x, y = self.ground.head(stair)
+            level = HALL
+        elif place.modifier == "下" and stair:
+            x, y = self.ground.foot(stair)
+            level = COURT
+        elif place.modifier == "前":
+            h = (lm.heading if lm and lm.heading is not None else 180.0) if lm else 180.0
+            if base in self.bodies:
+                h = self.bodies[base].heading
+            if stair:
+                x, y = self.ground.foot(stair)
+                level = COURT
+                y -= 0.8
+            else:
+                d = extent("南") if lm else 0.8
+                x, y = x + math.sin(math.radians(h)) * d, y + math.cos(math.radians(h)) * d
+        return x, y, level
+
+    def _via_point(self, text: str, b: Body, goal_level: str) -> tuple[float, float, str] | None:
+        """A place the text says one passes (由司馬之南): on free ground, and where someone stands on it, a
+        little further the same way (still south of the 司馬).  Passing by a person binds only while he
+        stands on one's way (the 司馬 up on the hall as 司正 is not passed in the court): None then.
+        A via nobody can pass is an error."""
+        x, y, level, _ = self.resolve(text, b.id)
+        place = parse_place(text, self.names)
+        mine = {b.level if b.level != STAIR else HALL, goal_level}
+        if level not in mine:
+            base = place.base
+            if base in self.bodies or base in self.aliases:
+                self.explain.append(f"  {b.id}: {text} does not bind: {base} is on the {level}")
+                return None
+            self.fail(f"{b.id} cannot pass by way of {text}: it is on the {level}, he walks on the "
+                      f"{' and '.join(sorted(mine))}")
+        if not self.ground.is_free(level, x, y):
+            fx, fy = self.ground.free_point(level, x, y)
+            if math.hypot(fx - x, fy - y) > 1.0:
+                self.fail(f"{b.id} cannot pass by way of {text}: it lies {math.hypot(fx - x, fy - y):.1f} m "
+                          f"inside walls or fixtures")
+            x, y = fx, fy
+        if not place.offsets:
+            return x, y, level
+        ux, uy = unit_vector(place.offsets[-1][0], self.reading.diagonal)
+        others = self.standing(b, b.t, level)
+        for push in (0.0, 0.3, 0.6, 0.9, 1.2, 1.5):
+            px, py = x + ux * push, y + uy * push
+            if self.ground.is_free(level, px, py) and all(math.dist((px, py), o) >= self.GAP + 0.1 for o in others):
+                return px, py, level
+        return x, y, level
+
+    def heading_toward(self, body: Body, text: str) -> float:
+        try:
+            return heading_of(text)
+        except PlaceError:
+            pass
+        x, y, _, _ = self.resolve(text, body.id)
+        if math.hypot(x - body.x, y - body.y) < 1e-3:
+            return body.heading
+        return _bearing(x - body.x, y - body.y)
+
+    def initial(self) -> None:
+        H = self.reading.hall_height
+        for p in self.rite.people:
+            if p.id not in self.rite.initial:
+                self.fail(f"{p.id} has no initial place")
+        for p in self.rite.people:
+            ini = self.rite.initial[p.id]
+            self.current_who = p.id
+            x, y, level, fh = self._initial_place(p.id, ini.at)
+            heading = heading_of(ini.heading) if ini.heading else (fh if fh is not None else 0.0)
+            b = Body(p.id, x, y, H if level == HALL else 0.0, heading, ini.posture or "stand", level,
+                     index=self.track_index, slot=len(self._by_slot))
+            self._by_slot.append(b)
+            # spread people given the same spot (e.g. the 弟子 at 堂西)
+            x2, y2 = self.free_spot(b, x, y, level, 0.0)
+            b.x, b.y = x2, y2
+            self.bodies[p.id] = b
+            b.key(0.0)
+            b.set_state(0.0, bare_left_arm=ini.bare, gear=ini.gear, bow=ini.bow, holding=list(ini.holds))
+        self.current_who = ""
+        pending = list(self.rite.props)
+        while pending:
+            later = []
+            for pr in pending:
+                ini = self.rite.initial.get(pr.id)
+                if ini is None:
+                    self.fail(f"prop {pr.id} has no initial place")
+                base = None if ini.held_by else parse_place(ini.at, self.names).base
+                if base and base not in self.reading.landmarks and base not in self.bodies and base not in self.props:
+                    later.append(pr)       # placed relative to a prop not placed yet
+                    continue
+                self._place_prop(pr, ini)
+            if len(later) == len(pending):
+                self.fail(f"props placed relative to each other in a cycle: {', '.join(p.id for p in later)}")
+            pending = later
+
+    def _place_prop(self, pr, ini) -> None:
+        H = self.reading.hall_height
+        heading = heading_of(ini.heading) if ini.heading else 0.0
+        if ini.held_by:
+            b = self.bodies[ini.held_by]
+            self.props[pr.id] = PropBody(pr.id, pr.kind, b.x, b.y, b.z + 1.0, heading)
+            self.carry(pr.id, ini.held_by, 0.0)
+        else:
+            x, y, level, _ = self.resolve(ini.at)
+            z = H if level == HALL else 0.0
+            self.props[pr.id] = PropBody(pr.id, pr.kind, x, y, z, heading)
+            self.props[pr.id].keys.append([0.0, round(x, 4), round(y, 4), round(z, 4), round(heading, 2), "rest"])
+
+    def _initial_place(self, who: str, at: str) -> tuple[float, float, str, float | None]:
+        """An initial place; a formation's name gives the person's slot in it.  Others given a formation's
+        place wait in a second row behind its file (the 弟子 and the 有司 behind the archers at 堂西)."""
+        slot = self._formation_slot(who, at)
+        if slot is not None:
+            return slot
+        f = self.reading.formations.get(at) or self.reading.formations.get(at + "位")
+        if f is not None and (self.rite.formations.get(at) or self.rite.formations.get(at + "位")):
+            k = self._behind.get(f.id, 0) + 1
+            self._behind[f.id] = k
+            members = self.rite.formations.get(at) or self.rite.formations.get(at + "位") or []
+            # behind the last file the members fill
+            self._file_slot(f, 1)                      # measures how many fit in one file
+            files = -(-len(members) // self._file_length[f.id])
+            x, y, level = self._file_slot(f, k, behind=1.1 * max(1, files))
+            return x, y, level, f.heading
+        return self.resolve(at, who)
+
+    def _formation_slot(self, who: str, name: str, rank: int | None = None):
+        members = self.rite.formations.get(name)
+        f = self.reading.formations.get(name) or self.reading.formations.get(name + "位")
+        if f is None or (members is None and rank is None):
+            return None
+        if rank is None:
+            if who not in members:
+                return None
+            rank = members.index(who) + 1
+        if f.slots is not None and rank > f.slots:
+            self.fail(f"{who} has no place in {f.id}: the reading gives it {f.slots} places and the rite puts "
+                      f"{max(rank, len(members or []))} people in it")
+        x, y, level = self._file_slot(f, rank)
+        if not self.ground.is_free(level, x, y) and math.dist((x, y), self.ground.free_point(level, x, y)) > 1.0:
+            self.fail(f"{who} has no place in {f.id}: place {rank} of the file, folded as the ground allows, "
+                      f"lies at ({x:.1f}, {y:.1f}) inside walls or fixtures")
+        return x, y, level, f.heading
+
+    def _file_slot(self, f, rank: int, behind: float = 0.0) -> tuple[float, float, str]:
+        """The rank-th place of a file; a file longer than the ground allows folds into further files
+        behind the first (若衆則…: the text turns a long row into a file), each 1.1 m further back."""
+        z = f.origin[2]
+        level = HALL if z > self.reading.hall_height / 2 else COURT
+        length = self._file_length.get(f.id)
+        if length is None:
+            length = 1
+            while length < 400:
+                x, y, _ = f.slot(length + 1)
+                if not self.ground.is_free(level, x, y):
+                    break
+                length += 1
+            self._file_length[f.id] = length
+        file_no, k = divmod(rank - 1, length)
+        x, y, _ = f.slot(k + 1)
+        back = math.radians(f.heading + 180)
+        d = behind + 1.1 * file_no
+        return x + d * math.sin(back), y + d * math.cos(back), level
+
+    def _ahead(self, place: str) -> float | None:
+        """When the one ahead in a file set out, if he walked to his place in it in this event (those
+        walking to one file in one event go in rank order: 宾出，众宾皆出; 反于射位)."""
+        return self._procession.get((self.current.id if self.current else "", place))
+
+    def _set_out(self, b: Body, place: str) -> None:
+        """Remember when the one who just walked to his place in a file set out (see :meth:`_ahead`)."""
+        last = self._last_walk.get(b.id)
+        ev = self.current.id if self.current else ""
+        if last is not None and last[0] == ev:
+            self._procession[(ev, place)] = max(last[1], self._procession.get((ev, place), last[1]))
+
+    def _adhoc_slot(self, b: Body, a):
+        """A file at a named place that the reading does not define as a formation: the senior at the
+        place, the others westward (東上 facing north or south) or southward (北上 facing east or west)."""
+        members = self.rite.formations.get(a.place) or []
+        rank = a.rank or (members.index(b.id) + 1 if b.id in members else 1)
+        x, y, level, h = self.resolve(a.place, b.id)
+        heading = heading_of(a.heading) if a.heading else (h if h is not None else 0.0)
+        along = (-0.9, 0.0) if round(heading) % 180 == 0 else (0.0, -0.9)
+        return x + along[0] * (rank - 1), y + along[1] * (rank - 1), level, heading

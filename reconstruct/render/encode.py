@@ -1,0 +1,150 @@
+"""H.264 segments through ffmpeg, and joining them without re-encoding.
+
+Every segment is encoded with the same settings (libx264, yuv420p, High profile, a fixed
+number of encoder threads so the bitstream does not depend on the machine), so each starts with
+its own key frame and segments can be joined by ffmpeg's concat demuxer with ``-c copy``; the
+join adds chapters and ``+faststart``.  Paths may hold spaces, quotes or any Unicode: the concat
+list quotes them as the demuxer's syntax asks, and ffmpeg is run without a shell.
+"""
+from __future__ import annotations
+
+import hashlib
+import subprocess
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+
+__all__ = ["SegmentWriter", "join_segments", "encoder_args", "encoder_identity", "ffmpeg_exe", "file_sha256",
+           "concat_list", "ffmetadata"]
+
+X264_THREADS = 4        # fixed, so the same frames give the same bitstream on any machine
+
+
+def ffmpeg_exe() -> str:
+    import imageio_ffmpeg
+    return imageio_ffmpeg.get_ffmpeg_exe()
+
+
+def encoder_args(fps: float, crf: int, preset: str) -> list[str]:
+    """The output options of every segment."""
+    return ["-vcodec", "libx264", "-pix_fmt", "yuv420p", "-threads", str(X264_THREADS), "-profile:v", "high",
+            "-crf", str(int(crf)), "-preset", preset,
+            "-movflags", "+faststart"]
+
+
+def encoder_identity() -> str:
+    """ffmpeg's version line (segments from another encoder are not joined with these)."""
+    out = subprocess.run([ffmpeg_exe(), "-version"], capture_output=True, text=True, check=True).stdout
+    return out.splitlines()[0] if out else "ffmpeg"
+
+
+class SegmentWriter:
+    """Frames (h, w, 3 uint8) piped to an ffmpeg process encoding one mp4 segment at ``path``.
+
+    :meth:`close` finishes the file; :meth:`abort` kills the encoder and removes what it wrote.
+    """
+
+    def __init__(self, path, size, fps: float, crf: int, preset: str):
+        self.path = Path(path)
+        w, h = (int(size[0]), int(size[1]))
+        self.shape = (h, w, 3)
+        cmd = [ffmpeg_exe(), "-y", "-v", "error", "-f", "rawvideo", "-vcodec", "rawvideo", "-s", f"{w}x{h}",
+               "-pix_fmt", "rgb24", "-r", str(Fraction(fps).limit_denominator()), "-i", "-",
+               *encoder_args(fps, crf, preset), "-f", "mp4", str(self.path)]
+        # its own process group: a Ctrl-C at the terminal reaches the renderer, which ends the encoder itself
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                     process_group=0)
+        self.frames = 0
+
+    def write(self, frame: np.ndarray) -> None:
+        if frame.shape != self.shape or frame.dtype != np.uint8:
+            raise ValueError(f"frame of shape {frame.shape} {frame.dtype}, expected {self.shape} uint8")
+        try:
+            self.proc.stdin.write(np.ascontiguousarray(frame).data)
+        except BrokenPipeError:
+            raise RuntimeError(f"ffmpeg stopped: {self._stderr()}") from None
+        self.frames += 1
+
+    def _stderr(self) -> str:
+        try:
+            return (self.proc.stderr.read() or b"").decode("utf-8", "replace").strip()[-500:]
+        except Exception:                  # noqa: BLE001 — only for the message
+            return ""
+
+    def close(self) -> None:
+        self.proc.stdin.close()
+        rc = self.proc.wait()
+        if rc != 0:
+            err = self._stderr()
+            self.path.unlink(missing_ok=True)
+            raise RuntimeError(f"ffmpeg failed ({rc}) writing {self.path.name}: {err}")
+        self.proc.stderr.close()
+
+    def abort(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait()
+        for f in (self.proc.stdin, self.proc.stderr):
+            try:
+                f.close()
+            except Exception:              # noqa: BLE001 — a broken pipe on the way out
+                pass
+        self.path.unlink(missing_ok=True)
+
+
+def concat_list(paths) -> str:
+    """The concat demuxer's list of ``paths`` (absolute; single quotes written as '\\'')."""
+    lines = []
+    for p in paths:
+        s = str(Path(p).resolve())
+        if "\n" in s or "\r" in s:
+            raise ValueError(f"a path with a line break cannot be joined: {s!r}")
+        lines.append("file '" + s.replace("'", "'\\''") + "'\n")
+    return "".join(lines)
+
+
+def _meta_escape(s: str) -> str:
+    for c in ("\\", "=", ";", "#", "\n"):
+        s = s.replace(c, "\\" + c)
+    return s
+
+
+def ffmetadata(chapters: list[tuple[float, float, str]], title: str = "") -> str:
+    """An FFMETADATA1 text with a title and chapters ``(start s, end s, title)`` (millisecond timebase)."""
+    out = [";FFMETADATA1\n"]
+    if title:
+        out.append(f"title={_meta_escape(title)}\n")
+    for a, b, name in chapters:
+        out.append(f"[CHAPTER]\nTIMEBASE=1/1000\nSTART={int(round(a * 1000))}\nEND={int(round(b * 1000))}\n"
+                   f"title={_meta_escape(name)}\n")
+    return "".join(out)
+
+
+def join_segments(parts, out, *, chapters: list[tuple[float, float, str]] = (), title: str = "") -> None:
+    """Join mp4 segments (same encoder settings) into ``out`` without re-encoding, with chapters and
+    +faststart.  ``out`` is written in place: give a temporary name and rename it when this returns."""
+    out = Path(out)
+    lst = out.with_name(out.name + ".concat.txt")
+    meta = out.with_name(out.name + ".chapters.txt")
+    lst.write_text(concat_list(parts), encoding="utf-8")
+    meta.write_text(ffmetadata(list(chapters), title), encoding="utf-8")
+    try:
+        subprocess.run([ffmpeg_exe(), "-v", "error", "-y", "-f", "concat", "-safe", "0", "-i", str(lst),
+                        "-f", "ffmetadata", "-i", str(meta), "-map", "0:v", "-map_metadata", "1", "-map_chapters", "1",
+                        "-c", "copy", "-movflags", "+faststart", "-f", "mp4", str(out)],
+                       check=True, stdin=subprocess.DEVNULL, capture_output=True)
+    except subprocess.CalledProcessError as e:
+        out.unlink(missing_ok=True)
+        raise RuntimeError(f"joining the segments failed: {e.stderr.decode('utf-8', 'replace').strip()[-500:]}") from None
+    finally:
+        lst.unlink(missing_ok=True)
+        meta.unlink(missing_ok=True)
+
+
+def file_sha256(path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()

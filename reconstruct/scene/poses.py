@@ -1,0 +1,206 @@
+"""How a figure stands: joint parameters of each posture, blends between them, the gait.
+
+Posture ``phase`` ∈ [0, 1): the gait phase for ``walk`` (one full stride per cycle), the progress
+through the gesture for ``bow``/``kneel_bow`` (the bow goes down and comes back up within the
+phase), unused for ``stand``/``kneel``.
+
+Poses are first computed as a flat dict of joint parameters (:func:`pose_params`), which can be
+blended (:func:`blend_params`) so that a renderer can ease from one posture to the next (rising
+from kneeling, …), then turned into local 4x4 transforms (:func:`local_transforms`).
+:func:`pose` does both; :func:`world_transforms` places the figure in the world.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import trimesh
+
+from .figures import (HIP_Z, JOINT_OFFSET, PARTS, SKIRT_HEM, STRIDE_M, WAIST, _merge, _rot, _rx, _t,
+                      chain, part_meshes, root_transform)
+from .props import TWO_HANDED, prop_kind
+
+__all__ = ["POSTURES", "pose_params", "blend_params", "local_transforms", "pose", "world_transforms",
+           "gait_phase", "figure_mesh"]
+
+POSTURES: tuple[str, ...] = ("stand", "walk", "kneel", "bow", "kneel_bow")
+
+
+def _smooth(e0: float, e1: float, x: float) -> float:
+    if e1 == e0:
+        return float(x >= e1)
+    u = min(1.0, max(0.0, (x - e0) / (e1 - e0)))
+    return u * u * (3 - 2 * u)
+
+
+def _envelope(phase: float, attack: float = 0.3, release: float = 0.3) -> float:
+    """0 → 1 → 0 over the gesture: down in the first ``attack``, up in the last ``release``."""
+    return _smooth(0.0, attack, phase) * (1.0 - _smooth(1.0 - release, 1.0, phase))
+
+
+# arm parameters: raise (forward, about x), abd (out to the side), yaw (inward, about z), elbow (flex)
+_PARAM_KEYS = (
+    "pelvis_z", "pelvis_pitch", "torso_pitch", "torso_roll", "head_pitch",
+    "skirt_sx", "skirt_sy", "skirt_sz", "skirt_dy", "skirt_pitch",
+    "l_raise", "l_abd", "l_yaw", "l_elbow", "r_raise", "r_abd", "r_yaw", "r_elbow",
+    "l_hip", "l_knee", "r_hip", "r_knee", "l_hip_abd", "r_hip_abd",
+)
+
+
+def _base() -> dict[str, float]:
+    p = dict.fromkeys(_PARAM_KEYS, 0.0)
+    p.update(pelvis_z=HIP_Z, skirt_sx=1.0, skirt_sy=1.0, skirt_sz=1.0)
+    return p
+
+
+def _arms(p: dict, raise_: float, abd: float, yaw: float, elbow: float) -> None:
+    for s in "lr":
+        p[f"{s}_raise"], p[f"{s}_abd"], p[f"{s}_yaw"], p[f"{s}_elbow"] = raise_, abd, yaw, elbow
+
+
+def _kneel_base(p: dict) -> None:
+    p["pelvis_z"] = 0.27
+    for s in "lr":
+        p[f"{s}_hip"] = 68.0
+        p[f"{s}_knee"] = -158.0
+        p[f"{s}_hip_abd"] = 6.0
+    # the robe spreads over the folded legs
+    p["skirt_sz"] = (0.27 + WAIST) / (HIP_Z + WAIST - SKIRT_HEM) * 1.02
+    p["skirt_sy"] = 1.75
+    p["skirt_sx"] = 1.12
+    p["skirt_dy"] = 0.17
+
+
+def pose_params(posture: str, phase: float = 0.0, state: dict | None = None) -> dict[str, float]:
+    """Joint parameters (degrees, metres) of a posture at ``phase``; see the module doc.
+
+    ``state`` may change the arms: ``holding`` a bow raises the left forearm, a cup
+    or dish is held before the chest with both hands.
+    """
+    state = state or {}
+    phase = float(phase) % 1.0
+    p = _base()
+    holding = [prop_kind(h) for h in state.get("holding") or ()]
+    two_handed = any(k in TWO_HANDED for k in holding)
+    if posture == "walk":
+        w = 2 * math.pi * phase
+        swing = math.sin(w)
+        p["pelvis_z"] = HIP_Z - 0.025 * (1 - abs(math.cos(w)))
+        p["l_hip"], p["r_hip"] = 24 * swing, -24 * swing
+        p["l_knee"] = -(6 + 40 * max(0.0, math.cos(w)))
+        p["r_knee"] = -(6 + 40 * max(0.0, -math.cos(w)))
+        p["skirt_sy"] = 1.0 + 0.18 * abs(swing)
+        p["skirt_pitch"] = 3.0 * math.sin(2 * w)
+        p["torso_roll"] = 2.0 * swing
+        p["torso_pitch"] = 3.0
+        # arms swing against the legs, sleeves loose
+        p["l_raise"], p["r_raise"] = 8 - 16 * swing, 8 + 16 * swing
+        p["l_elbow"], p["r_elbow"] = 20 + 8 * max(0.0, -swing), 20 + 8 * max(0.0, swing)
+        p["l_abd"] = p["r_abd"] = 9.0
+    elif posture == "kneel":
+        _kneel_base(p)
+        _arms(p, 22, 12, 26, 52)                   # hands resting joined on the lap
+    elif posture == "bow":
+        e = _envelope(phase)
+        p["torso_pitch"] = 3 + 19 * e
+        p["head_pitch"] = 5 + 10 * e
+        p["pelvis_pitch"] = 4 * e
+        _arms(p, 38 + 30 * e, 10, 31 + 2 * e, 52 - 34 * e)  # joined hands pushed forward (推手)
+    elif posture == "kneel_bow":
+        _kneel_base(p)
+        e = _envelope(phase, 0.35, 0.35)
+        p["pelvis_z"] = 0.27 + 0.03 * e
+        p["pelvis_pitch"] = 10 * e
+        p["torso_pitch"] = 8 + 62 * e
+        p["head_pitch"] = 6 + 28 * e
+        _arms(p, 40 + 25 * e, 14, 24, 48 - 30 * e)      # hands go down to the mat, the head to the hands
+    else:  # stand
+        _arms(p, 24, 10, 31, 62)                   # 拱: hands joined before the body, sleeves hanging
+    if posture in ("stand", "walk", "kneel"):
+        if two_handed:
+            for s in "lr":
+                p[f"{s}_raise"], p[f"{s}_abd"], p[f"{s}_yaw"], p[f"{s}_elbow"] = 28, 10, 30, 72
+        elif "弓" in holding:
+            p["l_raise"], p["l_abd"], p["l_yaw"], p["l_elbow"] = 16, 14, 6, 60
+    return p
+
+
+def blend_params(a: dict[str, float], b: dict[str, float], w: float) -> dict[str, float]:
+    """Linear blend of two parameter sets: ``w`` = 0 gives ``a``, 1 gives ``b``."""
+    w = float(min(1.0, max(0.0, w)))
+    return {k: a[k] * (1 - w) + b[k] * w for k in a}
+
+
+def local_transforms(p: dict[str, float], state: dict | None = None) -> dict[str, np.ndarray]:
+    """Local 4x4 transforms (relative to the parent part) from joint parameters."""
+    state = state or {}
+    bare = bool(state.get("bare_left_arm"))
+    gear = bool(state.get("gear"))
+    off = JOINT_OFFSET
+    L: dict[str, np.ndarray] = {}
+    L["pelvis"] = _t((0, 0, p["pelvis_z"])) @ _rx(-p["pelvis_pitch"])
+    sk = np.diag([p["skirt_sx"], p["skirt_sy"], p["skirt_sz"], 1.0])
+    L["skirt"] = _t(off["skirt"] + (0, p["skirt_dy"], 0)) @ _rx(-p["skirt_pitch"]) @ sk
+    L["torso"] = _t(off["torso"]) @ _rot("YX", p["torso_roll"], -p["torso_pitch"])
+    L["head"] = _t(off["head"]) @ _rx(-p["head_pitch"])
+    for s, sign in (("l", -1.0), ("r", 1.0)):
+        sh = _rot("ZXY", sign * p[f"{s}_yaw"], p[f"{s}_raise"], -sign * p[f"{s}_abd"])
+        el = _rx(p[f"{s}_elbow"])
+        L[f"{s}_upper_arm"] = _t(off[f"{s}_upper_arm"]) @ sh
+        L[f"{s}_forearm"] = _t(off[f"{s}_forearm"]) @ el
+        L[f"{s}_thigh"] = _t(off[f"{s}_thigh"]) @ _rot("XY", p[f"{s}_hip"], -sign * p[f"{s}_hip_abd"])
+        L[f"{s}_shin"] = _t(off[f"{s}_shin"]) @ _rx(p[f"{s}_knee"])
+    L["l_upper_arm_bare"] = L["l_upper_arm"].copy()
+    L["l_forearm_bare"] = L["l_forearm"].copy()
+    L["l_guard"] = np.eye(4)
+    L["r_ring"] = _t(off["r_ring"])
+    zero = np.diag([0.0, 0.0, 0.0, 1.0])
+    if bare:
+        L["l_upper_arm"] = L["l_upper_arm"] @ zero
+    else:
+        L["l_upper_arm_bare"] = L["l_upper_arm_bare"] @ zero
+    if not (gear and bare):
+        L["l_guard"] = zero.copy()
+    if not gear:
+        L["r_ring"] = L["r_ring"] @ zero
+    return {k: L[k] for k in PARTS}
+
+
+def pose(posture: str, phase: float = 0.0, state: dict | None = None) -> dict[str, np.ndarray]:
+    """Local 4x4 transform of every part (relative to its parent) for a posture.
+
+    ``posture`` ∈ :data:`POSTURES` (unknown ones are drawn standing); ``state`` keys:
+    ``bare_left_arm`` (袒), ``gear`` (決遂 worn), ``holding`` (prop ids or kinds).
+    Hidden variant parts get a zero scale.
+    """
+    return local_transforms(pose_params(posture, phase, state), state)
+
+
+def world_transforms(x: float, y: float, z: float, heading_deg: float, posture: str = "stand",
+                     phase: float = 0.0, state: dict | None = None,
+                     params: dict[str, float] | None = None) -> dict[str, np.ndarray]:
+    """World 4x4 transform of every part of a figure standing at (x, y, z) facing ``heading_deg``.
+
+    ``params`` (from :func:`pose_params`/:func:`blend_params`) overrides ``posture``/``phase``.
+    """
+    p = params if params is not None else pose_params(posture, phase, state)
+    return chain(root_transform(x, y, z, heading_deg), local_transforms(p, state))
+
+
+def gait_phase(distance_m: float) -> float:
+    """The gait phase after walking ``distance_m`` metres (one cycle per :data:`STRIDE_M`)."""
+    return (distance_m / STRIDE_M) % 1.0
+
+
+def figure_mesh(role: str, x: float = 0.0, y: float = 0.0, z: float = 0.0, heading_deg: float = 0.0,
+                posture: str = "stand", phase: float = 0.0, state: dict | None = None) -> trimesh.Trimesh:
+    """One merged, vertex-coloured mesh of a posed figure in world coordinates (tests, stills)."""
+    world = world_transforms(x, y, z, heading_deg, posture, phase, state)
+    meshes = []
+    for part, m in part_meshes(role).items():
+        M = world[part]
+        if abs(np.linalg.det(M[:3, :3])) < 1e-12:
+            continue
+        m.apply_transform(M)
+        meshes.append(m)
+    return _merge(meshes)

@@ -1,0 +1,166 @@
+"""The animated ceremony as ONE self-contained HTML page that opens from ``file://`` with no network.
+
+What goes into the page (``template.html`` with ``viewer.js``, both package data):
+
+* three.js — ``vendor/three.bundle.min.js``: three.js from npm with the GLTF loader, orbit controls
+  and CSS2D labels, bundled into one script (``vendor/build_three.sh``; MIT, ``vendor/three-LICENSE.txt``).
+  A page opened from ``file://`` cannot import ES modules from files, so it inlines this one script.
+* the scene — the animated GLB of :func:`reconstruct.exchange.animation.build_animated` with a
+  :class:`~reconstruct.exchange.channels.Compaction` (keys that LINEAR interpolation reproduces
+  within 0.5 mm / 1 mrad dropped; rotations as normalized int16, core glTF), gzipped and base64'd;
+  the page un-gzips it with the browser's own ``DecompressionStream``.
+* the events, captions, people, props, camera presets and the reading's name and sources — JSON.
+* a subset of the shipped Noto Sans CJK SC (only the characters the page shows, WOFF) as the
+  last fallback after the system's CJK fonts, so Chinese renders on a kiosk without them; nothing
+  is fetched.
+"""
+from __future__ import annotations
+
+import base64
+import gzip
+import io
+import json
+import re
+import time
+from dataclasses import dataclass
+from importlib.resources import files
+from pathlib import Path
+
+from ..exchange.animation import build_animated
+from ..exchange.channels import Compaction
+from ..model.plan import Plan
+from ..model.reading import Reading
+from ..outputs import atomic_path
+from ..resources import FONTS
+from ..scene import figures as F
+from .presets import camera_presets
+
+__all__ = ["build_page", "write_page", "PageStats", "page_data"]
+
+FONT = FONTS / "NotoSansCJKsc-Regular-subset.otf"
+WEB = files(__package__)
+TOKEN = re.compile(r"@@([A-Z_]+)@@")
+
+
+@dataclass
+class PageStats:
+    """Sizes (bytes) of what the page carries, and how long the build took (s)."""
+    glb_raw: int                 # the exact animation's GLB (float32 keys; estimated from its parts)
+    glb: int                     # the compact GLB
+    glb_gzip: int
+    embedded_scene: int          # base64 of the gzipped GLB, as in the page
+    three: int
+    font: int
+    data: int
+    html: int
+    keys: int
+    anim_bytes: int
+    anim_raw_bytes: int
+    seconds: float = 0.0
+
+    def lines(self) -> list[str]:
+        mb = 1e6
+        return [f"scene: GLB {self.glb_raw / mb:.2f} MB exact → {self.glb / mb:.2f} MB compact "
+                f"(animation {self.anim_raw_bytes / mb:.2f} → {self.anim_bytes / mb:.2f} MB, {self.keys} keys) "
+                f"→ {self.glb_gzip / mb:.2f} MB gzipped → {self.embedded_scene / mb:.2f} MB base64 in the page "
+                f"(saved {(self.glb_raw - self.glb_gzip) / mb:.2f} MB, {100 * (1 - self.glb_gzip / self.glb_raw):.0f} %)",
+                f"page: {self.html / mb:.2f} MB = scene {self.embedded_scene / mb:.2f} + three.js {self.three / mb:.2f} "
+                f"+ font {self.font / mb:.2f} + data {self.data / mb:.2f} MB + viewer"]
+
+
+def _text(name: str) -> str:
+    return WEB.joinpath(*name.split("/")).read_text(encoding="utf-8")
+
+
+def compact_scene(reading: Reading, plan: Plan) -> tuple[bytes, dict]:
+    """The compact GLB's bytes and the export's summary."""
+    gltf, summary = build_animated(reading, plan, compaction=Compaction())
+    return b"".join(gltf.save_to_bytes()), summary
+
+
+def _event_json(e) -> dict:
+    return {"id": e.id, "text": e.text, "gloss": e.gloss, "footnote": e.footnote, "start": round(e.start, 4),
+            "end": round(e.end, 4), "actors": list(e.actors), "rule": bool(e.rule)}
+
+
+def page_data(reading: Reading, plan: Plan) -> dict:
+    """Everything the page shows besides the scene: reading, events, footnotes, people, props, presets."""
+    events = sorted(plan.events, key=lambda e: e.start)
+    footnotes: dict[int, float] = {}
+    for e in events:
+        if e.footnote is not None and e.footnote not in footnotes:
+            footnotes[e.footnote] = round(e.start, 3)
+    return {
+        "title": "鄉射禮 The Village Archery Ceremony",
+        "reading": {"name": reading.name, "name_en": reading.name_en, "file": Path(reading.file).name,
+                    "sources": list(reading.sources)},
+        "duration": plan.duration,
+        "linger": 1.5,
+        "events": [_event_json(e) for e in events],
+        "footnotes": [{"footnote": k, "start": v} for k, v in footnotes.items()],
+        "people": {aid: {"label": a.label or aid, "role": F.role_of(aid), "side": a.side, "aliases": list(a.aliases)}
+                   for aid, a in plan.actors.items()},
+        "props": {pid: {"label": p.label or pid, "kind": p.kind} for pid, p in plan.props.items()},
+        "presets": camera_presets(plan),
+    }
+
+
+def font_subset(text: str) -> bytes:
+    """The shipped CJK font cut down to the characters of ``text`` (and ASCII), as WOFF."""
+    from fontTools import subset
+    from fontTools.ttLib import TTFont
+
+    font = TTFont(str(FONT))
+    opts = subset.Options()
+    opts.flavor = "woff"
+    opts.layout_features = ["*"]
+    opts.name_IDs = ["*"]
+    opts.notdef_outline = True
+    sub = subset.Subsetter(opts)
+    chars = {ord(c) for c in text if ord(c) > 32} | set(range(32, 127))
+    sub.populate(unicodes=sorted(chars))
+    sub.subset(font)
+    out = io.BytesIO()
+    font.flavor = "woff"
+    font.save(out)
+    return out.getvalue()
+
+
+def _script_safe(s: str) -> str:
+    """Text that can sit inside a <script> element: no ``</`` and no ``<!--``."""
+    return s.replace("</", "<\\/").replace("<!--", "<\\!--")
+
+
+def build_page(reading: Reading, plan: Plan) -> tuple[str, PageStats]:
+    """The page's HTML and its sizes."""
+    t0 = time.perf_counter()
+    glb, summary = compact_scene(reading, plan)
+    glb_gz = gzip.compress(glb, compresslevel=6, mtime=0)      # 9 takes 8x longer for 1.5 % less
+    scene64 = base64.b64encode(glb_gz).decode("ascii")
+    data = page_data(reading, plan)
+    data_json = _script_safe(json.dumps(data, ensure_ascii=False, separators=(",", ":")))
+    template, viewer = _text("template.html"), _text("viewer.js")
+    three = _text("vendor/three.bundle.min.js")
+    if "</script" in three.lower() or "<!--" in three:
+        raise ValueError("vendor/three.bundle.min.js cannot be inlined: it contains </script or <!--")
+    font = font_subset(template + viewer + data_json)
+    parts = {"TITLE": data["title"], "DATA": data_json, "SCENE": scene64, "THREE": three,
+             "VIEWER": _script_safe(viewer), "FONT": base64.b64encode(font).decode("ascii"),
+             "THREE_LICENSE": _text("vendor/three-LICENSE.txt").replace("--", "- -")}
+    html = TOKEN.sub(lambda m: parts[m.group(1)], template)
+    raw = len(glb) - summary["anim_bytes"] + summary["anim_raw_bytes"]
+    stats = PageStats(glb_raw=raw, glb=len(glb), glb_gzip=len(glb_gz), embedded_scene=len(scene64),
+                      three=len(three), font=len(parts["FONT"]), data=len(data_json.encode()),
+                      html=len(html.encode()), keys=summary["keys"], anim_bytes=summary["anim_bytes"],
+                      anim_raw_bytes=summary["anim_raw_bytes"])
+    stats.seconds = time.perf_counter() - t0
+    return html, stats
+
+
+def write_page(reading: Reading, plan: Plan, out: str | Path) -> PageStats:
+    """Write the page (it appears only when complete)."""
+    html, stats = build_page(reading, plan)
+    with atomic_path(out) as tmp:
+        tmp.write_text(html, encoding="utf-8")
+        tmp.chmod(0o644)
+    return stats

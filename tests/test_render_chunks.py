@@ -1,0 +1,167 @@
+"""Chunked rendering (issue 21): the same frames whatever the workers, a clean stop, a resumed rerun.
+
+The mini fixture plan, 6 s of it at 320x180 in chunks of 0.4 s (the suite stays fast); frames are
+compared as ffmpeg's framemd5 of the decoded video."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import psutil
+import pytest
+
+from reconstruct.layout.reading import load_reading
+from reconstruct.model.plan import Plan
+from reconstruct.render import chunks as K
+from reconstruct.render.encode import concat_list, ffmpeg_exe
+from reconstruct.render.video import render_video
+from reconstruct.scene.ground import ground_meshes
+from reconstruct.scene.shots import plan_shots
+
+ROOT = Path(__file__).resolve().parent.parent
+MINI = ROOT / "tests" / "fixtures" / "mini_plan.json"
+SIZE = (320, 180)
+START, END, CHUNK = 20.0, 26.0, 0.4
+SETTINGS = dict(size=SIZE, start=START, end=END, chunk_seconds=CHUNK, progress=False)
+
+
+@pytest.fixture(scope="module")
+def plan():
+    return Plan.load(MINI)
+
+
+@pytest.fixture(scope="module")
+def ground():
+    return ground_meshes(load_reading())          # what the command line draws the plan on
+
+
+def framemd5(path: Path) -> list[str]:
+    out = subprocess.run([ffmpeg_exe(), "-v", "error", "-i", str(path), "-f", "framemd5", "-"], capture_output=True,
+                         text=True, check=True).stdout
+    return [line for line in out.splitlines() if line and not line.startswith("#")]
+
+
+@pytest.fixture(scope="module")
+def reference(plan, ground, tmp_path_factory):
+    """The excerpt rendered here, one chunk after the other."""
+    out = tmp_path_factory.mktemp("ref") / "ref.mp4"
+    st = render_video(plan, ground, out, workers=1, **SETTINGS)
+    assert st["chunks"] == st["chunks_rendered"] == 2 + int((END - START) / CHUNK)      # title, 15, end
+    return framemd5(out), st
+
+
+def test_same_frames_on_a_two_worker_cluster_in_an_awkward_folder(plan, ground, reference, tmp_path):
+    folder = tmp_path / "it's a \"鄉射\" folder"
+    out = folder / "two workers.mp4"
+    st = render_video(plan, ground, out, workers=2, **SETTINGS)
+    assert st["workers"] == 2 and st["chunks_rendered"] == reference[1]["chunks"]
+    md5 = framemd5(out)
+    assert len(md5) == reference[1]["frames"]
+    assert md5 == reference[0]
+    again = render_video(plan, ground, out, workers=2, **SETTINGS)          # nothing left to do
+    assert again["chunks_rendered"] == 0 and framemd5(out) == reference[0]
+
+
+def test_concat_list_quotes_paths():
+    text = concat_list(["/a b/it's 鄉射.mp4"])
+    assert text == "file '/a b/it'\\''s 鄉射.mp4'\n"
+    with pytest.raises(ValueError):
+        concat_list(["/a\nb.mp4"])
+
+
+def _session_processes(sid: int) -> list[psutil.Process]:
+    out = []
+    for p in psutil.process_iter(["pid", "name", "status"]):
+        try:
+            if p.pid != sid and os.getsid(p.pid) == sid and p.info["status"] != psutil.STATUS_ZOMBIE:
+                out.append(p)
+        except (ProcessLookupError, PermissionError, psutil.Error):
+            pass
+    return out
+
+
+def _finished(manifest: Path) -> int:
+    try:
+        return len(json.loads(manifest.read_text(encoding="utf-8"))["chunks"])
+    except (OSError, ValueError, KeyError):
+        return 0
+
+
+def test_sigterm_stops_every_process_and_a_rerun_resumes(plan, ground, reference, tmp_path):
+    out = tmp_path / "stopped.mp4"
+    manifest = K.chunk_store(out) / "manifest.json"
+    cmd = [sys.executable, "-m", "reconstruct", "video", "--plan", str(MINI), "--out", str(out), "--size", "320x180",
+           "--from", f"{START}s", "--to", f"{END}s", "--chunk-seconds", str(CHUNK), "--workers", "2", "--quiet"]
+    proc = subprocess.Popen(cmd, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    try:
+        deadline = time.monotonic() + 240
+        while _finished(manifest) < 2 and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert proc.poll() is None, proc.communicate()
+        assert _finished(manifest) >= 2
+        os.kill(proc.pid, signal.SIGTERM)
+        _, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert proc.returncode == 128 + signal.SIGTERM, err
+    assert "resume" in err
+    # no worker, encoder or helper of the render outlives it
+    left = _session_processes(proc.pid)
+    for _ in range(50):
+        if not left:
+            break
+        time.sleep(0.1)
+        left = _session_processes(proc.pid)
+    assert not left, [(p.pid, p.name()) for p in left]
+    # no final file, nothing partial; the finished chunks are kept
+    assert not out.exists()
+    assert not [p for p in tmp_path.rglob("*partial*")]
+    done = _finished(manifest)
+    total = reference[1]["chunks"]
+    assert 2 <= done < total
+    st = render_video(plan, ground, out, workers=1, **SETTINGS)
+    assert st["chunks_reused"] == done and st["chunks_rendered"] == total - done
+    assert framemd5(out) == reference[0]
+    fresh = render_video(plan, ground, out, workers=1, fresh=True, **SETTINGS)
+    assert fresh["chunks_rendered"] == total and framemd5(out) == reference[0]
+
+
+def _keys(plan, ground, **kw):
+    job = K.RenderJob(plan, ground, plan_shots(plan, SIZE), SIZE, 25, 18, "veryfast", False, {}, True, 0.0,
+                      plan.duration, 1.0, Path("/nonexistent"))
+    for k, v in kw.items():
+        setattr(job, k, v)
+    chunks = K.plan_chunks(job, cards=False, title_n=0, end_n=0, compress_holds=None, hold_speed=8.0,
+                           chunk_seconds=2.0)
+    K.set_keys(job, chunks, {}, "ffmpeg")
+    return [(c.t_start, c.key) for c in chunks]
+
+
+def test_a_change_invalidates_only_the_chunks_it_touches(plan):
+    from mini_plan import make_plan, standin_ground
+    ground = standin_ground()
+    base = _keys(plan, ground)
+    assert base == _keys(Plan.from_dict(make_plan()), ground)            # same inputs, same keys
+    # the 司射 faces another way at one key: the plan changes between the keys before and after it
+    raw = make_plan()
+    keys = raw["actors"]["司射"]["keys"]
+    i = len(keys) // 2
+    keys[i][4] = (keys[i][4] or 0) + 40.0
+    lo, hi = keys[i - 1][0] - K.MARGIN_S - 2.0, keys[i + 1][0] + K.MARGIN_S
+    moved = _keys(Plan.from_dict(raw), ground)
+    changed = [t for (t, a), (_, b) in zip(base, moved) if a != b]
+    assert changed and len(changed) < len(base) / 2
+    assert all(lo <= t <= hi for t in changed), (changed, lo, hi)
+    # a setting (the quality) changes every chunk
+    assert all(a != b for (_, a), (_, b) in zip(base, _keys(plan, ground, crf=20)))
+    # so does the ground
+    g2 = [(n, m.copy(), c) for n, m, c in ground]
+    g2[0][1].vertices += np.array([0.0, 0.0, 0.01])
+    assert all(a != b for (_, a), (_, b) in zip(base, _keys(plan, g2)))

@@ -1,0 +1,86 @@
+"""The camera (scene/shots.py): calm moves, plan views only for long walks, people large and above the captions."""
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent / "fixtures"))
+from mini_plan import make_plan  # noqa: E402
+
+from reconstruct.model.plan import Plan  # noqa: E402
+from reconstruct.scene.sampler import PlanSampler  # noqa: E402
+from reconstruct.scene.shots import plan_shots, project  # noqa: E402
+
+@pytest.fixture(scope="module")
+def raw():
+    return make_plan()
+
+
+@pytest.fixture(scope="module")
+def mini(raw):
+    return Plan.from_dict(raw)
+
+
+def _long_walk_plan(raw):
+    """The mini plan with the 司射 walking the length of a real range (~63 m) and back."""
+    p2 = json.loads(json.dumps(raw))
+    for k in p2["actors"]["司射"]["keys"]:
+        k[2] = round(-1.5 + (k[2] + 1.5) * 2.8, 3)
+    return Plan.from_dict(p2)
+
+
+def test_camera_plan_view_only_for_long_walks(raw, mini):
+    cam = plan_shots(mini, (1280, 720))
+    assert cam.shots[0].kind == "overview"
+    assert {s.kind for s in cam.shots} == {"overview", "group"}        # a 22 m walk is still a close shot
+    long = _long_walk_plan(raw)
+    cam2 = plan_shots(long, (1280, 720))
+    s = cam2.shot_at(45.0)                   # 司射 walks ~63 m down the range and back
+    assert s.kind == "plan" and s.pose.cutaway
+    assert cam2.shots == plan_shots(long, (1280, 720)).shots      # deterministic
+    # he stays in the frame all the way
+    for t in np.arange(33.0, 66.0, 1.0):
+        px, _ = project(cam2.at(t), [PlanSampler(long).position(PlanSampler(long).actors["司射"], t)[0]],
+                        (1280, 720))
+        assert 0 <= px[0, 0] < 1280 and 0 <= px[0, 1] < 720
+    # calm: the eye never jumps more than MAX_SPEED-ish per frame
+    ts = np.arange(0, mini.duration, 0.04)
+    eyes = np.array([cam.at(t).eye for t in ts])
+    steps = np.linalg.norm(np.diff(eyes, axis=0), axis=1)
+    assert np.sort(steps)[-len(cam.shots)] < 1.2         # only cuts (at most one per shot) jump
+
+
+def test_group_shots_show_people_large_and_above_the_captions(mini):
+    size = (1280, 720)
+    cam = plan_shots(mini, size)
+    sampler = PlanSampler(mini)
+    for t, who in ((23.0, ("上耦上射", "上耦下射")), (17.5, ("宾",)), (14.0, ("释获者",))):
+        pose = cam.at(t)
+        assert cam.shot_at(t).kind == "group"
+        for aid in who:
+            feet = sampler.position(sampler.actors[aid], t)[0]
+            px, _ = project(pose, [feet, feet + [0, 0, 1.7]], size)
+            assert abs(px[0, 1] - px[1, 1]) > 60, (t, aid)            # tens of pixels tall at least
+            assert 0 < px[0, 0] < size[0] and 0 < px[1, 1] < px[0, 1] < size[1] * 0.8   # above the band
+    # on the hall the roof is cut away
+    assert cam.at(17.5).cutaway
+
+
+def test_seeing_the_guests_off_is_filmed_from_outside_the_gate(plan):
+    """主人送于門外，再拜: when the host bows outside the gate, the camera stands outside too, and the host
+    and the guests he sees off (in their file outside the gate) are in the frame."""
+    full = plan                          # the whole passage, planned once per session (conftest)
+    song = full.event("p23.song")
+    gate_y = full.landmarks["门"].position[1]
+    cam = plan_shots(full, (1280, 720), start=song.start - 60.0, end=song.end)
+    t = song.end - 0.5
+    pose = cam.at(t)
+    assert pose.eye[1] < gate_y, pose.eye
+    sampler = PlanSampler(full)
+    for who in ("主人", "众宾1", "大夫"):
+        xyz = sampler.position(sampler.actors[who], t)[0]
+        assert xyz[1] < gate_y, (who, xyz)
+        px, _ = project(pose, [xyz + [0, 0, 1.0]], (1280, 720))
+        assert 0 <= px[0, 0] <= 1280 and 0 <= px[0, 1] <= 720 * 0.8, (who, px)

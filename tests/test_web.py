@@ -1,0 +1,216 @@
+"""The web page: one self-contained file; its compact GLB (validator, positions); and in a real
+browser (Debian's headless chromium driven by Playwright, network blocked): it loads from file://,
+draws, scrubbing puts people where the plan says, the caption is the event's, presets move the
+camera, a person under the pointer is named.  Browser tests skip when no chromium is installed."""
+import base64
+import gzip
+import io
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pygltflib
+import pytest
+
+from reconstruct.exchange.animation import actor_node_name, prop_node_name
+from reconstruct.exchange.channels import from_yup, read_channels, sample_channel
+from reconstruct.model.plan import Plan
+from reconstruct.scene.sampler import PlanSampler
+from reconstruct.web import build_page
+from reconstruct.web.browser import open_page, why_no_browser
+
+ROOT = Path(__file__).resolve().parent.parent
+TOOLS = ROOT.parent / "shared" / "tools"
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+@pytest.fixture(scope="module")
+def built(reading, plan):
+    return build_page(reading, plan)
+
+
+@pytest.fixture(scope="module")
+def page_file(built, tmp_path_factory):
+    path = tmp_path_factory.mktemp("web") / "xiangshe.html"
+    path.write_text(built[0], encoding="utf-8")
+    return path
+
+
+def _embedded(html: str, ident: str) -> str:
+    m = re.search(rf'<script type="[^"]+" id="{ident}">(.*?)</script>', html, re.S)
+    assert m, ident
+    return m.group(1)
+
+
+@pytest.fixture(scope="module")
+def page_glb(built, tmp_path_factory):
+    data = gzip.decompress(base64.b64decode(_embedded(built[0], "xs-scene")))
+    path = tmp_path_factory.mktemp("webglb") / "compact.glb"
+    path.write_bytes(data)
+    return path
+
+
+# -- the file --------------------------------------------------------------------
+
+def test_one_file_under_budget_with_nothing_to_fetch(built, plan):
+    html, stats = built
+    assert stats.html == len(html.encode()) < 8e6
+    assert stats.glb_gzip < stats.glb < stats.glb_raw                       # compression saved something
+    assert not re.search(r"<(script|img|link|iframe)[^>]*\s(src|href)=", html)   # everything inline
+    assert "url(http" not in html and "@import" not in html
+    assert "default-src 'none'" in html                                     # the page may not reach out
+    data = json.loads(_embedded(html, "xs-data").replace("<\\/", "</"))
+    assert [e["id"] for e in data["events"]] == [e.id for e in sorted(plan.events, key=lambda e: e.start)]
+    assert set(data["props"]) == set(plan.props) and set(data["people"]) == set(plan.actors)
+    assert {"overview", "hall", "range", "wu", "hou", "plan"} <= set(data["presets"])
+    assert data["reading"]["sources"] and data["reading"]["name"]
+    assert "The MIT License" in html and "three.js authors" in html        # three's licence travels with it
+
+
+def test_compact_glb_positions_equal_the_plan(page_glb, plan):
+    gl = pygltflib.GLTF2().load(str(page_glb))
+    ch = read_channels(gl)
+    rot = [gl.accessors[s.output] for a in gl.animations for c, s in ((c, a.samplers[c.sampler]) for c in a.channels)
+           if c.target.path == "rotation"]
+    assert rot and all(a.componentType == pygltflib.SHORT and a.normalized for a in rot)   # quantised rotations
+    sampler = PlanSampler(plan)
+    for ev in plan.events[:: max(1, len(plan.events) // 9)]:
+        t = (ev.start + ev.end) / 2
+        for aid, track in sampler.actors.items():
+            want = sampler.position(track, t)[0]
+            tt, vv, _ = ch[(actor_node_name(aid), "translation")]
+            assert np.linalg.norm(from_yup(sample_channel(tt, vv, t)) - want) < 0.01, (aid, t)
+
+
+def test_compact_glb_passes_the_khronos_validator(page_glb):
+    if shutil.which("node") is None:
+        pytest.skip("node not installed: the Khronos glTF validator cannot run")
+    if not (TOOLS / "gltf_validate.sh").exists():
+        pytest.skip(f"validator script not found at {TOOLS}")
+    r = subprocess.run(["bash", str(TOOLS / "gltf_validate.sh"), str(page_glb)], capture_output=True, text=True,
+                       timeout=300)
+    if r.returncode == 2:
+        pytest.skip("gltf-validator could not be set up: " + r.stdout[-200:])
+    assert "0 errors, 0 warnings" in r.stdout.strip().splitlines()[-1], r.stdout
+
+
+def test_any_props_and_flying_arrows(reading):
+    """Whatever props the plan has (arrows in flight, 80 tallies) become nodes of the page's scene."""
+    d = json.loads((FIXTURES / "plan_small.json").read_text(encoding="utf-8"))
+    first = next(iter(d["actors"].values()))["keys"][0]
+    x, y = first[1], first[2]
+    d["props"]["上耦上射矢1"] = {"label": "arrow", "aliases": [], "kind": "矢", "carrier": [],
+                               "keys": [[0, x, y, 1.5, 180, "flight"], [2, x, y - 30, 1.5, 180, "flight"],
+                                        [3, x, y - 30, 0.0, 180, "rest"]]}
+    for i in range(1, 81):
+        d["props"][f"算{i:02d}"] = {"label": "tally", "aliases": [], "kind": "算", "carrier": [],
+                                   "keys": [[0, x + i * 0.01, y, 0.7, 0, "rest"]]}
+    plan = Plan.from_dict(d)
+    html, _ = build_page(reading, plan)
+    gl = pygltflib.GLTF2().load_from_bytes(gzip.decompress(base64.b64decode(_embedded(html, "xs-scene"))))
+    names = {n.name for n in gl.nodes}
+    assert {prop_node_name(p) for p in plan.props} <= names
+    ch = read_channels(gl)
+    tt, vv, _ = ch[(prop_node_name("上耦上射矢1"), "translation")]
+    assert np.allclose(from_yup(sample_channel(tt, vv, 1.0)), [x, y - 15, 1.5], atol=0.01)
+
+
+# -- in a real browser -------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def page(page_file):
+    why = why_no_browser()
+    if why:
+        pytest.skip(why)
+    with open_page(page_file) as p:
+        yield p
+
+
+def test_loads_offline_and_draws(page):
+    assert page.blocked == [] and page.errors == []
+    page.evaluate("xiangshe.setPreset('overview')")
+    png = page.locator("#view canvas").screenshot()
+    from PIL import Image
+    px = np.asarray(Image.open(io.BytesIO(png)).convert("L"), float)
+    assert px.std() > 12, px.std()                                          # not a blank canvas
+    assert page.evaluate("document.fonts.check('22px XiangsheCJK', '鄉射禮')")
+
+
+def _times(plan):
+    picks = [plan.events[i] for i in np.linspace(0, len(plan.events) - 1, 6).astype(int)]
+    return [round(t, 3) for e in picks for t in (e.start + 0.3, (e.start + e.end) / 2)]
+
+
+def test_scrubbing_puts_people_where_the_plan_says(page, plan):
+    sampler = PlanSampler(plan)
+    assert sorted(page.evaluate("xiangshe.people()")) == sorted(plan.actors)
+    assert sorted(page.evaluate("xiangshe.props()")) == sorted(plan.props)
+    page.evaluate("xiangshe.pause()")
+    for t in _times(plan):
+        got = page.evaluate("(t) => { xiangshe.setTime(t); return Object.fromEntries("
+                            "xiangshe.people().map((a) => [a, xiangshe.worldPosition(a)])); }", t)
+        for aid, track in sampler.actors.items():
+            want = sampler.position(track, t)[0]
+            assert np.linalg.norm(np.array(got[aid]) - want) < 0.01, (aid, t, got[aid], want)
+
+
+def test_caption_is_the_current_event(page, plan):
+    for t in _times(plan) + [plan.time_of(104) + 1.0]:
+        cap = page.evaluate("(t) => { xiangshe.setTime(t); return xiangshe.caption(); }", t)
+        ev = plan.current_event(t)
+        assert cap["id"] == ev.id and cap["text"] == ev.text and cap["gloss"] == ev.gloss, t
+        assert cap["footnote"] == (f"注 {ev.footnote}" if ev.footnote is not None else "")
+        assert page.locator("#cap-zh").inner_text() == ev.text
+
+
+def test_scrubber_works_while_paused(page, plan):
+    page.evaluate("xiangshe.pause()")
+    t = plan.time_of(104) + 2.0
+    page.locator("#scrub").evaluate("(el, t) => { el.value = t; el.dispatchEvent(new Event('input')); }", t)
+    assert page.evaluate("xiangshe.time()") == pytest.approx(t, abs=0.06)
+    assert not page.evaluate("xiangshe.playing()")
+    assert page.locator(".mark").count() == len({e.footnote for e in plan.events if e.footnote is not None})
+
+
+def test_presets_move_the_camera(page):
+    seen = {}
+    for name in page.evaluate("xiangshe.presets()"):
+        page.evaluate("(n) => xiangshe.setPreset(n)", name)
+        seen[name] = page.evaluate("xiangshe.camera()")
+    eyes = np.array([c["position"] for c in seen.values()])
+    assert len(seen) == 6 and len({tuple(np.round(e, 1)) for e in eyes}) == 6
+    assert seen["plan"]["position"][2] > 40                                 # from above
+    assert seen["hou"]["target"][1] < -30 and seen["hall"]["target"][1] > -10
+
+
+def test_a_person_under_the_pointer_is_named(page, plan):
+    t = plan.time_of(104) + 2.0
+    page.evaluate("(t) => { xiangshe.setTime(t); xiangshe.setPreset('hall'); }", t)
+    named = 0
+    for aid in plan.actors:
+        x, y = page.evaluate("(a) => xiangshe.screenPoint(a)", aid)
+        if not (0 < x < 1280 and 120 < y < 650):
+            continue
+        page.mouse.move(x, y)
+        info = page.locator("#info")
+        if not info.is_visible():
+            continue
+        who = info.locator(".name").inner_text()
+        aid_seen = next(a for a, act in plan.actors.items() if (act.label or a) == who)
+        d = page.evaluate("(a) => xiangshe.describe(a)", aid_seen)
+        mine = [e for e in plan.events if aid_seen in e.actors and e.start <= t < e.end]
+        if mine:
+            assert d["clause"] == max(mine, key=lambda e: e.start).text
+        named += 1
+    assert named >= 3
+
+
+def test_name_tags_toggle(page):
+    assert page.locator(".tag").count() >= 3
+    page.locator("#tags").click()
+    assert "hidden" in page.locator("#labels").get_attribute("class")
+    page.locator("#tags").click()
+    assert "hidden" not in (page.locator("#labels").get_attribute("class") or "")
