@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -159,6 +161,24 @@ def test_a_mutated_reading_is_read_or_refused_in_one_line(tmp_path_factory, caps
     path, out = d / "r.toml", d / "out.json"
     path.write_bytes(data)
     answered(["layout", path, "--json", out], capsys, [out])
+
+
+def test_a_few_mutated_readings_through_a_subprocess(tmp_path_factory):
+    """As a user runs it: the script render.py in a fresh interpreter, from an empty folder."""
+    root = Path(__file__).resolve().parent.parent
+
+    @_settings(4)
+    @given(data=mutated(READING))
+    def case(data):
+        d = tmp_path_factory.mktemp("sub")
+        (d / "r.toml").write_bytes(data)
+        r = subprocess.run([sys.executable, str(root / "render.py"), "layout", "r.toml", "--json", "o.json"], cwd=d,
+                           capture_output=True, text=True, timeout=120)
+        assert r.returncode in (0, 2) and "Traceback" not in r.stderr, r.stderr
+        if r.returncode == 2:
+            assert len(r.stderr.strip().splitlines()) == 1 and not (d / "o.json").exists(), r.stderr
+
+    case()
 
 
 # ---------------------------------------------------------------------------
