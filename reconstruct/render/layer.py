@@ -115,6 +115,7 @@ class MovingLayer:
         """Forget every pose: the next :meth:`update` poses everything afresh, as a new layer would."""
         self.matrices = np.zeros((self.n_parts, 4, 4))
         self._cache: dict[str, tuple] = {}
+        self._resting_cache: dict[str, tuple] = {}
         self.heads: dict[str, np.ndarray] = {}
 
     def update(self, t: float) -> set[int]:
@@ -195,8 +196,7 @@ class MovingLayer:
                 if holder is not None:
                     M, strings = self._held(ident, pk, kind, holder, bodies, carried, tucked, t)
                 elif kind == "prop":
-                    xyz, hd, _, _ = s.position(s.props[ident], t)
-                    M = HD.resting_prop(ident, s.props[ident], t, xyz, hd)
+                    M = self._resting(ident, t)
                 else:
                     M = HIDDEN
                 if k in self.unstrung:
@@ -208,6 +208,18 @@ class MovingLayer:
             if not np.array_equal(self.matrices[j0:j1], new):
                 self.matrices[j0:j1] = new
                 changed.add(k)
+
+    def _resting(self, pid: str, t: float) -> np.ndarray:
+        """A prop nobody carries, its matrix kept while it lies still (most of the tallies, most of the time)."""
+        m = self.sampler.props[pid]
+        xyz, hd, i, u = m.position(t)
+        key = (i, tuple(xyz), hd)
+        hit = self._resting_cache.get(pid)
+        if hit is not None and hit[0] == key and str(m.track.posture[i]) != "flight":
+            return hit[1]
+        M = HD.resting_prop(pid, m, t, xyz, hd, i)
+        self._resting_cache[pid] = (key, M)
+        return M
 
     def _held(self, ident, pk, kind, holder, bodies, carried, tucked, t):
         """(world 4x4, string halves or None) of a thing in ``holder``'s hands."""

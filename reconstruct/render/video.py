@@ -269,7 +269,7 @@ def render_video(plan: Plan, static_meshes, out_path, *, size=(1280, 720), fps: 
     store = chunk_store(out_path)
     if fresh and store.exists():
         shutil.rmtree(store)
-    job = RenderJob(plan, list(static_meshes), (camera or plan_shots(plan, size)).starting_at(t0), size, int(fps), int(crf), preset,
+    job = RenderJob(plan, list(static_meshes), (camera or _excerpt_shots(plan, size, t0, t1)).starting_at(t0), size, int(fps), int(crf), preset,
                     bool(labels), dict(glosses or {}), bool(aa), t0, t1, float(speed), store,
                     Path(frames_dir) if frames_dir is not None else None)
     chunks = plan_chunks(job, cards=cards, title_n=int(round(TITLE_S * fps)), end_n=int(round(END_S * fps)),
@@ -296,6 +296,17 @@ def render_video(plan: Plan, static_meshes, out_path, *, size=(1280, 720), fps: 
     stats["compressed_frames"] = int(sum((c.rates > 1).sum() for c in chunks if c.kind == "plan"))
     stats["plan_frames"] = n_plan
     return stats
+
+
+SHOTS_LEAD = 90.0       # plan seconds before an excerpt from which its shots are chosen
+
+
+def _excerpt_shots(plan: Plan, size, t0: float, t1: float) -> CameraPath:
+    """The shots of an excerpt, chosen from :data:`SHOTS_LEAD` seconds before it (the whole passage's
+    when it starts near the beginning): the camera planner runs in order, so its choice at t0 depends
+    on what it held just before, not on the whole passage."""
+    a = 0.0 if t0 <= SHOTS_LEAD else t0 - SHOTS_LEAD
+    return plan_shots(plan, size, start=a if a > 0 else None, end=None if t1 >= plan.duration else t1 + 1.0)
 
 
 def _even_size(size) -> tuple[int, int]:

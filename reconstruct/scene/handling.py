@@ -148,22 +148,27 @@ def tally_in_hand(world: dict, heading_deg: float) -> np.ndarray:
     return _t(hand_position(world, "r")) @ _rz(-heading_deg) @ _rx(-90) @ _t((0.0, 0.0, -0.15))
 
 
-def resting_prop(pid: str, motion, t: float, xyz, heading_deg: float) -> np.ndarray:
+def resting_prop(pid: str, motion, t: float, xyz, heading_deg: float, i: int | None = None) -> np.ndarray:
     """World 4x4 of a prop nobody carries: a tally at rest lies along its heading (90 = east–west),
-    an arrow in flight points along its arc; anything else stands as it is placed."""
+    an arrow in flight points along its arc; anything else stands as it is placed.  ``i``: the key
+    ``t`` follows on the prop's track (found when not given)."""
     k = prop_kind(pid)
     M = _t(xyz) @ _rz(-heading_deg)
+    if k not in ("算", "矢"):
+        return M
+    if i is None:
+        i = int(motion.track.segment([t])[0][0])
+    post = str(motion.track.posture[i])
     if k == "算":
-        post = str(motion.track.posture_at([t])[0])
         if post != "upright":
             return M @ _t((0.0, 0.0, 0.006)) @ _rx(-90) @ _t((0.0, 0.0, -0.15))
         return M
-    if k == "矢" and str(motion.track.posture_at([t])[0]) == "flight":
-        a, _ = motion.track.at([t - 0.02, t + 0.02])
-        d = a[1] - a[0]
+    if post == "flight":
+        a, _, _, _ = motion.position(t - 0.02)
+        b, _, _, _ = motion.position(t + 0.02)
+        d = b - a
         if np.linalg.norm(d) > 1e-6:
-            R = _frame(d)
             M = np.eye(4)
-            M[:3, :3] = R
+            M[:3, :3] = _frame(d)
             M[:3, 3] = xyz
     return M

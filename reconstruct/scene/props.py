@@ -23,6 +23,7 @@ _LACQUER = (0.35, 0.09, 0.06)
 _BAMBOO = (0.76, 0.66, 0.42)
 
 
+@lru_cache(maxsize=4096)
 def prop_kind(prop_id: str) -> str:
     """The kind of a prop from its id: the trailing noun (获者荐 → 荐, 觯2 → 觯, 上耦上射弓 → 弓).
 

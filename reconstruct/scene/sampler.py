@@ -66,11 +66,24 @@ class Motion:
     def t(self) -> np.ndarray:
         return self.track.t
 
+    def __post_init__(self):
+        self._kt = self.track.t.tolist()           # for scalar look-ups without numpy's overhead
+        self._xyz = self.track.xyz
+        self._hd = self.track.heading.tolist()
+
     def position(self, t: float) -> tuple[np.ndarray, float, int, float]:
-        """(xyz, heading, index of the key it follows, fraction towards the next) at plan time t."""
-        (i,), (u,) = self.track.segment([t])
-        xyz, heading = self.track.at([t])
-        return xyz[0], float(heading[0]), int(i), float(u)
+        """(xyz, heading, index of the key it follows, fraction towards the next) at plan time t
+        (as :meth:`Track.segment` and :meth:`Track.at` compute them, for one time)."""
+        kt = self._kt
+        n = len(kt)
+        i = min(max(bisect.bisect_right(kt, t) - 1, 0), n - 1)
+        j = min(i + 1, n - 1)
+        span = kt[j] - kt[i]
+        u = min(1.0, max(0.0, (t - kt[i]) / span)) if span > 0 else 0.0
+        X = self._xyz
+        xyz = X[i] + (X[j] - X[i]) * u
+        h0, h1 = self._hd[i], self._hd[j]
+        return xyz, (h0 + ((h1 - h0 + 180.0) % 360.0 - 180.0) * u) % 360.0, i, u
 
     def params(self, i: int, t: float, state: dict) -> dict:
         """Joint parameters of stretch i at time t."""

@@ -39,6 +39,7 @@ CUT_OVER = 30.0         # m of eye travel: cut instead (only at an event start)
 LONG_WALK = 24.0        # m of extent of one event's actors: a walk, filmed in stretches with the inset map
 WALK_AHEAD = 8.0        # s of a long walk one shot of it frames
 MAX_TURN = 40.0         # degrees the view may turn in an eased move; more is a cut
+MAX_GLIDE = 6.0         # m the eye may travel in an eased move (a gentle re-framing); farther is a cut
 CHECK_EVERY = 3.0       # s, how often the frame is checked inside long events
 LOOKAHEAD = 15.0        # s of the actors' future positions a new group shot is fitted to
 FOV = 38.0              # vertical view angle of ordinary shots, degrees
@@ -532,7 +533,7 @@ class _ShotPlanner:
             return self._extend(ids)
         move = min(MAX_MOVE, max(MIN_MOVE, d_eye / MAX_SPEED))
         ts = tc
-        if "walk" in (kind, cur.kind) or d_eye > CUT_OVER or _turn(cur.pose, pose) > MAX_TURN:
+        if "walk" in (kind, cur.kind) or d_eye > MAX_GLIDE or _turn(cur.pose, pose) > MAX_TURN:
             move = 0.0                               # a cut rather than a fast pan
         elif boundary and (d_eye > CUT_OVER or (d_eye > 8.0 and move > 0.5 * (e1 - tc))):
             # a clean cut at an event start (never mid-gesture): a long jump, or a move that would
