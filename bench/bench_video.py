@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/bench_video.py [--plan PLAN.json | --mini] [--start 240] [--seconds 20]
                                           [--naive-seconds 4] [--size 1280x720] [--chunk-seconds 10]
+                                          [--modes plain,chunked,workers2,naive]
     .venv/bin/python bench/bench_video.py --one-chunk --size 3840x2160 [--start 240] [--chunk-seconds 10]
 
 Default: the real plan of the default reading (planned here, or ``--plan`` a saved one) on the
@@ -62,6 +63,8 @@ def _naive_scene(plan, ground, size):
     layer = MovingLayer(PlanSampler(plan))
     actors = []          # (part index in layer.matrices, pyvista actor)
     for k, (kind, ident) in enumerate(layer.items):
+        if kind in ("shadow", "shadow_floor"):            # the obvious program has no shadows
+            continue
         if kind == "actor":
             meshes = F.part_meshes(ident)
             parts = [(layer.part_start[k] + j, meshes[p]) for j, p in enumerate(F.PARTS)]
@@ -154,6 +157,8 @@ def main(argv=None):
     ap.add_argument("--fps", type=int, default=25)
     ap.add_argument("--chunk-seconds", type=float, default=10.0)
     ap.add_argument("--one-chunk", action="store_true", help="only time one chunk at --size")
+    ap.add_argument("--modes", default="plain,chunked,workers2,naive",
+                    help="which runs to make, comma-separated (plain, chunked, workers2, naive)")
     a = ap.parse_args(argv)
     plan, ground = _load(a)
     size = tuple(int(v) for v in a.size.split("x"))
@@ -163,23 +168,25 @@ def main(argv=None):
     if a.one_chunk:
         return one_chunk(a, plan, ground, size, cam)
     t0, t1 = a.start, min(a.start + a.seconds, plan.duration)
+    modes = set(a.modes.split(","))
+    fps = {}
     with tempfile.TemporaryDirectory() as d:
         d = Path(d)
-        dt_p, st = timed(plan, ground, d / "plain.mp4", size, a.fps, cam, t0, t1, workers=1, chunk_seconds=1e9)
-        n = st["frames"]
-        dt_1, st1 = timed(plan, ground, d / "c1.mp4", size, a.fps, cam, t0, t1, workers=1,
-                          chunk_seconds=a.chunk_seconds)
-        dt_2, st2 = timed(plan, ground, d / "c2.mp4", size, a.fps, cam, t0, t1, workers=2,
-                          chunk_seconds=a.chunk_seconds)
-        f_n, dt_n = naive(plan, ground, d / "naive.mp4", size, t0, min(t1, t0 + a.naive_seconds), a.fps, cam)
-    fp, f1, f2 = n / dt_p, n / dt_1, n / dt_2
-    print(f"plan {t0:.0f}-{t1:.0f} s, {n} frames; chunks of {a.chunk_seconds:g} s: {st1['chunks']}")
-    print(f"  plain, one process      {fp:6.1f} fps ({dt_p:.1f} s)")
-    print(f"  chunked, 1 worker       {f1:6.1f} fps ({dt_1:.1f} s)   overhead of chunking {dt_1 / dt_p - 1:+.1%}")
-    print(f"  chunked, 2 workers      {f2:6.1f} fps ({dt_2:.1f} s)   {f2 / f1:.2f}x one worker")
-    print(f"  naive PyVista loop      {f_n:6.1f} fps ({dt_n:.1f} s over {a.naive_seconds:g} s of plan)")
-    print(f"RESULT ratio(plain/naive) {fp / f_n:.2f}; ratio(chunked 1 worker/plain) {f1 / fp:.2f}; "
-          f"ratio(2 workers/1 worker) {f2 / f1:.2f}; ratio(2 workers/naive) {f2 / f_n:.2f}")
+        n = len(frame_times(t0, t1, a.fps))
+        runs = (("plain", dict(workers=1, chunk_seconds=1e9)), ("chunked", dict(workers=1, chunk_seconds=a.chunk_seconds)),
+                ("workers2", dict(workers=2, chunk_seconds=a.chunk_seconds)))
+        for name, kw in runs:
+            if name in modes:
+                dt, st = timed(plan, ground, d / f"{name}.mp4", size, a.fps, cam, t0, t1, sound=False, **kw)
+                fps[name] = (st["frames"] / dt, dt)
+        if "naive" in modes:
+            fps["naive"] = naive(plan, ground, d / "naive.mp4", size, t0, min(t1, t0 + a.naive_seconds), a.fps, cam)
+    print(f"plan {t0:.0f}-{t1:.0f} s, {n} frames ({n / a.fps:.1f} s of video)")
+    for name, (f, dt) in fps.items():
+        extra = "" if name == "naive" else f"   render/duration {a.fps / f:.2f}x"
+        print(f"  {name:10s} {f:6.1f} fps ({dt:.1f} s){extra}")
+    ratios = [f"ratio({x}/naive) {fps[x][0] / fps['naive'][0]:.2f}" for x in fps if x != "naive" and "naive" in fps]
+    print("RESULT " + "; ".join(ratios + [f"render/duration({x}) {a.fps / fps[x][0]:.2f}" for x in fps if x != "naive"]))
 
 
 if __name__ == "__main__":
