@@ -9,7 +9,6 @@ as ``render.py video`` with no range), at plan times evenly spaced over the pass
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -30,19 +29,24 @@ def main(argv=None):
     ap.add_argument("--out", type=Path, default=ROOT / "docs" / "video" / "contact_sheet.png")
     ap.add_argument("--n", type=int, default=12)
     ap.add_argument("--size", default="1280x720")
+    ap.add_argument("--times", help="comma-separated plan seconds instead of evenly spaced ones")
     a = ap.parse_args(argv)
-    from reconstruct.layout.reading import DEFAULT_LAYOUT, load_reading
-    from reconstruct.render.video_cli import ground_meshes
-    reading = load_reading(DEFAULT_LAYOUT)
+    from reconstruct.layout import load_reading
+    from reconstruct.model.plan import Plan
+    from reconstruct.scene.ground import ground_meshes
+    reading = load_reading("zheng_xuan")
     if a.plan:
-        plan = json.loads(a.plan.read_text(encoding="utf-8"))
+        plan = Plan.load(a.plan)
     else:
-        from reconstruct.planner.core import make_plan
-        from reconstruct.rite.loader import load_rite
-        plan = make_plan(reading, load_rite(None))
+        from reconstruct.planner import make_plan
+        from reconstruct.rite import load_rite
+        plan = make_plan(reading, load_rite())
     size = tuple(int(v) for v in a.size.split("x"))
-    dur = float(plan["duration"])
-    times = [4.0] + list(np.linspace(0, dur, a.n + 1)[1:-1] + dur / a.n / 2)[: a.n - 1]
+    dur = float(plan.duration)
+    if a.times:
+        times = [float(x) for x in a.times.split(",")]
+    else:
+        times = [4.0] + list(np.linspace(0, dur, a.n + 1)[1:-1] + dur / a.n / 2)[: a.n - 1]
     cam = plan_shots(plan, size)
     frames = render_frames(plan, ground_meshes(reading), times, size=size, camera=cam)
     tw, th = 640, 360

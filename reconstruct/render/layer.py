@@ -142,8 +142,8 @@ class MovingLayer:
                 continue
             xyz, hd, params, state = s.actor_pose(ident, t, carried.get(ident))
             holding = list(state.get("holding") or [])
-            for pid in holding:
-                if pid in s.props and pid not in carrier_of:
+            for pid in holding:               # a prop in his hands by his state, unless its own carriers say otherwise
+                if pid in s.props and pid not in carrier_of and not len(s.plan.props[pid].carriers):
                     carrier_of[pid] = ident
             sig = (tuple(np.round(xyz, 4)), round(hd, 3), tuple(round(v, 4) for v in params.values()),
                    bool(state.get("bare_left_arm")), bool(state.get("gear")), tuple(holding))
@@ -195,6 +195,8 @@ class MovingLayer:
                     holder = aid if h in bodies[aid][2] else None
                 if holder is not None:
                     M, strings = self._held(ident, pk, kind, holder, bodies, carried, tucked, t)
+                elif kind == "prop" and pk == "侯":
+                    M = HIDDEN                    # the ground draws the 侯 as the reading builds it, 正 and all
                 elif kind == "prop":
                     M = self._resting(ident, t)
                 else:

@@ -53,7 +53,8 @@ def archery_windows(plan: Plan) -> list[ArcheryWindow]:
     counted = 0
     for s in plan.shots:
         out.append(ArcheryWindow(s.loose - ARCHER_LEAD, s.loose + AFTER_LOOSE, "archer", s.archer, 3.0))
-        out.append(ArcheryWindow(s.loose + AFTER_LOOSE, s.land + LANDED, "target", "侯", 2.6))
+        # a hit's arrival outranks all but the archers; a miss's gives way to a flag raised meanwhile
+        out.append(ArcheryWindow(s.loose + AFTER_LOOSE, s.land + LANDED, "target", "侯", 2.6 if s.hit else 1.8))
         flag = next((g for g in raises if s.land - 0.1 <= g.t0 <= s.land + 3.0), None) if s.hit else None
         if flag is not None:
             out.append(ArcheryWindow(flag.t0 - 0.2, flag.t1 + 0.5, "flag", "获者", 2.0))
@@ -129,8 +130,8 @@ def _pose_for(plan: Plan, w: ArcheryWindow, t: float, size, fit_pose, CameraPose
         return CameraPose(tuple(map(float, eye)), tuple(map(float, target)), up, 40.0, False)
     if w.kind == "target":                         # the 侯 from up the range: the arrow arrives
         hou = np.asarray(lm["侯"].position, float) if "侯" in lm else np.array([0.0, -66.0, 0.0])
-        eye = hou + [7.0, 10.0, 1.7]
-        return CameraPose(tuple(map(float, eye)), tuple(map(float, hou + [0.0, 0.0, 1.6])), up, 34.0, False)
+        eye = hou + [3.2, 8.0, 2.0]                 # close on the 正 and the 躬, a little from the east
+        return CameraPose(tuple(map(float, eye)), tuple(map(float, hou + [0.0, 0.0, 2.0])), up, 28.0, False)
     p, fwd, right = _facing(plan, w.subject, t)
     if w.kind == "flag":                           # the 获者 before his 乏, the flag up over him
         pts = np.array([p + [dx, dy, dz] for dx in (-0.7, 0.7) for dy in (-0.7, 0.7) for dz in (0.0, 1.2)]

@@ -21,6 +21,7 @@ _BRONZE = (0.42, 0.38, 0.24)
 _WOOD = (0.45, 0.30, 0.17)
 _LACQUER = (0.35, 0.09, 0.06)
 _BAMBOO = (0.76, 0.66, 0.42)
+_SHAFT = (0.55, 0.42, 0.22)      # an arrow's shaft: darker than the 侯's cloth, so a hit shows
 
 
 @lru_cache(maxsize=4096)
@@ -61,11 +62,11 @@ def _bow(strung: bool, with_string: bool = True) -> trimesh.Trimesh:
 
 def _arrow() -> trimesh.Trimesh:
     """An arrow along +y, its middle at the origin."""
-    shaft = _tube([(0, -0.36, 0), (0, 0.36, 0)], 0.005, _BAMBOO, 3)
+    shaft = _tube([(0, -0.36, 0), (0, 0.36, 0)], 0.0065, _SHAFT, 4)
     head = _frustum(0.0, 0.05, 0.009, 0.0005, 4, (0.25, 0.25, 0.27), cap1=False)
     head.apply_transform(_t((0, 0.36, 0)) @ _rx(-90))
-    fl = _box((-0.02, -0.36, -0.001), (0.02, -0.24, 0.001), (0.9, 0.9, 0.88))
-    fl2 = _box((-0.001, -0.36, -0.02), (0.001, -0.24, 0.02), (0.9, 0.9, 0.88))
+    fl = _box((-0.022, -0.36, -0.001), (0.022, -0.24, 0.001), (0.25, 0.22, 0.20))     # dark feathers
+    fl2 = _box((-0.001, -0.36, -0.022), (0.001, -0.24, 0.022), (0.25, 0.22, 0.20))
     return _merge([shaft, head, fl, fl2])
 
 
