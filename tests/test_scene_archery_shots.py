@@ -27,7 +27,8 @@ def test_every_loose_is_seen_from_beside_the_archer(plan, round3):
         feet = sampler.position(sampler.actors[s.archer], s.loose)[0]
         px, _ = project(pose, [feet, feet + [0, 0, 1.75]], SIZE)
         assert abs(px[0, 1] - px[1, 1]) > 250                 # large: the draw can be seen
-        assert 0 < px[1, 0] < SIZE[0] and 0 < px[1, 1]         # his head in the frame
+        assert 0 < px[1, 0] < SIZE[0] and 0 < px[1, 1]         # his head in the frame …
+        assert px[0, 1] < SIZE[1] * SAFE[3]                    # … and his feet above the caption band
 
 
 def test_arrows_are_seen_arriving_and_flags_and_tallies_on_screen(plan, round3):

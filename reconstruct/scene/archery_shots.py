@@ -125,9 +125,13 @@ def _pose_for(plan: Plan, w: ArcheryWindow, t: float, size, fit_pose, CameraPose
     up = (0.0, 0.0, 1.0)
     if w.kind == "archer":                         # beside the 物, in front of his chest: the draw and loose
         p, fwd, right = _facing(plan, w.subject, t)
-        eye = p + 2.6 * right + 2.4 * fwd + [0.0, 0.0, 1.45]
-        target = p + 0.45 * fwd - 0.15 * right + [0.0, 0.0, 1.25]
-        return CameraPose(tuple(map(float, eye)), tuple(map(float, target)), up, 40.0, False)
+        side = 2.6 * right + 2.4 * fwd
+        az = math.degrees(math.atan2(side[0], side[1])) % 360.0
+        # his whole figure, the bow held out before him and the arrow drawn back, above the caption band
+        pts = np.array([p + a * fwd + b * right + [0.0, 0.0, z] for a in (-0.35, 1.1) for b in (-0.45, 0.45)
+                        for z in (0.0, 1.95)])
+        pose, _ = fit_pose(pts, size, az, 8.0, fov=40.0, min_dist=2.5)
+        return pose
     if w.kind == "target":                         # the 侯 from up the range: the arrow arrives
         hou = np.asarray(lm["侯"].position, float) if "侯" in lm else np.array([0.0, -66.0, 0.0])
         eye = hou + [3.2, 8.0, 2.0]                 # close on the 正 and the 躬, a little from the east
