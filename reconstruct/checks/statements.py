@@ -28,11 +28,12 @@ from ..text.names import NameIndex, simplified, traditional
 from ..text.placement import HEADINGS
 from ..text.seed import SEED
 from ..text.units import DEFAULT_CHI_PER_UNIT, UNIT_ALIASES
+from .acts import ACT_RELATIONS, evaluate_act
 
 CATALOGUE = STATEMENTS
 
 RELATIONS = ("west_of", "east_of", "south_of", "north_of", "aligned_x", "aligned_y", "facing", "posture",
-             "level", "distance", "path_side", "near")
+             "level", "distance", "path_side", "near", *ACT_RELATIONS)
 POSTURES = ("stand", "walk", "kneel", "bow", "kneel_bow")
 LEVELS = ("hall", "stair", "court")
 SIDES = {"east": (1.0, 0.0), "west": (-1.0, 0.0), "north": (0.0, 1.0), "south": (0.0, -1.0)}
@@ -62,6 +63,8 @@ class Statement:
     source: str = "text"
     text: str | None = None      # words of the statement when the quote is not in the seed
     note: str = ""
+    until: str | None = None     # a later clause: the statement holds from ``quote`` through its end
+    until_span: tuple[int, int] | None = None
 
     @property
     def words(self) -> str:
@@ -123,7 +126,8 @@ def load_catalogue(path: str | Path = CATALOGUE, seed: str | Path = SEED) -> lis
     text = Path(seed).read_text(encoding="utf-8")
     out: list[Statement] = []
     seen: set[str] = set()
-    known = {f.name for f in Statement.__dataclass_fields__.values()} | {"occurrence"}
+    known = ({f.name for f in Statement.__dataclass_fields__.values()} | {"occurrence", "until_occurrence"}) - {
+        "span", "until_span"}
     for i, d in enumerate(raw):
         sid = str(d.get("id", f"#{i + 1}")) if isinstance(d, dict) else f"#{i + 1}"
 
@@ -157,6 +161,20 @@ def load_catalogue(path: str | Path = CATALOGUE, seed: str | Path = SEED) -> lis
                 bad(f"quote {quote!r} occurs more than once in the seed: give `occurrence`")
         elif not d.get("text"):
             bad("a statement without a seed quote needs `text` (the words it tests)")
+        until, until_span = d.get("until"), None
+        if until is not None:
+            if quote is None:
+                bad("`until` needs a quote to start from")
+            pos = span[0] - 1
+            for _ in range(int(d.get("until_occurrence", 1))):
+                pos = text.find(str(until), pos + 1)
+            if pos < span[0]:
+                bad(f"until {until!r} is not in the seed after the quote")
+            until_span = (pos, pos + len(str(until)))
+        if rel in ACT_RELATIONS and quote is None:
+            bad(f"{rel} is measured on the acts of a clause: it needs a quote")
+        if rel == "hands_over" and not d.get("ref"):
+            bad("hands_over needs a ref (where the thing changes hands)")
         if rel in ("west_of", "east_of", "south_of", "north_of", "aligned_x", "aligned_y", "distance",
                    "path_side", "near") and not d.get("ref"):
             bad(f"{rel} needs a ref")
@@ -181,8 +199,8 @@ def load_catalogue(path: str | Path = CATALOGUE, seed: str | Path = SEED) -> lis
             bad(f"path_side needs side: one of {', '.join(SIDES)}")
         if d.get("axis", "xy") not in ("x", "y", "xy"):
             bad("axis is x, y or xy")
-        if d.get("when", "end") not in ("end", "any"):
-            bad("when is end or any")
+        if d.get("when", "end") not in ("end", "any", "all"):
+            bad("when is end, any or all")
         if d.get("source", "text") not in SOURCES:
             bad(f"unknown source {d.get('source')!r}; one of {', '.join(SOURCES)}")
         out.append(Statement(
@@ -192,7 +210,8 @@ def load_catalogue(path: str | Path = CATALOGUE, seed: str | Path = SEED) -> lis
             tol=float(d["tol"]) if d.get("tol") is not None else None,
             min=float(d.get("min", 0.05)), lateral=float(d["lateral"]) if d.get("lateral") is not None else None,
             when=d.get("when", "end"), required=bool(d.get("required", False)), source=d.get("source", "text"),
-            text=d.get("text"), note=d.get("note", "")))
+            text=d.get("text"), note=d.get("note", ""), until=str(until) if until is not None else None,
+            until_span=until_span))
     return out
 
 
@@ -316,6 +335,8 @@ def _times(t0: float, t1: float, track: Track | None = None, step: float = 0.2) 
 
 def evaluate(s: Statement, view: PlanView) -> Result:
     """Measure one statement on a plan."""
+    if s.relation in ACT_RELATIONS:
+        return evaluate_act(s, view)
     static = s.quote is None
     subj = view.resolve(s.subject, static=static)
     if subj is None:
@@ -335,8 +356,15 @@ def evaluate(s: Statement, view: PlanView) -> Result:
         return Result(s, "n/a", message="no event of the plan performs this clause")
     t0, t1 = evs[0].start, evs[-1].end
     ev_id = evs[-1].id if len(evs) == 1 else f"{evs[0].id}…{evs[-1].id}"
+    if s.until_span is not None:
+        later = view.events_for(s.until_span)
+        if not later:
+            return Result(s, "n/a", message="no event of the plan performs the clause it holds until")
+        t1, ev_id = max(e.end for e in later), f"{evs[0].id}…{max(later, key=lambda e: e.end).id}"
     if s.relation == "path_side":
         return _path_side(s, view, subj, ref, t0, t1, ev_id)
+    if s.when == "all":         # throughout: the instants it starts and ends (a rise at the next clause) aside
+        return _measure(s, view, subj, ref, _times(t0 + 0.05, t1 - 0.05, view.track(*subj)), ev_id, any_time="all")
     if s.when == "any":
         return _measure(s, view, subj, ref, _times(t0, t1, view.track(*subj)), ev_id, any_time=True)
     return _measure(s, view, subj, ref, [t1], ev_id)
@@ -347,18 +375,21 @@ def _label(view: PlanView, who: tuple[str, str]) -> str:
 
 
 def _measure(s: Statement, view: PlanView, subj, ref, times: list[float | None], ev_id: str | None,
-             any_time: bool = False) -> Result:
+             any_time: bool | str = False) -> Result:
+    """At the first time; or (``any``) the best moment of them, or (``all``) the worst."""
     best: Result | None = None
+    worst = any_time == "all"
     for t in times:
         r = _measure_at(s, view, subj, ref, t)
         r.event, r.time = ev_id, None if t is None else round(t, 3)
-        if best is None or (r.margin is not None and (best.margin is None or r.margin > best.margin)):
+        if best is None or (r.margin is not None and (best.margin is None or (r.margin < best.margin if worst
+                                                                               else r.margin > best.margin))):
             best = r
         if not any_time:
             break
     assert best is not None
     if any_time:
-        best.message += " (best moment of the event)"
+        best.message += " (the worst moment of the clause)" if worst else " (best moment of the event)"
     return best
 
 
