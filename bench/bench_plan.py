@@ -22,22 +22,22 @@ from reconstruct.layout.reading import load_reading
 from reconstruct.rite.loader import load_rite
 
 
-def walks_and_met(plan: dict, within: float = 1.5, step: float = 0.5) -> tuple[int, float]:
+def walks_and_met(plan, within: float = 1.5, step: float = 0.5) -> tuple[int, float]:
     """How many walks the plan has (a walk: from a key not walking into keys walking), and the mean number
     of others each comes within ``within`` metres of, on the same level, at some sampled moment of it."""
-    actors = list(plan["actors"].values())
-    grid = np.arange(0.0, plan["duration"] + step, step)
-    at = np.stack([sample(a, grid)[:, :3] for a in actors])          # (people, T, x y z)
+    actors = list(plan.actors.values())
+    grid = np.arange(0.0, plan.duration + step, step)
+    at = np.stack([sample(a.track, grid)[:, :3] for a in actors])          # (people, T, x y z)
     walks = met = 0
     for i, a in enumerate(actors):
-        keys = a["keys"]
-        for s in range(len(keys) - 1):
-            if keys[s + 1][5] != "walk" or keys[s][5] == "walk":
+        t, posture = a.track.t, a.track.posture
+        for s in range(len(t) - 1):
+            if posture[s + 1] != "walk" or posture[s] == "walk":
                 continue
             e = s + 1
-            while e + 1 < len(keys) and keys[e + 1][5] == "walk":
+            while e + 1 < len(t) and posture[e + 1] == "walk":
                 e += 1
-            lo, hi = np.searchsorted(grid, [keys[s][0], keys[e][0]])
+            lo, hi = np.searchsorted(grid, [t[s], t[e]])
             d = at[:, lo:max(hi, lo + 1)] - at[i, lo:max(hi, lo + 1)]
             near = (np.hypot(d[..., 0], d[..., 1]) < within) & (np.abs(d[..., 2]) < 0.3)
             near[i] = False
@@ -63,14 +63,14 @@ def main() -> None:
             t0 = time.perf_counter()
             plan = make_plan(reading, rite)
             best = min(best, time.perf_counter() - t0)
-        people = len(plan["actors"])
+        people = len(plan.actors)
         walks, met = walks_and_met(plan)
         if base is None:
             base = (best, people, n)
         marginal = f", +{(best - prev[0]) / (people - prev[1]):.2f} s per added person" if prev else ""
-        print(f"众宾 {n:3d}: {people:3d} people, {len(plan['events']):4d} events, {walks:5d} walks, planned in "
+        print(f"众宾 {n:3d}: {people:3d} people, {len(plan.events):4d} events, {walks:5d} walks, planned in "
               f"{best:6.2f} s (x{best / base[0]:.2f} time for x{n / base[2]:.1f} 衆賓, x{people / base[1]:.2f} "
-              f"people{marginal}; {1000 * best / walks:.2f} ms per walk), {len(plan['conflicts'])} conflicts left; "
+              f"people{marginal}; {1000 * best / walks:.2f} ms per walk), {len(plan.conflicts)} conflicts left; "
               f"each walk meets {met:.1f} others",
               flush=True)
         prev = (best, people)
