@@ -27,17 +27,17 @@ def walks_and_met(plan, within: float = 1.5, step: float = 0.5) -> tuple[int, fl
     of others each comes within ``within`` metres of, on the same level, at some sampled moment of it."""
     actors = list(plan.actors.values())
     grid = np.arange(0.0, plan.duration + step, step)
-    at = np.stack([sample(a.track, grid)[:, :3] for a in actors])          # (people, T, x y z)
+    at = np.stack([sample(a.track, grid)[:, :3] for a in actors])    # (people, T, x y z)
     walks = met = 0
     for i, a in enumerate(actors):
-        t, posture = a.track.t, a.track.posture
-        for s in range(len(t) - 1):
-            if posture[s + 1] != "walk" or posture[s] == "walk":
+        keys = a.track.rows()
+        for s in range(len(keys) - 1):
+            if keys[s + 1][5] != "walk" or keys[s][5] == "walk":
                 continue
             e = s + 1
-            while e + 1 < len(t) and posture[e + 1] == "walk":
+            while e + 1 < len(keys) and keys[e + 1][5] == "walk":
                 e += 1
-            lo, hi = np.searchsorted(grid, [t[s], t[e]])
+            lo, hi = np.searchsorted(grid, [keys[s][0], keys[e][0]])
             d = at[:, lo:max(hi, lo + 1)] - at[i, lo:max(hi, lo + 1)]
             near = (np.hypot(d[..., 0], d[..., 1]) < within) & (np.abs(d[..., 2]) < 0.3)
             near[i] = False

@@ -23,44 +23,25 @@ DEFAULT_VIDEO = OUT / "xiangshe.mp4"
 # ---------------------------------------------------------------------------
 # argument types
 
-def positive_int(value: str) -> int:
-    try:
-        v = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number") from None
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"{value!r}: must be 1 or more")
-    return v
+def _number(kind: type, lo: float, hi: float, what: str):
+    """An argparse type: a number of ``kind`` within [lo, hi] (``what`` says the range on refusal)."""
+    def parse(value: str):
+        try:
+            v = kind(value)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"{value!r} is not a {'whole ' if kind is int else ''}number") from None
+        if not lo <= v <= hi:
+            raise argparse.ArgumentTypeError(f"{value!r}: {what}")
+        return v
+    return parse
 
 
-def count(value: str) -> int:
-    try:
-        v = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number") from None
-    if not 0 <= v <= 500:
-        raise argparse.ArgumentTypeError(f"{value!r}: must be between 0 and 500")
-    return v
-
-
-def positive_float(value: str) -> float:
-    try:
-        v = float(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{value!r} is not a number") from None
-    if not (v > 0 and v < 1e6):
-        raise argparse.ArgumentTypeError(f"{value!r}: must be a positive number")
-    return v
-
-
-def crf(value: str) -> int:
-    try:
-        v = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number") from None
-    if not 0 <= v <= 51:
-        raise argparse.ArgumentTypeError(f"{value!r}: x264's quality runs from 0 to 51")
-    return v
+positive_int = _number(int, 1, 10**6, "must be 1 or more")
+count = _number(int, 0, 500, "must be between 0 and 500")
+zhongbin = _number(int, 1, 500, "must be between 1 and 500")
+positive_float = _number(float, 1e-6, 1e6, "must be a positive number")
+crf = _number(int, 0, 51, "x264's quality runs from 0 to 51")
 
 
 def parse_point(value: str) -> float | int | str:
@@ -128,7 +109,7 @@ def _with_layout(sp: argparse.ArgumentParser) -> None:
 
 def _with_cast(sp: argparse.ArgumentParser, saved_plan: bool = True) -> None:
     g = sp.add_argument_group("the rite (when planning)")
-    g.add_argument("--zhongbin", type=positive_int, default=None, help="number of 衆賓 (default: the rite's, 3)")
+    g.add_argument("--zhongbin", type=zhongbin, default=None, help="number of 衆賓 (default: the rite's, 3)")
     g.add_argument("--dafu", type=count, default=None, help="number of 大夫 (default: the rite's, 1)")
     g.add_argument("--option", type=option, action="append", default=[], metavar="NAME=CHOICE",
                    help="an interpretive option of the rite script (e.g. victor=左)")
@@ -140,10 +121,22 @@ def _with_cast(sp: argparse.ArgumentParser, saved_plan: bool = True) -> None:
 # ---------------------------------------------------------------------------
 # commands
 
+def outputs_ok(*targets, folders=()) -> None:
+    """Before any work: each output file (and output folder) can be written where asked."""
+    from .outputs import check_folder, check_target
+    for t in targets:
+        if t:
+            check_target(t)
+    for d in folders:
+        if d:
+            check_folder(d)
+
+
 def cmd_layout(a: argparse.Namespace) -> int:
     from .layout.table import layout_table
     from .outputs import write_json
 
+    outputs_ok(a.json)
     if a.list:
         from .layout import list_readings
         for p in list_readings():
@@ -163,8 +156,17 @@ def cmd_layout(a: argparse.Namespace) -> int:
 def cmd_still(a: argparse.Namespace) -> int:
     from .render.still import render_still
 
+    from .outputs import safe_name
+    from .render.still import BUILTIN_VIEWS
+
+    outputs_ok(a.out)
     reading = load_reading(a.layout)
-    out = a.out or OUT / f"{Path(reading.file).stem}_{a.view}.png"
+    name = a.view.removeprefix("reading:")
+    if a.view not in BUILTIN_VIEWS and name not in reading.views:
+        raise InputError("--view", a.view, f"no such view; one of {', '.join(BUILTIN_VIEWS)}"
+                         + "".join(f", {v}" for v in reading.views))
+    out = a.out or OUT / f"{Path(reading.file).stem}_{safe_name(a.view)}.png"
+    outputs_ok(out)
     render_still(reading, out, view=a.view, size=a.size, labels=not a.no_labels)
     print(f"wrote {out}")
     return 0
@@ -175,9 +177,11 @@ def cmd_export(a: argparse.Namespace) -> int:
     OBJ/PLY/STL: the ground."""
     from .exchange.gltf import export_ground
 
+    outputs_ok(a.glb, a.gltf, a.obj, a.ply, a.stl)
     reading = load_reading(a.layout)
     if not (a.glb or a.obj or a.gltf or a.ply or a.stl):
         a.glb = OUT / f"{Path(reading.file).stem}.glb"
+        outputs_ok(a.glb)
     plan = None
     for fmt in ("glb", "gltf", "obj", "ply", "stl"):
         target = getattr(a, fmt)
@@ -200,6 +204,7 @@ def cmd_web(a: argparse.Namespace) -> int:
     from .web import write_page
 
     t0 = time.perf_counter()
+    outputs_ok(a.out)
     reading = load_reading(a.layout)
     plan = plan_of(a, reading)
     stats = write_page(reading, plan, a.out)
@@ -225,6 +230,7 @@ def cmd_script(a: argparse.Namespace) -> int:
 def cmd_plan(a: argparse.Namespace) -> int:
     from .planner import Planner, summary
 
+    outputs_ok(a.json)
     planner = Planner(load_reading(a.layout), load_cast(a))
     plan = planner.run()
     print(summary(plan))
@@ -245,6 +251,7 @@ def cmd_video(a: argparse.Namespace) -> int:
     from .scene.ground import ground_meshes
     from .text import seed
 
+    outputs_ok(a.out, folders=[a.frames])
     reading = load_reading(a.layout)
     plan = plan_of(a, reading)
     if a.plan and plan.layout.file and Path(plan.layout.file).stem != Path(reading.file).stem:
@@ -283,6 +290,7 @@ def cmd_check(a: argparse.Namespace) -> int:
     from .checks.report import check_table, run_check
     from .outputs import write_json
 
+    outputs_ok(a.json)
     plan = plan_of(a)
     results = run_check(plan, a.catalogue)
     print(check_table(results, plan))
@@ -296,14 +304,15 @@ def cmd_check(a: argparse.Namespace) -> int:
 def cmd_compare(a: argparse.Namespace) -> int:
     from .checks.report import compare, compare_table
     from .model.plan import Plan
-    from .outputs import write_json
+    from .outputs import safe_name, write_json
     from .render.diagram import overlay
 
+    out = Path(a.out) if a.out else OUT / f"compare_{safe_name(Path(a.a).stem)}_{safe_name(Path(a.b).stem)}.svg"
+    outputs_ok(out, out.with_suffix(".png"), a.json)
     pa = Plan.load(a.plan_a) if a.plan_a else plan_of(argparse.Namespace(**{**vars(a), "layout": a.a, "plan": None}))
     pb = Plan.load(a.plan_b) if a.plan_b else plan_of(argparse.Namespace(**{**vars(a), "layout": a.b, "plan": None}))
     c = compare(pa, pb)
     print(compare_table(c))
-    out = Path(a.out) if a.out else OUT / f"compare_{Path(a.a).stem}_{Path(a.b).stem}.svg"
     overlay(pa, pb, pa.layout.name or "A", pb.layout.name or "B").save(out, out.with_suffix(".png"))
     print(f"\nwrote {out} and {out.with_suffix('.png')}")
     if a.json:
@@ -314,16 +323,18 @@ def cmd_compare(a: argparse.Namespace) -> int:
 
 def cmd_diagram(a: argparse.Namespace) -> int:
     from .checks.report import diagram_at, diagram_booklet
+    from .outputs import safe_name
 
-    plan = plan_of(a)
     outdir = Path(a.out) if a.out else OUT / "diagrams"
-    stem = Path(plan.layout.file or a.layout).stem
+    outputs_ok(folders=[outdir])
+    if not a.all and not a.at:
+        raise InputError("diagram", "", "give --at EVENT|FOOTNOTE or --all")
+    plan = plan_of(a)
+    stem = safe_name(Path(plan.layout.file or a.layout).stem)
     if a.all:
         pages = diagram_booklet(plan, outdir, stem)
         print(f"wrote {len(pages)} diagrams and {outdir / (stem + '.html')}")
         return 0
-    if not a.at:
-        raise InputError("diagram", "", "give --at EVENT|FOOTNOTE or --all")
     svg = diagram_at(plan, a.at, outdir, stem, since_previous=a.since_previous)
     print(f"wrote {svg} and {svg.with_suffix('.png')}")
     return 0
@@ -439,11 +450,17 @@ def _diagram_parser(sub) -> None:
     sp.set_defaults(func=cmd_diagram)
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, with a bad argument reported in one line (``--help`` shows the usage)."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {' '.join(message.split())} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="render.py", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = _Parser(prog="render.py", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--debug", action="store_true", help="show the traceback of an internal error")
-    sub = p.add_subparsers(dest="command")
+    sub = p.add_subparsers(dest="command", parser_class=_Parser)
     for add in (_layout_parser, _still_parser, _export_parser, _web_parser, _script_parser, _plan_parser, _video_parser, _check_parser, _compare_parser, _diagram_parser):
         add(sub)
     return p
@@ -461,7 +478,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     if not [x for x in argv if x != "--debug"]:
         argv = [*argv, "video"]
-    a = parser.parse_args(argv)
+    try:
+        a = parser.parse_args(argv)
+    except SystemExit as e:              # --help (0) or a bad argument (2, already said in one line)
+        return e.code if isinstance(e.code, int) else 2
     if not getattr(a, "func", None):
         parser.print_help()
         return 2

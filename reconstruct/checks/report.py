@@ -15,7 +15,6 @@ the 仪礼图 (SVG and PNG); ``--all`` draws one per paragraph of the passage an
 from __future__ import annotations
 
 import html
-import re
 import math
 from pathlib import Path
 from typing import Any
@@ -23,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError
-from ..outputs import atomic_path
+from ..outputs import atomic_path, safe_name  # noqa: F401 (safe_name: re-exported)
 from ..checks.statements import Result, evaluate_all, load_catalogue
 from ..model.plan import Event, Plan
 
@@ -198,9 +197,6 @@ def diagram_at(plan: Plan, at: str, outdir: Path, stem: str, since_previous: boo
     return svg
 
 
-def safe_name(ident: str) -> str:
-    """An event id as it may appear in a file name: letters, digits, CJK, . _ - only."""
-    return re.sub(r"[^\w.\-]", "_", ident).lstrip(".") or "_"
 
 
 def diagram_booklet(plan: Plan, outdir: Path, stem: str) -> list[dict[str, Any]]:

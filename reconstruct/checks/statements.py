@@ -17,11 +17,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, NoReturn
 
 import yaml
 
 from ..errors import InputError
+from ..inputs import read_text
 from ..model.plan import Event, Plan, Track
 from ..resources import STATEMENTS
 from ..text.names import NameIndex, simplified, traditional
@@ -112,107 +113,166 @@ def _unit_chi(unit: str) -> float:
 
 def load_catalogue(path: str | Path = CATALOGUE, seed: str | Path = SEED) -> list[Statement]:
     """Read and validate the catalogue; bad entries raise :class:`InputError` (file, id, what)."""
-    path = Path(path)
     shown = str(path)
-    try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputError(shown, "", "no such catalogue") from None
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        raise InputError(shown, f"{mark.line + 1}" if mark else "", f"YAML syntax: {getattr(e, 'problem', e)}") from None
-    if not isinstance(raw, list):
-        raise InputError(shown, "", "the catalogue is a list of statements")
-    text = Path(seed).read_text(encoding="utf-8")
+    raw = _read_catalogue(Path(path), shown)
+    text = read_text(seed, str(seed), what="seed text")
     out: list[Statement] = []
     seen: set[str] = set()
-    known = ({f.name for f in Statement.__dataclass_fields__.values()} | {"occurrence", "until_occurrence"}) - {
-        "span", "until_span"}
     for i, d in enumerate(raw):
-        sid = str(d.get("id", f"#{i + 1}")) if isinstance(d, dict) else f"#{i + 1}"
+        sid = _statement_id(d, i)
 
-        def bad(what: str) -> None:
-            raise InputError(shown, sid, what)
+        def bad(what: str) -> NoReturn:
+            raise InputError(shown, sid[:80], what)
 
         if not isinstance(d, dict):
             bad("each statement is a mapping")
-        extra = set(d) - known
-        if extra:
-            bad(f"unknown field(s) {', '.join(sorted(extra))}")
-        for f in ("id", "subject", "relation"):
-            if not d.get(f):
-                bad(f"missing field {f}")
+        _check_fields(d, bad)
         if sid in seen:
             bad("duplicate id")
         seen.add(sid)
-        rel = d["relation"]
-        if rel not in RELATIONS:
-            bad(f"unknown relation {rel!r}; one of {', '.join(RELATIONS)}")
-        quote, span = d.get("quote"), None
-        if quote is not None:
-            occ = int(d.get("occurrence", 1))
-            pos = -1
-            for _ in range(occ):
-                pos = text.find(quote, pos + 1)
-                if pos < 0:
-                    bad(f"quote {quote!r} (occurrence {occ}) is not in the seed text")
-            span = (pos, pos + len(quote))
-            if "occurrence" not in d and text.find(quote, pos + 1) >= 0:
-                bad(f"quote {quote!r} occurs more than once in the seed: give `occurrence`")
-        elif not d.get("text"):
-            bad("a statement without a seed quote needs `text` (the words it tests)")
-        until, until_span = d.get("until"), None
-        if until is not None:
-            if quote is None:
-                bad("`until` needs a quote to start from")
-            pos = span[0] - 1
-            for _ in range(int(d.get("until_occurrence", 1))):
-                pos = text.find(str(until), pos + 1)
-            if pos < span[0]:
-                bad(f"until {until!r} is not in the seed after the quote")
-            until_span = (pos, pos + len(str(until)))
-        if rel in ACT_RELATIONS and quote is None:
-            bad(f"{rel} is measured on the acts of a clause: it needs a quote")
-        if rel == "hands_over" and not d.get("ref"):
-            bad("hands_over needs a ref (where the thing changes hands)")
-        if rel in ("west_of", "east_of", "south_of", "north_of", "aligned_x", "aligned_y", "distance",
-                   "path_side", "near") and not d.get("ref"):
-            bad(f"{rel} needs a ref")
-        if rel == "facing":
-            v = d.get("value")
-            if not isinstance(v, (int, float)) and simplified(str(v)).removesuffix("面") not in HEADINGS:
-                bad(f"facing value {v!r} is not a direction")
-        if rel == "posture":
-            vs = d.get("value") if isinstance(d.get("value"), list) else [d.get("value")]
-            if any(v not in POSTURES for v in vs):
-                bad(f"posture value {d.get('value')!r}; one of {', '.join(POSTURES)}")
-        if rel == "level" and d.get("value") not in LEVELS:
-            bad(f"level value {d.get('value')!r}; one of {', '.join(LEVELS)}")
-        if rel in ("distance", "near") and rel == "distance" and d.get("value") is None:
-            bad("distance needs a value and a unit")
-        if d.get("unit") not in (None, "m"):
-            try:
-                _unit_chi(d["unit"])
-            except KeyError:
-                bad(f"unknown unit {d['unit']!r}")
-        if rel == "path_side" and d.get("side") not in SIDES:
-            bad(f"path_side needs side: one of {', '.join(SIDES)}")
-        if d.get("axis", "xy") not in ("x", "y", "xy"):
-            bad("axis is x, y or xy")
-        if d.get("when", "end") not in ("end", "any", "all"):
-            bad("when is end, any or all")
-        if d.get("source", "text") not in SOURCES:
-            bad(f"unknown source {d.get('source')!r}; one of {', '.join(SOURCES)}")
-        out.append(Statement(
-            id=sid, n=d.get("n"), quote=quote, span=span, fn=d.get("fn"), subject=simplified(str(d["subject"])),
-            relation=rel, ref=simplified(str(d["ref"])) if d.get("ref") else None, value=d.get("value"),
-            unit=d.get("unit"), axis=d.get("axis", "xy"), side=d.get("side"),
-            tol=float(d["tol"]) if d.get("tol") is not None else None,
-            min=float(d.get("min", 0.05)), lateral=float(d["lateral"]) if d.get("lateral") is not None else None,
-            when=d.get("when", "end"), required=bool(d.get("required", False)), source=d.get("source", "text"),
-            text=d.get("text"), note=d.get("note", ""), until=str(until) if until is not None else None,
-            until_span=until_span))
+        span = _locate_quote(d, text, bad)
+        until_span = _locate_until(d, span, text, bad)
+        _check_values(d, bad)
+        out.append(_statement(d, sid, span, bad, until_span))
     return out
+
+
+def _read_catalogue(path: Path, shown: str) -> list:
+    src = read_text(path, shown, what="catalogue")
+    try:
+        raw = yaml.safe_load(src)
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        raise InputError(shown, f"{mark.line + 1}" if mark else "",
+                         f"YAML syntax: {getattr(e, 'problem', None) or str(e).splitlines()[0][:160]}") from None
+    except (RecursionError, ValueError) as e:
+        raise InputError(shown, "", f"YAML: {str(e).splitlines()[0][:160] or 'nested too deep'}") from None
+    if not isinstance(raw, list):
+        raise InputError(shown, "", "the catalogue is a list of statements")
+    return raw
+
+
+def _statement_id(d: Any, i: int) -> str:
+    if isinstance(d, dict) and isinstance(d.get("id"), (str, int)) and not isinstance(d.get("id"), bool):
+        return str(d["id"])
+    return f"#{i + 1}"
+
+
+KNOWN_FIELDS = {f for f in Statement.__dataclass_fields__} - {"span", "until_span"} | {"occurrence", "until_occurrence"}
+TEXT_FIELDS = ("quote", "subject", "ref", "text", "note", "unit", "side", "axis", "when", "source", "until")
+NUMBER_FIELDS = {"tol": (0.0, 1000.0), "min": (0.0, 1000.0), "lateral": (0.0, 1000.0)}
+WHOLE_FIELDS = {"n": (0, 100_000), "fn": (0, 10_000), "occurrence": (1, 10_000), "until_occurrence": (1, 10_000)}
+
+
+def _check_fields(d: dict, bad: Callable[[str], NoReturn]) -> None:
+    extra = {str(k) for k in d} - KNOWN_FIELDS
+    if extra:
+        bad(f"unknown field(s) {', '.join(sorted(extra))[:200]}")
+    for f in ("id", "subject", "relation"):
+        if not d.get(f):
+            bad(f"missing field {f}")
+    for f in TEXT_FIELDS:
+        if d.get(f) is not None and not isinstance(d[f], str):
+            bad(f"{f} is text, not {type(d[f]).__name__}")
+    for f, (lo, hi) in {**NUMBER_FIELDS, **WHOLE_FIELDS}.items():
+        v = d.get(f)
+        if v is None:
+            continue
+        whole = f in WHOLE_FIELDS
+        if isinstance(v, bool) or not isinstance(v, int if whole else (int, float)) or not lo <= v <= hi:
+            bad(f"{f} is {'a whole number' if whole else 'a number'} from {lo:g} to {hi:g}, not {str(v)[:40]!r}")
+    if d.get("required") is not None and not isinstance(d["required"], bool):
+        bad("required is true or false")
+
+
+def _locate_quote(d: dict, text: str, bad: Callable[[str], NoReturn]) -> tuple[int, int] | None:
+    quote = d.get("quote")
+    if quote is None:
+        if not d.get("text"):
+            bad("a statement without a seed quote needs `text` (the words it tests)")
+        return None
+    if not quote:
+        bad("an empty quote")
+    occ = d.get("occurrence", 1)
+    pos = -1
+    for _ in range(occ):
+        pos = text.find(quote, pos + 1)
+        if pos < 0:
+            bad(f"quote {quote[:60]!r} (occurrence {occ}) is not in the seed text")
+    if "occurrence" not in d and text.find(quote, pos + 1) >= 0:
+        bad(f"quote {quote[:60]!r} occurs more than once in the seed: give `occurrence`")
+    return pos, pos + len(quote)
+
+
+def _locate_until(d: dict, span: tuple[int, int] | None, text: str,
+                  bad: Callable[[str], NoReturn]) -> tuple[int, int] | None:
+    """Where the clause ``until`` names lies: after the quote, its ``until_occurrence``-th time there."""
+    until = d.get("until")
+    if until is None:
+        return None
+    if span is None:
+        bad("`until` needs a quote to start from")
+    if not until:
+        bad("an empty until")
+    pos = span[0] - 1
+    for _ in range(d.get("until_occurrence", 1)):
+        pos = text.find(until, pos + 1)
+        if pos < 0:
+            bad(f"until {until[:60]!r} is not in the seed after the quote")
+    return pos, pos + len(until)
+
+
+def _check_values(d: dict, bad: Callable[[str], NoReturn]) -> None:
+    rel = d["relation"]
+    if rel not in RELATIONS:
+        bad(f"unknown relation {str(rel)[:40]!r}; one of {', '.join(RELATIONS)}")
+    if rel in ACT_RELATIONS and d.get("quote") is None:
+        bad(f"{rel} is measured on the acts of a clause: it needs a quote")
+    if rel == "hands_over" and not d.get("ref"):
+        bad("hands_over needs a ref (where the thing changes hands)")
+    if rel in ("west_of", "east_of", "south_of", "north_of", "aligned_x", "aligned_y", "distance",
+               "path_side", "near") and not d.get("ref"):
+        bad(f"{rel} needs a ref")
+    v = d.get("value")
+    if isinstance(v, float) and not math.isfinite(v):
+        bad("value must be finite")
+    if rel == "facing":
+        if isinstance(v, bool) or not (isinstance(v, (int, float)) or simplified(str(v)).removesuffix("面") in HEADINGS):
+            bad(f"facing value {str(v)[:40]!r} is not a direction")
+    if rel == "posture":
+        vs = v if isinstance(v, list) else [v]
+        if any(not isinstance(x, str) or x not in POSTURES for x in vs):
+            bad(f"posture value {str(v)[:40]!r}; one of {', '.join(POSTURES)}")
+    if rel == "level" and v not in LEVELS:
+        bad(f"level value {str(v)[:40]!r}; one of {', '.join(LEVELS)}")
+    if rel == "distance" and (isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v <= 10_000):
+        bad("distance needs a value (a number from 0 to 10000) and a unit")
+    if d.get("unit") not in (None, "m"):
+        try:
+            _unit_chi(d["unit"])
+        except KeyError:
+            bad(f"unknown unit {d['unit'][:20]!r}")
+    if rel == "path_side" and d.get("side") not in SIDES:
+        bad(f"path_side needs side: one of {', '.join(SIDES)}")
+    if d.get("axis", "xy") not in ("x", "y", "xy"):
+        bad("axis is x, y or xy")
+    if d.get("when", "end") not in ("end", "any", "all"):
+        bad("when is end, any or all")
+    if d.get("source", "text") not in SOURCES:
+        bad(f"unknown source {str(d.get('source'))[:40]!r}; one of {', '.join(SOURCES)}")
+
+
+def _statement(d: dict, sid: str, span: tuple[int, int] | None, bad: Callable[[str], NoReturn],
+               until_span: tuple[int, int] | None = None) -> Statement:
+    return Statement(
+        id=sid, n=d.get("n"), quote=d.get("quote"), span=span, fn=d.get("fn"),
+        subject=simplified(str(d["subject"])), relation=d["relation"],
+        ref=simplified(str(d["ref"])) if d.get("ref") else None, value=d.get("value"),
+        unit=d.get("unit"), axis=d.get("axis", "xy"), side=d.get("side"),
+        tol=float(d["tol"]) if d.get("tol") is not None else None,
+        min=float(d.get("min", 0.05)), lateral=float(d["lateral"]) if d.get("lateral") is not None else None,
+        when=d.get("when", "end"), required=bool(d.get("required", False)), source=d.get("source", "text"),
+        text=d.get("text"), note=d.get("note", ""), until=d.get("until"), until_span=until_span)
 
 
 # ---------------------------------------------------------------------------

@@ -25,6 +25,7 @@ import numpy as np
 from pydantic import ValidationError
 
 from ..errors import InputError
+from ..inputs import read_text
 from ..resources import DEFAULT_LAYOUT, LAYOUTS, logical_name
 from ..text.names import NameIndex, simplified, traditional
 from ..text.placement import DIRECTIONS, Place, PlaceError, heading_of, parse_place, unit_vector
@@ -37,6 +38,9 @@ from .schema import FormationSpec, LandmarkSpec, LengthText, ReadingFile
 
 # ---------------------------------------------------------------------------
 # Loading.
+
+MAX_BYTES = 1_000_000          # a reading file (the shipped: 14–17 kB)
+MAX_METRES = 1_000.0           # every length and place of a reading, from the origin
 
 def _key_path(loc: tuple) -> str:
     return ".".join(str(p) for p in loc)
@@ -68,9 +72,12 @@ def reading_path(name: str | Path) -> Path:
     """A reading file: a path, or the name of a shipped reading (``ao_jigong``, ``ao_jigong.toml``,
     ``layouts/ao_jigong.toml`` as plans cite it)."""
     p = Path(name)
-    shipped = LAYOUTS / p.with_suffix(".toml").name
-    if not p.exists() and p.parent in (Path("."), Path("layouts")) and shipped.exists():
-        return shipped              # a name, or the name a plan cites (layouts/zheng_xuan.toml)
+    try:
+        shipped = LAYOUTS / p.with_suffix(".toml").name
+        if not p.exists() and p.parent in (Path("."), Path("layouts")) and shipped.exists():
+            return shipped          # a name, or the name a plan cites (layouts/zheng_xuan.toml)
+    except (OSError, ValueError):   # a name too long, a null character, no name: read_text says so
+        pass
     return p
 
 
@@ -79,14 +86,11 @@ def load_reading(path: str | Path = DEFAULT_LAYOUT) -> Reading:
     raises :class:`InputError`."""
     path = reading_path(path)
     shown = logical_name(path)
-    try:
-        raw = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(shown, "", "no such reading file") from None
-    except UnicodeDecodeError as e:
-        raise InputError(shown, "", f"not UTF-8 text ({e.reason} at byte {e.start})") from None
+    raw = read_text(path, shown, what="reading file", max_bytes=MAX_BYTES)
     try:
         data = tomllib.loads(raw)
+    except RecursionError:
+        raise InputError(shown, "", "TOML nested too deep") from None
     except tomllib.TOMLDecodeError as e:
         msg = str(e)
         m = re.search(r"\(at line (\d+), column (\d+)\)", msg)
@@ -99,7 +103,7 @@ def load_reading(path: str | Path = DEFAULT_LAYOUT) -> Reading:
         loc = [str(p) for p in err["loc"]]
         line = _toml_line(raw, loc)
         where = (f"{line}: " if line else "") + _key_path(err["loc"])
-        what = err["msg"]
+        what = err["msg"].removeprefix("Value error, ")
         if err["type"] == "missing":
             what = "missing field"
         elif err["type"] == "extra_forbidden":
@@ -136,6 +140,8 @@ class _Resolver:
             self.fail(keypath, str(e))
         if positive and metres <= 0:
             self.fail(keypath, f"must be a positive length, got {value!r}")
+        if not abs(metres) <= MAX_METRES:
+            self.fail(keypath, f"{str(value)[:40]!r} is {metres:.4g} m: a ground is less than {MAX_METRES:g} m across")
         return metres
 
     def add(self, lm: Landmark) -> None:
@@ -166,96 +172,122 @@ class _Resolver:
             names=self.names)
 
     def building(self) -> dict[str, Any]:
+        """The hall (堂, 序, 楹, 榮, stairs, 室 and 房 if it has them) and the courtyard with its gate."""
+        d = self._hall_measures()
+        self._hall(d)
+        d["stairs"] = self._stairs(d)
+        if self.spec.building.type == "xu_with_shi":
+            self._chambers(d)
+        self._court(d)
         b, kp = self.spec.building, ["building"]
-        cite = lambda k: b.cite.get(k, b.cite.get("*", ""))  # noqa: E731
-        w_xu = self.m(b.width, kp + ["width"]) / 2
-        side = self.m(b.side_hall, kp + ["side_hall"], positive=False)
-        bays = [self.m(v, kp + ["bays"]) for v in b.bays]
-        H = self.m(b.height, kp + ["height"])
-        sw = self.m(b.stair_width, kp + ["stair_width"])
-        sx = self.m(b.stair_x, kp + ["stair_x"])
-        cx = self.m(b.column_x, kp + ["column_x"])
-        cd = self.m(b.column_diameter, kp + ["column_diameter"])
-        eave = self.m(b.eave, kp + ["eave"], positive=False)
-        wt = self.m(b.wall_thickness, kp + ["wall_thickness"])
-        xu_front = self.m(b.xu_front, kp + ["xu_front"], positive=False)
-        half = w_xu + side
-        if not cx < sx < w_xu:
+        return {"hall_height": d["H"], "hall_footprint": d["footprint"], "court_footprint": d["court"],
+                "stairs": d["stairs"], "gate_width": d["gw"], "wall_height": d["wall_height"],
+                "wall_thickness": d["wt"], "w_xu": d["w_xu"], "half_width": d["half"], "depth": d["depth"],
+                "y_mei": d["y_mei"], "y_dong": d["y_dong"], "y_houmei": d["y_houmei"], "eave": d["eave"],
+                "column_x": d["cx"], "column_d": d["cd"], "eave_height": self.m(b.eave_height, kp + ["eave_height"]),
+                "roof_rise": self.m(b.roof_rise, kp + ["roof_rise"]), "court_south": d["south"],
+                "court_half": d["cw"]}
+
+    def _cite(self, table: Any, k: str) -> str:
+        return table.cite.get(k, table.cite.get("*", ""))
+
+    def _hall_measures(self) -> dict[str, Any]:
+        b, kp = self.spec.building, ["building"]
+        d: dict[str, Any] = {
+            "w_xu": self.m(b.width, kp + ["width"]) / 2, "side": self.m(b.side_hall, kp + ["side_hall"], positive=False),
+            "bays": [self.m(v, kp + ["bays"]) for v in b.bays], "H": self.m(b.height, kp + ["height"]),
+            "sw": self.m(b.stair_width, kp + ["stair_width"]), "sx": self.m(b.stair_x, kp + ["stair_x"]),
+            "cx": self.m(b.column_x, kp + ["column_x"]), "cd": self.m(b.column_diameter, kp + ["column_diameter"]),
+            "eave": self.m(b.eave, kp + ["eave"], positive=False), "wt": self.m(b.wall_thickness, kp + ["wall_thickness"]),
+            "xu_front": self.m(b.xu_front, kp + ["xu_front"], positive=False)}
+        d["half"] = d["w_xu"] + d["side"]
+        if not d["cx"] < d["sx"] < d["w_xu"]:
             self.fail(kp + ["stair_x"], f"the stairs stand between the 楹 and the 序 (兩階各在楹之外而近序): "
-                      f"need column_x {cx:.2f} m < stair_x {sx:.2f} m < width/2 {w_xu:.2f} m")
-        if sx + sw / 2 > half:
+                      f"need column_x {d['cx']:.2f} m < stair_x {d['sx']:.2f} m < width/2 {d['w_xu']:.2f} m")
+        if d["sx"] + d["sw"] / 2 > d["half"]:
             self.fail(kp + ["stair_width"], "a stair is wider than the platform allows")
-        y_mei, y_dong, y_houmei = bays[0], bays[0] + bays[1], bays[0] + bays[1] + bays[2]
-        depth = sum(bays)
-        steps = b.steps
-        rise = H / steps
-        tread = max(0.25, min(0.45, rise * 1.4))
-        footprint = ((-half, 0.0), (half, 0.0), (half, depth), (-half, depth))
-        self.add(Landmark("堂", (0.0, depth / 2, H), None, footprint, "hall", (2 * half, depth, H),
+        bays = d["bays"]
+        d["y_mei"], d["y_dong"], d["y_houmei"] = bays[0], bays[0] + bays[1], bays[0] + bays[1] + bays[2]
+        d["depth"] = sum(bays)
+        half, depth = d["half"], d["depth"]
+        d["footprint"] = ((-half, 0.0), (half, 0.0), (half, depth), (-half, depth))
+        return d
+
+    def _hall(self, d: dict[str, Any]) -> None:
+        b, kp = self.spec.building, ["building"]
+        cite = lambda k: self._cite(b, k)  # noqa: E731
+        H, depth, half, w_xu, wt = d["H"], d["depth"], d["half"], d["w_xu"], d["wt"]
+        self.add(Landmark("堂", (0.0, depth / 2, H), None, d["footprint"], "hall", (2 * half, depth, H),
                           "hall platform", ("堂上",), cite("height"), f"{b.width} between the 序, 堂深 {depth:.2f} m"))
         self.add(Landmark("堂廉", (0.0, 0.0, H), None, None, "edge", None, "front edge of the hall (origin)",
                           ("堂前",), cite("*"), "origin"))
-        for name, y, label in (("楣", y_mei, "front purlin (楣)"), ("栋", y_dong, "ridge purlin (棟)"),
-                               ("后楣", y_houmei, "rear purlin"), ("北墉", depth, "back wall")):
+        for name, y, label in (("楣", d["y_mei"], "front purlin (楣)"), ("栋", d["y_dong"], "ridge purlin (棟)"),
+                               ("后楣", d["y_houmei"], "rear purlin"), ("北墉", depth, "back wall")):
             self.add(Landmark(name, (0.0, y, H), None, None, "purlin" if name != "北墉" else "wall", None, label,
                               (), cite("bays"), "bays " + " + ".join(str(v) for v in b.bays)))
+        xu_front = d["xu_front"]
         xu_len = depth - xu_front
         for side_name, sgn in (("东", 1), ("西", -1)):
             x = sgn * w_xu
+            en = "east" if sgn > 0 else "west"
             fp = ((x - wt / 2, xu_front), (x + wt / 2, xu_front), (x + wt / 2, depth), (x - wt / 2, depth))
             self.add(Landmark(f"{side_name}序", (x, xu_front + xu_len / 2, H), None, fp, "wall",
                               (wt, xu_len, self.m(b.eave_height, kp + ["eave_height"])),
-                              f"{'east' if sgn > 0 else 'west'} wall of the hall (序)", (), cite("width"), f"width {b.width}"))
+                              f"{en} wall of the hall (序)", (), cite("width"), f"width {b.width}"))
             self.add(Landmark(f"{side_name}序端", (x, xu_front, H), None, None, "mark", None,
-                              f"south end of the {'east' if sgn > 0 else 'west'} 序", (), cite("xu_front"), "序端"))
-            self.add(Landmark(f"{side_name}楹", (sgn * cx, y_mei, H), None, None, "column", (cd, cd, 0.0),
-                              f"{'east' if sgn > 0 else 'west'} column", (), cite("column_x"),
-                              "under the front 楣 (江永)"))
-            self.add(Landmark(f"{side_name}荣", (sgn * (half + eave), y_dong, H), None, None, "eave", None,
-                              f"{'east' if sgn > 0 else 'west'} gable eave end (榮)", (), cite("eave"),
-                              "the platform's edge plus the eave"))
-            self.add(Landmark(f"{side_name}堂", (sgn * (w_xu + side / 2), depth / 2, H), None, None, "mark", None,
-                              f"{'east' if sgn > 0 else 'west'} side hall beyond the 序", (), cite("side_hall"), ""))
+                              f"south end of the {en} 序", (), cite("xu_front"), "序端"))
+            self.add(Landmark(f"{side_name}楹", (sgn * d["cx"], d["y_mei"], H), None, None, "column",
+                              (d["cd"], d["cd"], 0.0), f"{en} column", (), cite("column_x"), "under the front 楣 (江永)"))
+            self.add(Landmark(f"{side_name}荣", (sgn * (half + d["eave"]), d["y_dong"], H), None, None, "eave", None,
+                              f"{en} gable eave end (榮)", (), cite("eave"), "the platform's edge plus the eave"))
+            self.add(Landmark(f"{side_name}堂", (sgn * (w_xu + d["side"] / 2), depth / 2, H), None, None, "mark", None,
+                              f"{en} side hall beyond the 序", (), cite("side_hall"), ""))
+
+    def _stairs(self, d: dict[str, Any]) -> dict[str, Stair]:
+        b = self.spec.building
+        H, sw, steps = d["H"], d["sw"], b.steps
+        rise = H / steps
+        tread = max(0.25, min(0.45, rise * 1.4))
         stairs = {}
         for name, sgn, alias in (("阼阶", 1, ("东阶", "阼")), ("西阶", -1, ("宾阶",))):
-            st = Stair(name, sgn * sx, sw, steps, rise, tread)
+            st = Stair(name, sgn * d["sx"], sw, steps, rise, tread)
             stairs[name] = st
             fp = ((st.x - sw / 2, -st.run), (st.x + sw / 2, -st.run), (st.x + sw / 2, 0.0), (st.x - sw / 2, 0.0))
             self.add(Landmark(name, (st.x, 0.0, H), 180.0, fp, "stair", (sw, st.run, H),
-                              ("east" if sgn > 0 else "west") + f" stair, {steps} steps", alias, cite("steps"),
+                              ("east" if sgn > 0 else "west") + f" stair, {steps} steps", alias, self._cite(b, "steps"),
                               f"{steps} 等, {sw:.2f} m wide"))
-        if b.type == "xu_with_shi":
-            sd = self.m(b.shi_depth, kp + ["shi_depth"]) if b.shi_depth is not None else depth - y_houmei
-            y0 = y_houmei
-            self.add(Landmark("室", (-w_xu / 3, y0 + sd / 2, H), None,
-                              ((-w_xu, y0), (w_xu / 3, y0), (w_xu / 3, y0 + sd), (-w_xu, y0 + sd)), "room",
-                              (w_xu * 4 / 3, sd, self.m(b.eave_height, kp + ["eave_height"])), "chamber (室)", (),
-                              cite("shi_depth"), "north of the 後楣"))
-            self.add(Landmark("东房", (w_xu * 2 / 3, y0 + sd / 2, H), None,
-                              ((w_xu / 3, y0), (w_xu, y0), (w_xu, y0 + sd), (w_xu / 3, y0 + sd)), "room",
-                              (w_xu * 2 / 3, sd, self.m(b.eave_height, kp + ["eave_height"])), "east room (東房)", (),
-                              cite("shi_depth"), "east of the 室"))
-            self.add(Landmark("户牖间", (0.0, y0 - 0.6, H), None, None, "mark", None, "between door and window",
-                              ("戶牖之間",), cite("shi_depth"), "in front of the 室 wall"))
+        return stairs
+
+    def _chambers(self, d: dict[str, Any]) -> None:
+        b, kp = self.spec.building, ["building"]
+        H, w_xu, y0 = d["H"], d["w_xu"], d["y_houmei"]
+        sd = self.m(b.shi_depth, kp + ["shi_depth"]) if b.shi_depth is not None else d["depth"] - y0
+        eh = self.m(b.eave_height, kp + ["eave_height"])
+        cite = self._cite(b, "shi_depth")
+        self.add(Landmark("室", (-w_xu / 3, y0 + sd / 2, H), None,
+                          ((-w_xu, y0), (w_xu / 3, y0), (w_xu / 3, y0 + sd), (-w_xu, y0 + sd)), "room",
+                          (w_xu * 4 / 3, sd, eh), "chamber (室)", (), cite, "north of the 後楣"))
+        self.add(Landmark("东房", (w_xu * 2 / 3, y0 + sd / 2, H), None,
+                          ((w_xu / 3, y0), (w_xu, y0), (w_xu, y0 + sd), (w_xu / 3, y0 + sd)), "room",
+                          (w_xu * 2 / 3, sd, eh), "east room (東房)", (), cite, "east of the 室"))
+        self.add(Landmark("户牖间", (0.0, y0 - 0.6, H), None, None, "mark", None, "between door and window",
+                          ("戶牖之間",), cite, "in front of the 室 wall"))
+
+    def _court(self, d: dict[str, Any]) -> None:
         c, ckp = self.spec.court, ["court"]
-        south = -self.m(c.south, ckp + ["south"])
-        cw = self.m(c.half_width, ckp + ["half_width"])
-        if cw <= half + eave:
+        d["south"] = south = -self.m(c.south, ckp + ["south"])
+        d["cw"] = cw = self.m(c.half_width, ckp + ["half_width"])
+        if cw <= d["half"] + d["eave"]:
             self.fail(ckp + ["half_width"], "the courtyard must be wider than the hall")
-        gw = self.m(c.gate_width, ckp + ["gate_width"])
-        court = ((-cw, south), (cw, south), (cw, depth + 2.0), (-cw, depth + 2.0))
-        self.add(Landmark("门", (0.0, south, 0.0), 0.0, None, "gate", (gw, wt * 2, self.m(c.wall_height, ckp + ["wall_height"])),
+        d["gw"] = gw = self.m(c.gate_width, ckp + ["gate_width"])
+        d["wall_height"] = self.m(c.wall_height, ckp + ["wall_height"])
+        d["court"] = court = ((-cw, south), (cw, south), (cw, d["depth"] + 2.0), (-cw, d["depth"] + 2.0))
+        self.add(Landmark("门", (0.0, south, 0.0), 0.0, None, "gate", (gw, d["wt"] * 2, d["wall_height"]),
                           "gate", ("門", "大门"), c.cite, "one gate on the axis (朱子 釋宮)"))
         self.add(Landmark("门外", (0.0, south - 2.0, 0.0), 0.0, None, "mark", None, "outside the gate", ("門外",),
                           c.cite, "two metres south of the gate"))
         self.add(Landmark("庭", (0.0, south / 2, 0.0), None, court, "court", None, "courtyard", ("中庭",), c.cite,
                           "the walled courtyard"))
-        return {"hall_height": H, "hall_footprint": footprint, "court_footprint": court, "stairs": stairs,
-                "gate_width": gw, "wall_height": self.m(c.wall_height, ckp + ["wall_height"]),
-                "wall_thickness": wt, "w_xu": w_xu, "half_width": half, "depth": depth, "y_mei": y_mei,
-                "y_dong": y_dong, "y_houmei": y_houmei, "eave": eave, "column_x": cx, "column_d": cd,
-                "eave_height": self.m(b.eave_height, kp + ["eave_height"]),
-                "roof_rise": self.m(b.roof_rise, kp + ["roof_rise"]), "court_south": south, "court_half": cw}
 
     def range(self, p: dict[str, Any]) -> None:
         r, kp = self.spec.range, ["range"]
@@ -326,9 +358,15 @@ class _Resolver:
         for direction, length in place.offsets:
             if length is None:
                 self.fail(keypath, f"{place.text!r}: a landmark needs a distance after {direction}")
-            d = self.units.metres(length) if length.terms or length.metres else 0.0
+            try:
+                d = self.units.metres(length) if length.terms or length.metres else 0.0
+            except UnitError as e:
+                self.fail(keypath, str(e))
             ux, uy = unit_vector(direction, self.spec.units.diagonal)
             x, y = x + ux * d, y + uy * d
+        if not (abs(x) <= MAX_METRES and abs(y) <= MAX_METRES):
+            self.fail(keypath, f"{place.text[:40]!r} is {math.hypot(x, y):.4g} m from the 堂: a ground is less "
+                               f"than {MAX_METRES:g} m across")
         if place.modifier:
             self.fail(keypath, f"{place.text!r}: 上/下/前/间 are for the rite's places, not for a reading's landmarks")
         return x, y

@@ -1,17 +1,46 @@
-"""The schema of a reading's TOML file (pydantic): field names are the TOML keys."""
+"""The schema of a reading's TOML file (pydantic): field names are the TOML keys.
+
+Strict: a TOML value must have the type the field wants (``heading = true`` is not 1°, ``steps =
+3.0`` is not 3), every number is finite (no ``nan``, no ``inf``) and within a plausible range;
+names (landmark, formation and view ids) are single words.  Lengths written as text are read and
+bounded by :mod:`reconstruct.layout.reading`."""
 from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from typing import Annotated
+
+import math
+
+from pydantic import BaseModel, ConfigDict, Field, PlainValidator, StringConstraints, field_validator
 
 from ..text.units import DEFAULT_CHI_PER_UNIT
 
-LengthText = str | float | int
+MAX_NUMBER = 10_000.0          # any plain number in a reading (尺, metres of a view, degrees)
+Number = Annotated[float, Field(ge=-MAX_NUMBER, le=MAX_NUMBER)]
+
+
+def _text_or_number(what: str, limit: float, example: str):
+    def check(v):
+        if isinstance(v, str):
+            if len(v) > 200:
+                raise ValueError(f"{what} of {len(v)} characters (at most 200)")
+            return v
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            raise ValueError(f"{what}: text such as {example}, or a number, not {type(v).__name__}")
+        if not (isinstance(v, int) or math.isfinite(v)) or not abs(v) <= limit:
+            raise ValueError(f"{what}: {v!r} is not a finite number between {-limit:g} and {limit:g}")
+        return v
+    return PlainValidator(check)
+
+
+LengthText = Annotated[str | float | int, _text_or_number("a length", MAX_NUMBER, "三步")]   # 三步, or 尺
+Heading = Annotated[str | float | int, _text_or_number("a heading", 3600, "南")]          # 南, or degrees
+Name = Annotated[str, StringConstraints(pattern=r"^\w{1,40}$")]   # a landmark, formation or view id
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, allow_inf_nan=False)
 
 
 class ReadingInfo(_Strict):
@@ -24,7 +53,7 @@ class ReadingInfo(_Strict):
 class UnitsSpec(_Strict):
     chi_m: float = Field(0.231, gt=0.1, lt=0.4)
     diagonal: Literal["bearing", "both_axes"] = "bearing"
-    chi_per: dict[str, float] = {}
+    chi_per: dict[str, Annotated[float, Field(gt=0, le=MAX_NUMBER)]] = {}
     cite: str = ""
 
     @field_validator("chi_per")
@@ -86,7 +115,7 @@ class LandmarkSpec(_Strict):
     x: LengthText | None = None
     y: LengthText | None = None
     level: Literal["庭", "堂"] = "庭"
-    heading: str | float | None = None
+    heading: Heading | None = None
     size: list[LengthText] | None = None      # [east-west, north-south, height] before turning
     aliases: list[str] = []
     cite: str
@@ -107,25 +136,25 @@ class FormationSpec(_Strict):
     senior: str                 # 北上: the senior end is north, the file runs south
     spacing: LengthText = "四尺"
     level: Literal["庭", "堂"] = "庭"
-    slots: int | None = Field(default=None, ge=1)   # places the reading gives the file; none: as many as fit
+    slots: int | None = Field(default=None, ge=1, le=10_000)   # places the reading gives the file; none: as many as fit
     cite: str
 
 
 class ViewSpec(_Strict):
-    eye: list[float] = Field(min_length=3, max_length=3)
-    look: list[float] = Field(min_length=3, max_length=3)
+    eye: list[Number] = Field(min_length=3, max_length=3)
+    look: list[Number] = Field(min_length=3, max_length=3)
     label_en: str = ""
 
 
 class ReadingFile(_Strict):
     reading: ReadingInfo
     units: UnitsSpec = UnitsSpec()
-    lengths: dict[str, LengthText] = {}
+    lengths: dict[Name, LengthText] = {}
     building: BuildingSpec
     court: CourtSpec
     range: RangeSpec
-    landmarks: dict[str, LandmarkSpec] = {}
-    formations: dict[str, FormationSpec] = {}
-    views: dict[str, ViewSpec] = {}
+    landmarks: dict[Name, LandmarkSpec] = {}
+    formations: dict[Name, FormationSpec] = {}
+    views: dict[Name, ViewSpec] = {}
 
 

@@ -24,7 +24,7 @@ import math
 from dataclasses import dataclass
 
 from ..text.names import NameIndex, simplified
-from ..text.units import Length, UnitError, parse_length
+from ..text.units import Length, UnitError, Units, parse_length
 
 # Unit vectors (east, north) of the eight directions, in simplified characters.
 DIRECTIONS: dict[str, tuple[float, float]] = {
@@ -35,6 +35,8 @@ DIRECTIONS: dict[str, tuple[float, float]] = {
 HEADINGS: dict[str, float] = {"北": 0.0, "东北": 45.0, "东": 90.0, "东南": 135.0,
                               "南": 180.0, "西南": 225.0, "西": 270.0, "西北": 315.0}
 MODIFIERS = ("上", "下", "前", "间")
+MAX_OFFSET_CHI = 2_000.0        # a place is at most this far from what it is placed by (200 丈, ~460 m)
+_UNITS = Units()
 _DIR_CHARS = set("东西南北東")
 
 
@@ -136,7 +138,9 @@ def _parse_rest(s: str, base: str | None, i: int, lengths: dict[str, Length]) ->
                 try:
                     length = parse_length(raw)
                 except UnitError as e:
-                    raise PlaceError(f"in place {s!r}: {e}") from None
+                    raise PlaceError(f"in place {s[:60]!r}: {e}") from None
+            if not abs(length.chi(_UNITS)) <= MAX_OFFSET_CHI:
+                raise PlaceError(f"in place {s[:60]!r}: {raw[:20]!r} is too far (at most {MAX_OFFSET_CHI:g} 尺)")
         offsets.append((direction, length))
         i = j
     if base is None and not offsets:

@@ -9,6 +9,7 @@ override how many 尺 each larger unit holds; everything else is derived here.
 """
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 
@@ -35,6 +36,9 @@ DIGITS = {"〇": 0, "零": 0, "一": 1, "二": 2, "两": 2, "兩": 2, "三": 3, 
           "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 MULTIPLIERS = {"十": 10, "百": 100, "千": 1000}
 NUMERAL_CHARS = "".join(DIGITS) + "".join(MULTIPLIERS) + "半"
+# Bounds: no length of the rite needs more (the longest, the 侯道, is 五十弓 or 三十丈).
+MAX_NUMERAL_CHARS = 12         # 九千九百九十九 has 7
+MAX_NUMBER = 100_000.0         # any number in a length
 
 
 class UnitError(ValueError):
@@ -50,7 +54,9 @@ def parse_chinese_integer(text: str) -> int:
     text = text.strip()
     if not text:
         raise UnitError("empty numeral")
-    if text.isdigit():
+    if len(text) > MAX_NUMERAL_CHARS:
+        raise UnitError(f"numeral {text[:20]!r}… is too long (at most {MAX_NUMERAL_CHARS} characters)")
+    if text.isascii() and text.isdigit():
         return int(text)
     total, current = 0, 0
     for ch in text:
@@ -68,15 +74,17 @@ def parse_number(text: str) -> float:
     """A Chinese or Arabic number, allowing 有/又 ("and") and 半 (a half): 尺有二寸 style
     compounds are handled by :func:`parse_length`; here 三 → 3, 1.5 → 1.5, 一半 → 0.5."""
     text = text.strip()
-    try:
-        return float(text)
-    except ValueError:
-        pass
-    if text == "半":
-        return 0.5
-    if text.endswith("半"):
-        return parse_chinese_integer(text[:-1]) + 0.5
-    return float(parse_chinese_integer(text))
+    if re.fullmatch(r"[0-9]+(\.[0-9]*)?|\.[0-9]+", text):
+        v = float(text)
+    elif text == "半":
+        v = 0.5
+    elif text.endswith("半"):
+        v = parse_chinese_integer(text[:-1]) + 0.5
+    else:
+        v = float(parse_chinese_integer(text))
+    if not v <= MAX_NUMBER:
+        raise UnitError(f"number {text[:20]!r} is too big (at most {MAX_NUMBER:,.0f})")
+    return v
 
 
 _UNIT_CHARS = "".join(DEFAULT_CHI_PER_UNIT) + "".join(UNIT_ALIASES)
@@ -104,11 +112,18 @@ def parse_length(text: str | float | int) -> Length:
     if isinstance(text, bool):
         raise UnitError(f"not a length: {text!r}")
     if isinstance(text, (int, float)):
+        if not abs(text) <= MAX_NUMBER:
+            raise UnitError(f"not a plausible length: {text!r} (at most {MAX_NUMBER:,.0f} 尺)")
         return Length(((float(text), "尺"),))
     s = str(text).strip()
+    if len(s) > 200:
+        raise UnitError(f"not a length: {s[:20]!r}… ({len(s)} characters)")
     m = _METRES.match(s)
     if m:
-        return Length(metres=float(m.group(1)))
+        metres = float(m.group(1))
+        if not abs(metres) <= MAX_NUMBER:
+            raise UnitError(f"not a plausible length: {s[:20]!r} (at most {MAX_NUMBER:,.0f} m)")
+        return Length(metres=metres)
     # "尺有二寸": a unit with no number before it means one of it.
     s = re.sub(rf"(^|[有又])([{_UNIT_CHARS}])", r"\1一\2", s)
     pos, terms = 0, []
@@ -142,7 +157,10 @@ class Units:
     def metres(self, length: Length | str | float) -> float:
         if not isinstance(length, Length):
             length = parse_length(length)
-        return round(length.chi(self) * self.chi_m, 9)
+        metres = round(length.chi(self) * self.chi_m, 9)
+        if not math.isfinite(metres):
+            raise UnitError("the length is not a finite number of metres")
+        return metres
 
     @property
     def bu_m(self) -> float:

@@ -1,0 +1,58 @@
+"""Reading an input file safely: a regular file, not too big, UTF-8 — else one line saying why.
+
+Every loader (readings, the rite script and its event files, the seed text, the statements
+catalogue, saved plans) reads through :func:`read_text`, so a folder, a device such as
+``/dev/zero``, a file that is too big or not text is refused before anything is parsed.
+"""
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+from .errors import InputError
+
+# Generous bounds: the shipped files are a few tens of kB (a reading, a rite file), 40 kB (the
+# statements) and 1–4 MB (a plan of 3–27 衆賓).
+MAX_TEXT_BYTES = 4_000_000
+MAX_PLAN_BYTES = 512_000_000
+
+
+def read_text(path: str | Path, shown: str | None = None, *, what: str = "file",
+              max_bytes: int = MAX_TEXT_BYTES) -> str:
+    """The text of ``path`` (UTF-8, newlines as Python's text mode reads them); a missing file, a
+    folder, a device, a file over ``max_bytes`` or one that is not UTF-8 raises :class:`InputError`
+    naming ``shown`` (default: the path)."""
+    shown = str(path) if shown is None else shown
+    data = read_bytes(path, shown, what=what, max_bytes=max_bytes)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise InputError(shown, "", f"not UTF-8 text ({e.reason} at byte {e.start})") from None
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def read_bytes(path: str | Path, shown: str | None = None, *, what: str = "file",
+               max_bytes: int = MAX_TEXT_BYTES) -> bytes:
+    """The bytes of a regular file of at most ``max_bytes`` (else :class:`InputError`)."""
+    shown = str(path) if shown is None else shown
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        raise InputError(shown, "", f"no such {what}") from None
+    except (OSError, ValueError) as e:
+        raise InputError(shown, "", f"cannot read: {getattr(e, 'strerror', None) or e}") from None
+    if stat.S_ISDIR(st.st_mode):
+        raise InputError(shown, "", f"is a folder, not a {what}")
+    if not stat.S_ISREG(st.st_mode):
+        raise InputError(shown, "", f"is not a regular file (a device or a pipe?), not a {what}")
+    if st.st_size > max_bytes:
+        raise InputError(shown, "", f"too big for a {what} ({st.st_size:,} bytes; at most {max_bytes:,})")
+    try:
+        with open(path, "rb") as f:
+            data = f.read(max_bytes + 1)
+    except OSError as e:
+        raise InputError(shown, "", f"cannot read: {e.strerror or e}") from None
+    if len(data) > max_bytes:
+        raise InputError(shown, "", f"too big for a {what} (over {max_bytes:,} bytes)")
+    return data
