@@ -53,8 +53,9 @@ class Courtesy:
         return self.bodies.get(self.aliases.get(a.other, a.other))
 
     def _await_bowee(self, b: Body, other: Body, answer: bool) -> None:
-        """Wait until the one bowed to is there (within reach, turned towards the bower) for as long as he is
-        planned so far; and, for a 拜, until a bow of his to the bower that it answers is done."""
+        """Wait until the one bowed to is there (come to a stop within reach, turned towards the bower) as far
+        as he is planned so far; and, for a 拜, until a bow of his to the bower that it answers is done.  Where
+        he stops elsewhere (the text places them apart), wait at least until he has stopped."""
         if other is b:
             return
         t = b.t
@@ -62,23 +63,26 @@ class Courtesy:
             last = next((g for g in reversed(other.gestures) if g[2] in ("bow", "kneel_bow")), None)
             if last is not None and last[3] == b.id and last[1] is not None and last[1] > t:
                 t = last[1]
-        ready = self._there_from(b, other, t)
-        if ready is None:
+        ready, there = self._there_from(b, other, t)
+        if not there:
             d = math.dist((b.x, b.y), (other.x, other.y))
             how = f"{d:.1f} m away" if d > self.BOW_REACH else "not turned to him"
             self.explain.append(f"  {b.id} bows to {other.id} {how}, as the text places them")
-        elif ready > b.t + 1e-6:
+        if ready > t + 1e-6:
             self.explain.append(f"  {b.id} waits {ready - b.t:.1f} s for {other.id} to be there before bowing")
-            t = max(t, ready)
+            t = ready
         if t > b.t + 1e-6:
             b.hold_until(t)
 
-    def _there_from(self, b: Body, other: Body, t: float) -> float | None:
-        """From when on (at or after t) the other stands within reach of the bower, turned towards him, up to
-        where he is planned so far; None if he is not there even then."""
+    def _there_from(self, b: Body, other: Body, t: float) -> tuple[float, bool]:
+        """From when on (at or after t) the other has come to a stop within reach of the bower, turned towards
+        him, up to where he is planned so far: (that time, True); or, if he is not there even then, (when he
+        stops walking, False)."""
         k = other.array()
         if not len(k):
-            return None
+            return t, False
+        walked = np.flatnonzero(k[:, 4] > 0.5)
+        stopped = max(t, float(k[min(walked[-1] + 1, len(k) - 1), 0])) if len(walked) else t
         end = max(t, other.t, float(k[-1, 0]))     # (key times are rounded to the millisecond)
         ts = np.arange(t, end + 1e-9, 0.1) if end > t else np.asarray([t])
         ts[-1] = end
@@ -92,13 +96,9 @@ class Courtesy:
         near = (np.hypot(b.x - x, b.y - y) <= self.BOW_REACH) & (np.abs(z - b.z) < 0.3)
         ok = turned & near
         if not ok[-1]:
-            return None
+            return stopped, False
         bad = np.flatnonzero(~ok)
-        ready = float(ts[bad[-1] + 1]) if len(bad) else float(ts[0])
-        walked = np.flatnonzero(k[:, 4] > 0.5)          # … and has come to a stop there
-        if len(walked):
-            ready = max(ready, float(k[min(walked[-1] + 1, len(k) - 1), 0]))
-        return ready
+        return max(float(ts[bad[-1] + 1]) if len(bad) else float(ts[0]), stopped), True
 
     # -- leading by the hand
     def _lead(self, b: Body, a) -> None:
