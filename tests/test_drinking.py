@@ -6,6 +6,7 @@ a cup that lies elsewhere; 立者東面北上."""
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 import numpy as np
 import pytest
@@ -24,9 +25,15 @@ def case(request, plan, plan_of):
     return plan if request.param == 3 else plan_of("zheng_xuan", zhongbin=9)
 
 
+@lru_cache(maxsize=None)
+def _rite(zhongbin: int, dafu: int):
+    return load_rite(zhongbin=zhongbin, dafu=dafu)
+
+
 @pytest.fixture(scope="module")
 def rite_of():
-    return lambda p: load_rite(zhongbin=p.parameters["zhongbin"], dafu=p.parameters["dafu"])
+    """The rite script as loaded for a plan's cast (its groups: 堂下众宾, 三耦, 旅下甲 …)."""
+    return lambda p: _rite(p.parameters["zhongbin"], p.parameters["dafu"])
 
 
 def ev(p, ident):
@@ -313,3 +320,26 @@ def test_host_sees_the_guests_off_without_keeping_them_waiting(case):
     x, y, *_ = where(case, "主人", bow[0].t0)
     gate = case.landmarks["门"].position
     assert y < gate[1] and x > gate[0]
+
+
+# ------------------------------------------------------------------ render.py check: the statements of these acts
+def test_check_measures_the_acts_and_can_fail(plan):
+    """The catalogue's act statements (drinks, bows, holds, hands_over) pass on the plan, and fail where the
+    plan is made wrong: the 主人 taken 3 m away while the 宾 bows to him, a cup left in a hand it has left."""
+    from reconstruct.checks.statements import evaluate_all, load_catalogue
+    from reconstruct.model.plan import Plan
+
+    cat = [s for s in load_catalogue() if s.id in ("d01", "d02", "d13", "d22", "d26")]
+    assert {r.statement.id: r.status for r in evaluate_all(plan, cat)} == dict.fromkeys(
+        ("d01", "d02", "d13", "d22", "d26"), "pass")
+    raw = plan.to_dict()
+    bow = next(g for g in plan.actors["宾"].gestures if g.kind == "kneel_bow" and g.object == "主人")
+    for k in raw["actors"]["主人"]["keys"]:
+        if bow.t0 - 20 <= k[0] <= bow.t1 + 20:
+            k[1] += 3.0
+    cup_gone = ev(plan, "p18.jiuxi").start
+    raw["actors"]["宾"]["states"].append([cup_gone, {**plan.actors["宾"].state(cup_gone), "holding": ["酬觯"]}])
+    bad = Plan.from_dict(raw)
+    got = {r.statement.id: r for r in evaluate_all(bad, cat)}
+    assert got["d01"].status == "fail" and "宾 bows to 主人" in got["d01"].message
+    assert got["d13"].status == "fail" and "宾 holds 酬觯" in got["d13"].message

@@ -3,7 +3,9 @@
 A statement says where someone or something is, relative to a place or a person, when the
 clause it quotes has been performed: 立于中南 (south of the 中), 北面 (facing north), 尽阶不升堂
 (on the stair, not the hall), 西五步 (a distance in the text's units), 进由中东 (the path passes
-east of the 中).  :func:`load_catalogue` reads and validates the catalogue — every quote must be
+east of the 中); or what is done during a clause (:mod:`.acts`: who drinks, bows made to one who is
+there, what one holds, where a cup changes hands), from the clause through the one ``until`` names.
+:func:`load_catalogue` reads and validates the catalogue — every quote must be
 an exact substring of the seed, so its span can be located; :func:`evaluate` measures one
 statement on an ``xiangshe-plan/1`` document (plan-format.md) and returns a :class:`Result`
 with the measured value, what the text wants, pass/fail and the margin.
