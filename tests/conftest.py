@@ -16,6 +16,8 @@ from reconstruct.planner import make_plan  # noqa: E402
 from reconstruct.rite import load_rite  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
+# the fixtures' generators are scripts that write files when run: not modules for --doctest-modules
+collect_ignore_glob = ["fixtures/*.py"]
 FIXTURES = Path(__file__).parent / "fixtures"
 
 

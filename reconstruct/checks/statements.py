@@ -3,7 +3,9 @@
 A statement says where someone or something is, relative to a place or a person, when the
 clause it quotes has been performed: 立于中南 (south of the 中), 北面 (facing north), 尽阶不升堂
 (on the stair, not the hall), 西五步 (a distance in the text's units), 进由中东 (the path passes
-east of the 中).  :func:`load_catalogue` reads and validates the catalogue — every quote must be
+east of the 中); or what is done during a clause (:mod:`.acts`: who drinks, bows made to one who is
+there, what one holds, where a cup changes hands), from the clause through the one ``until`` names.
+:func:`load_catalogue` reads and validates the catalogue — every quote must be
 an exact substring of the seed, so its span can be located; :func:`evaluate` measures one
 statement on an ``xiangshe-plan/1`` document (plan-format.md) and returns a :class:`Result`
 with the measured value, what the text wants, pass/fail and the margin.
@@ -29,11 +31,12 @@ from ..text.names import NameIndex, simplified, traditional
 from ..text.placement import HEADINGS
 from ..text.seed import SEED
 from ..text.units import DEFAULT_CHI_PER_UNIT, UNIT_ALIASES
+from .acts import ACT_RELATIONS, evaluate_act
 
 CATALOGUE = STATEMENTS
 
 RELATIONS = ("west_of", "east_of", "south_of", "north_of", "aligned_x", "aligned_y", "facing", "posture",
-             "level", "distance", "path_side", "near")
+             "level", "distance", "path_side", "near", *ACT_RELATIONS)
 POSTURES = ("stand", "walk", "kneel", "bow", "kneel_bow")
 LEVELS = ("hall", "stair", "court")
 SIDES = {"east": (1.0, 0.0), "west": (-1.0, 0.0), "north": (0.0, 1.0), "south": (0.0, -1.0)}
@@ -63,6 +66,8 @@ class Statement:
     source: str = "text"
     text: str | None = None      # words of the statement when the quote is not in the seed
     note: str = ""
+    until: str | None = None     # a later clause: the statement holds from ``quote`` through its end
+    until_span: tuple[int, int] | None = None
 
     @property
     def words(self) -> str:
@@ -128,8 +133,9 @@ def load_catalogue(path: str | Path = CATALOGUE, seed: str | Path = SEED) -> lis
             bad("duplicate id")
         seen.add(sid)
         span = _locate_quote(d, text, bad)
+        until_span = _locate_until(d, span, text, bad)
         _check_values(d, bad)
-        out.append(_statement(d, sid, span, bad))
+        out.append(_statement(d, sid, span, bad, until_span))
     return out
 
 
@@ -154,10 +160,10 @@ def _statement_id(d: Any, i: int) -> str:
     return f"#{i + 1}"
 
 
-KNOWN_FIELDS = {f for f in Statement.__dataclass_fields__} - {"span"} | {"occurrence"}
-TEXT_FIELDS = ("quote", "subject", "ref", "text", "note", "unit", "side", "axis", "when", "source")
+KNOWN_FIELDS = {f for f in Statement.__dataclass_fields__} - {"span", "until_span"} | {"occurrence", "until_occurrence"}
+TEXT_FIELDS = ("quote", "subject", "ref", "text", "note", "unit", "side", "axis", "when", "source", "until")
 NUMBER_FIELDS = {"tol": (0.0, 1000.0), "min": (0.0, 1000.0), "lateral": (0.0, 1000.0)}
-WHOLE_FIELDS = {"n": (0, 100_000), "fn": (0, 10_000), "occurrence": (1, 10_000)}
+WHOLE_FIELDS = {"n": (0, 100_000), "fn": (0, 10_000), "occurrence": (1, 10_000), "until_occurrence": (1, 10_000)}
 
 
 def _check_fields(d: dict, bad: Callable[[str], NoReturn]) -> None:
@@ -200,10 +206,32 @@ def _locate_quote(d: dict, text: str, bad: Callable[[str], NoReturn]) -> tuple[i
     return pos, pos + len(quote)
 
 
+def _locate_until(d: dict, span: tuple[int, int] | None, text: str,
+                  bad: Callable[[str], NoReturn]) -> tuple[int, int] | None:
+    """Where the clause ``until`` names lies: after the quote, its ``until_occurrence``-th time there."""
+    until = d.get("until")
+    if until is None:
+        return None
+    if span is None:
+        bad("`until` needs a quote to start from")
+    if not until:
+        bad("an empty until")
+    pos = span[0] - 1
+    for _ in range(d.get("until_occurrence", 1)):
+        pos = text.find(until, pos + 1)
+        if pos < 0:
+            bad(f"until {until[:60]!r} is not in the seed after the quote")
+    return pos, pos + len(until)
+
+
 def _check_values(d: dict, bad: Callable[[str], NoReturn]) -> None:
     rel = d["relation"]
     if rel not in RELATIONS:
         bad(f"unknown relation {str(rel)[:40]!r}; one of {', '.join(RELATIONS)}")
+    if rel in ACT_RELATIONS and d.get("quote") is None:
+        bad(f"{rel} is measured on the acts of a clause: it needs a quote")
+    if rel == "hands_over" and not d.get("ref"):
+        bad("hands_over needs a ref (where the thing changes hands)")
     if rel in ("west_of", "east_of", "south_of", "north_of", "aligned_x", "aligned_y", "distance",
                "path_side", "near") and not d.get("ref"):
         bad(f"{rel} needs a ref")
@@ -230,13 +258,14 @@ def _check_values(d: dict, bad: Callable[[str], NoReturn]) -> None:
         bad(f"path_side needs side: one of {', '.join(SIDES)}")
     if d.get("axis", "xy") not in ("x", "y", "xy"):
         bad("axis is x, y or xy")
-    if d.get("when", "end") not in ("end", "any"):
-        bad("when is end or any")
+    if d.get("when", "end") not in ("end", "any", "all"):
+        bad("when is end, any or all")
     if d.get("source", "text") not in SOURCES:
         bad(f"unknown source {str(d.get('source'))[:40]!r}; one of {', '.join(SOURCES)}")
 
 
-def _statement(d: dict, sid: str, span: tuple[int, int] | None, bad: Callable[[str], NoReturn]) -> Statement:
+def _statement(d: dict, sid: str, span: tuple[int, int] | None, bad: Callable[[str], NoReturn],
+               until_span: tuple[int, int] | None = None) -> Statement:
     return Statement(
         id=sid, n=d.get("n"), quote=d.get("quote"), span=span, fn=d.get("fn"),
         subject=simplified(str(d["subject"])), relation=d["relation"],
@@ -245,7 +274,7 @@ def _statement(d: dict, sid: str, span: tuple[int, int] | None, bad: Callable[[s
         tol=float(d["tol"]) if d.get("tol") is not None else None,
         min=float(d.get("min", 0.05)), lateral=float(d["lateral"]) if d.get("lateral") is not None else None,
         when=d.get("when", "end"), required=bool(d.get("required", False)), source=d.get("source", "text"),
-        text=d.get("text"), note=d.get("note", ""))
+        text=d.get("text"), note=d.get("note", ""), until=d.get("until"), until_span=until_span)
 
 
 # ---------------------------------------------------------------------------
@@ -368,6 +397,8 @@ def _times(t0: float, t1: float, track: Track | None = None, step: float = 0.2) 
 
 def evaluate(s: Statement, view: PlanView) -> Result:
     """Measure one statement on a plan."""
+    if s.relation in ACT_RELATIONS:
+        return evaluate_act(s, view)
     static = s.quote is None
     subj = view.resolve(s.subject, static=static)
     if subj is None:
@@ -387,8 +418,15 @@ def evaluate(s: Statement, view: PlanView) -> Result:
         return Result(s, "n/a", message="no event of the plan performs this clause")
     t0, t1 = evs[0].start, evs[-1].end
     ev_id = evs[-1].id if len(evs) == 1 else f"{evs[0].id}…{evs[-1].id}"
+    if s.until_span is not None:
+        later = view.events_for(s.until_span)
+        if not later:
+            return Result(s, "n/a", message="no event of the plan performs the clause it holds until")
+        t1, ev_id = max(e.end for e in later), f"{evs[0].id}…{max(later, key=lambda e: e.end).id}"
     if s.relation == "path_side":
         return _path_side(s, view, subj, ref, t0, t1, ev_id)
+    if s.when == "all":         # throughout: the instants it starts and ends (a rise at the next clause) aside
+        return _measure(s, view, subj, ref, _times(t0 + 0.05, t1 - 0.05, view.track(*subj)), ev_id, any_time="all")
     if s.when == "any":
         return _measure(s, view, subj, ref, _times(t0, t1, view.track(*subj)), ev_id, any_time=True)
     return _measure(s, view, subj, ref, [t1], ev_id)
@@ -399,18 +437,21 @@ def _label(view: PlanView, who: tuple[str, str]) -> str:
 
 
 def _measure(s: Statement, view: PlanView, subj, ref, times: list[float | None], ev_id: str | None,
-             any_time: bool = False) -> Result:
+             any_time: bool | str = False) -> Result:
+    """At the first time; or (``any``) the best moment of them, or (``all``) the worst."""
     best: Result | None = None
+    worst = any_time == "all"
     for t in times:
         r = _measure_at(s, view, subj, ref, t)
         r.event, r.time = ev_id, None if t is None else round(t, 3)
-        if best is None or (r.margin is not None and (best.margin is None or r.margin > best.margin)):
+        if best is None or (r.margin is not None and (best.margin is None or (r.margin < best.margin if worst
+                                                                               else r.margin > best.margin))):
             best = r
         if not any_time:
             break
     assert best is not None
     if any_time:
-        best.message += " (best moment of the event)"
+        best.message += " (the worst moment of the clause)" if worst else " (best moment of the event)"
     return best
 
 

@@ -30,7 +30,7 @@ class Actions:
         "count_arrows": "_count_arrows", "count_tallies": "_count_tallies", "take_winning": "_take_winning",
         "report_score": "_report_score", "reset_tallies": "_reset_tallies", "lay_spare": "_lay_spare",
         "collect_tallies": "_collect_tallies", "store_tallies": "_store_tallies", "put_arrows": "_put_arrows",
-        "give_arrows": "_give_arrows",
+        "give_arrows": "_give_arrows", "lead": "_lead", "release": "_release",
     }
     # what the hands do in the timed acts (plan-format "What hands do")
     GESTURE_OF = {"drink": "drink", "offer": "sacrifice", "wash": "wash", "pour": "pour", "count": "count_tallies"}
@@ -155,15 +155,6 @@ class Actions:
     def _stand(self, b: Body, a) -> None:
         self.posture(b, "stand", self.pace.settle)
 
-    def _bow(self, b: Body, a) -> None:
-        if a.other:
-            self.face(b, self.heading_toward(b, a.other))
-        self.posture(b, "bow", self.pace.bow * a.count, "stand")
-
-    def _kneel_bow(self, b: Body, a) -> None:
-        back = "kneel" if b.posture == "kneel" else "stand"
-        self.posture(b, "kneel_bow", self.pace.kneel_bow * a.count, back)
-
     DRESS = {"bare": ("bare_left_arm", True), "cover": ("bare_left_arm", False),
              "gear_on": ("gear", True), "gear_off": ("gear", False)}
 
@@ -248,13 +239,35 @@ class Actions:
             self._meet(b, giver, f"to receive the {a.prop} from {pr.carrier}")
             b.gesture(b.t - P.hand_over, b.t, "receive", a.prop)
             giver.gesture(b.t - P.hand_over, b.t, "hand_over", b.id)
+            giver.hold_until(b.t)
+            self.hold_things(giver, b.t, remove=a.prop)
         else:
             level = HALL if pr.z > self.reading.hall_height / 2 else COURT
-            self.approach(b, pr.x, pr.y, level, 0.6, f"to take the {a.prop}")
+            self._reach(b, pr.x, pr.y, level, 0.6, f"to take the {a.prop}")
             b.gesture(b.t, b.t + P.handle, "take", a.prop)
             self.hold(b, P.handle)
         self.carry(a.prop, b.id, b.t)
-        b.set_state(b.t, holding=sorted({*b.state.get("holding", []), a.prop}))
+        self.hold_things(b, b.t, add=a.prop)
+
+    # how far one kneeling reaches without getting up (leaning forward from the heels)
+    KNEEL_REACH = 1.25
+
+    def _reach(self, b: Body, x: float, y: float, level: str, within: float, why: str) -> None:
+        """Come within reach of a spot: kneeling (坐取, 坐奠, 不興), one leans to it without rising when it
+        lies within :attr:`KNEEL_REACH`; otherwise one walks up to it."""
+        blevel = b.level if b.level != STAIR else HALL
+        if b.posture == "kneel" and blevel == level and math.hypot(x - b.x, y - b.y) <= self.KNEEL_REACH:
+            return
+        self.approach(b, x, y, level, within, why)
+
+    def hold_things(self, b: Body, t: float, add: str | None = None, remove: str | None = None) -> None:
+        """What one holds from time t: ``add`` taken into the hand, ``remove`` set down or handed over."""
+        held = set(b.state.get("holding", []))
+        if add:
+            held.add(add)
+        if remove:
+            held.discard(remove)
+        b.set_state(t, holding=sorted(held))
 
     def _put(self, b: Body, a) -> None:
         P = self.pace
@@ -269,7 +282,7 @@ class Actions:
         if a.place:
             x, y, level, _ = self.resolve(a.place, b.id)
             x, y, on = self._on_or_below(a.place, x, y, b)
-            self.approach(b, x, y, level, 0.6, f"to set the {a.prop} at {a.place}")
+            self._reach(b, x, y, level, 0.6, f"to set the {a.prop} at {a.place}")
         else:
             h = math.radians(b.heading)
             x, y = b.x + 0.5 * math.sin(h), b.y + 0.5 * math.cos(h)
@@ -278,7 +291,7 @@ class Actions:
         self.hold(b, P.handle)
         z = (self.reading.hall_height if level == HALL else 0.0) + on
         self.set_down(a.prop, x, y, z, b.t)
-        b.set_state(b.t, holding=sorted(set(b.state.get("holding", [])) - {a.prop}))
+        self.hold_things(b, b.t, remove=a.prop)
 
     # the height of the top of a stand one sets things on (丰: 形蓋似豆而卑, 鄭; its top 0.47 m up)
     TOPS = {"丰": 0.47}
@@ -302,8 +315,11 @@ class Actions:
             self.face(b, h)
 
     def _meet(self, b: Body, other: Body, why: str) -> None:
-        """A hand-over: come within arm's reach (0.75 m) of the other, wait for him, hand over."""
-        self.approach(b, other.x, other.y, other.level if other.level != STAIR else HALL, 0.75, why)
+        """A hand-over: come within arm's reach (0.75 m) of the other, wait for him, hand over.  One who
+        kneels (迭飲於坐) reaches from where he kneels to one who has come up to him."""
+        level = other.level if other.level != STAIR else HALL
+        if not (b.posture == "kneel" and math.hypot(other.x - b.x, other.y - b.y) <= self.KNEEL_REACH):
+            self.approach(b, other.x, other.y, level, 0.75, why)
         b.hold_until(max(b.t, other.t))
         self._keep_stated_facing(b)
         self.hold(b, self.pace.hand_over)
@@ -312,16 +328,19 @@ class Actions:
         if a.other is None:
             self.fail("give needs the person who receives")
         other = self._body(a.other)
+        if a.prop and a.prop not in self.props:
+            self.fail(f"unknown prop {a.prop}")
+        if a.prop and self.props[a.prop].carrier == other.id:
+            b.hold_until(other.t)          # he has received it already (受, written before 授): one hand-over
+            return
         self._meet(b, other, f"to hand over to {other.id}")
         b.gesture(b.t - self.pace.hand_over, b.t, "hand_over", other.id)
         if a.prop:
             other.gesture(b.t - self.pace.hand_over, b.t, "receive", a.prop)
-            if a.prop not in self.props:
-                self.fail(f"unknown prop {a.prop}")
             self.carry(a.prop, other.id, b.t)
-            b.set_state(b.t, holding=sorted(set(b.state.get("holding", [])) - {a.prop}))
+            self.hold_things(b, b.t, remove=a.prop)
             other.hold_until(b.t)
-            other.set_state(b.t, holding=sorted({*other.state.get("holding", []), a.prop}))
+            self.hold_things(other, b.t, add=a.prop)
 
     def carry(self, prop_id: str, who: str | None, t: float, how: str = "carried") -> None:
         """From time t the prop is in someone's hand (or, ``how="tucked"``, in his belt), or nobody's."""

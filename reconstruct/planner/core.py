@@ -27,6 +27,7 @@ from .walkable import COURT, HALL, Ground
 
 
 from .actions import Actions
+from .courtesy import Courtesy
 from .shooting import Shooting
 from .tallies import Tallies
 from .document import Document
@@ -39,7 +40,7 @@ from .pace import Pace
 from .bodies import Body, PropBody, TrackIndex
 
 
-class Planner(Places, Occupancy, Walking, Pairs, Actions, Shooting, Tallies, Document):
+class Planner(Places, Occupancy, Walking, Pairs, Courtesy, Actions, Shooting, Tallies, Document):
     """Plan a rite on a reading.  ``Planner(reading, rite).run()`` returns the plan document."""
 
     def __init__(self, reading: Reading, rite, pace: Pace = Pace()) -> None:
@@ -73,6 +74,7 @@ class Planner(Places, Occupancy, Walking, Pairs, Actions, Shooting, Tallies, Doc
             g = rite.groups.get(name, [])
             for up, down in zip(g[0::2], g[1::2]):
                 self.partner[down] = up
+        self.leading: dict[str, list] = {}      # who is led by the hand → the open ``lead`` gesture
         self._behind: dict[str, int] = {}
         self._file_length: dict[str, int] = {}
         self._procession: dict[tuple[str, str], float] = {}   # (event, file) → when the last one set out

@@ -168,6 +168,7 @@ class Shooting:
         ts, pts = flight(start, end, self.rite.archery.arrow_speed)
         pr = self.props[arrow]
         self.carry(arrow, None, t_loose)
+        b.set_state(t_loose, holding=[h for h in b.state.get("holding", []) if h != arrow])
         bearing = math.degrees(math.atan2(end[0] - start[0], end[1] - start[1])) % 360
         pr.heading = bearing
         for tt, p in zip(ts[:-1], pts[:-1]):
@@ -258,6 +259,7 @@ class Shooting:
                 b.gesture(b.t, b.t + self.pace.take_arrow, "take_arrow", pr.id)
                 self.carry(pr.id, b.id, b.t + 0.3)
                 self.hold(b, self.pace.take_arrow)
+            b.set_state(b.t, holding=sorted({*b.state.get("holding", []), *(pr.id for pr in group)}))
 
     def _lay_arrows(self, b: Body, a) -> None:
         """委矢于楅: kneeling south of the rack facing north, he lays the arrows he carries on it, nocks north."""
@@ -272,6 +274,7 @@ class Shooting:
             x, y, z, h = self.rack.heap(n0 + i)
             self.set_down(ar, x, y, z, b.t + self.pace.handle, heading=h)
         self.hold(b, self.pace.handle)
+        b.set_state(b.t, holding=[h for h in b.state.get("holding", []) if h not in mine])
         self.posture(b, "stand", self.pace.rise)
 
     def _count_arrows(self, b: Body, a) -> None:

@@ -46,8 +46,13 @@ class Walking:
         (on a crowded hall a place named from a person, 主人之西, may lie past him where nobody can go
         round him).
 
-        The ways tried, in turn: beside his partner (并行); as routed, after the shortest wait; round the
-        person met; to a spot a little aside; after a long wait.  The first that meets nobody is taken."""
+        The ways tried, in turn: beside his partner (并行), or one led by the hand a step behind the one who
+        leads him; as routed, after the shortest wait; round the person met; to a spot a little aside; after a
+        long wait.  The first that meets nobody is taken.  One who leads another by the hand sets out only
+        once the other has come up with him."""
+        for led, _ in self.leading.items():
+            if self.partner.get(led) == body.id:
+                body.hold_until(self.bodies[led].t)
         t0 = body.t
         w = _Way(t0=t0, start=(body.x, body.y), legs=[*via, goal], stair=stair_name, top_step=top_step, why=why,
                  earliest=math.ceil((behind - t0) * 10 - 1e-6) / 10 if behind is not None and behind > t0 else 0.0)
@@ -58,6 +63,8 @@ class Walking:
         if aside and w.stays and self.ground.boxed_in:
             self._aside_of_the_boxed_in(body, w, list(via))
         found = self._walk_abreast(body, w) if w.stays else None
+        if found is None and w.stays and body.id in self.leading:
+            found = self._walk_behind(body, w)
         if found is None:
             found = self._first_clear(body, w.plan, t0, tail=w.stays, delays=self._first_delays(body, w, first_step_at))
         if found is None:

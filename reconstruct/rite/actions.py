@@ -72,6 +72,8 @@ VERBS: dict[str, str] = {
     "store_tallies": "the tallies one carries set down where one is",
     "put_arrows": "釋矢 — the arrows one carries laid down together (place, or before him)",
     "give_arrows": "授矢 — the arrows one carries handed over together (other)",
+    "lead": "相 — take someone by the hand (other: the one led); until released he walks beside the leader",
+    "release": "the hand of the one led let go (other)",
 }
 
 # What hands do (shared/docs/plan-format.md); `gesture` accepts these kinds, the planner writes them
@@ -89,6 +91,8 @@ GESTURES: dict[str, str] = {
     "hold_with_bow": "兼諸弦弣 — arrows held along string and grip", "untie_arrows": "說矢束",
     "untie_rope": "說侯之左下綱", "take_off_shoes": "說屨", "serve": "羞 — dishes carried up",
     "point_arrow": "兼諸弦，面鏃 — the arrow held along the string, point up", "lower_flag_rest": "偃旌 at the 乏",
+    "bow": "揖 made to someone (object: the person)", "kneel_bow": "拜 made to someone (object: the person)",
+    "lead": "相 — leading someone by the hand (object: the person led)",
 }
 
 # The main argument(s) a bare word after the verb fills, per verb (see docs/rite-script.md).
@@ -105,6 +109,7 @@ POSITIONAL: dict[str, tuple[str, ...]] = {
     "count": ("duration",), "wait": ("duration",),
     "gesture": ("text", "prop"), "play": ("text",), "hold_arrow": ("prop",), "take_arrows": ("other",),
     "gather_arrows": ("text",), "count_tallies": ("text",), "report_score": ("text",),
+    "lead": ("other",), "release": ("other",),
 }
 KEY_ALIASES = {"face": "heading", "to": "other", "from": "other", "slot": "rank", "dur": "duration"}
 STAIRS = ("西阶", "阼阶")

@@ -1,0 +1,169 @@
+"""Courtesies between two people: bows made to someone (揖, 拜, 答拜, 拜送), and leading someone by the hand
+(弟子相工).
+
+A bow is made to someone who is there: one who bows to another (``other``) waits until the other stands
+within reach (2 m) turned towards him — facing him, or beside him facing the way the text says both face
+(賓主人之西北面拜送: both face north, side by side) — and an answering bow (答拜) waits until the bow it
+answers is done.  Where the text itself places the two apart (賓與大夫皆席末答拜 to the cup raisers at the
+top of the 西階), the other is already standing where he stays and the bow is made there and then.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .bodies import Body
+from .walkable import COURT, HALL
+
+
+class Courtesy:
+    """Bows made to someone, and leading someone by the hand."""
+
+    BOW_REACH = 2.0         # metres: one bows to someone this near …
+    BOW_FACING = 100.0      # … turned towards him: the bower lies within this of the way he faces
+    LEAD_STEP = 0.9         # seconds: one led by the hand a step behind the one who leads him
+
+    # -- bows
+    def _bow(self, b: Body, a) -> None:
+        """揖: a standing bow, turned to the one bowed to."""
+        other = self._bowee(a)
+        if other is not None:
+            self._await_bowee(b, other, answer=False)
+        if a.other:
+            self.face(b, self.heading_toward(b, a.other))
+        t0 = b.t
+        self.posture(b, "bow", self.pace.bow * a.count, "stand")
+        b.gesture(t0, b.t, "bow", other.id if other is not None else None)
+
+    def _kneel_bow(self, b: Body, a) -> None:
+        """拜 / 再拜 / 答拜 / 拜受 / 拜送: a kneeling bow, facing as the text says."""
+        other = self._bowee(a)
+        if other is not None:
+            self._await_bowee(b, other, answer=True)
+        back = "kneel" if b.posture == "kneel" else "stand"
+        t0 = b.t
+        self.posture(b, "kneel_bow", self.pace.kneel_bow * a.count, back)
+        b.gesture(t0, b.t, "kneel_bow", other.id if other is not None else None)
+
+    def _bowee(self, a) -> Body | None:
+        """The person a bow is made to (None when it is made to nobody in particular, or to a place)."""
+        if not a.other:
+            return None
+        return self.bodies.get(self.aliases.get(a.other, a.other))
+
+    def _await_bowee(self, b: Body, other: Body, answer: bool) -> None:
+        """Wait until the one bowed to is there (come to a stop within reach, turned towards the bower) as far
+        as he is planned so far; and, for a 拜, until a bow of his to the bower that it answers is done.  Where
+        he stops elsewhere (the text places them apart), wait at least until he has stopped."""
+        if other is b:
+            return
+        t = b.t
+        if answer:
+            last = next((g for g in reversed(other.gestures) if g[2] in ("bow", "kneel_bow")), None)
+            if last is not None and last[3] == b.id and last[1] is not None and last[1] > t:
+                t = last[1]
+        ready, there = self._there_from(b, other, t)
+        if not there:
+            d = math.dist((b.x, b.y), (other.x, other.y))
+            how = f"{d:.1f} m away" if d > self.BOW_REACH else "not turned to him"
+            self.explain.append(f"  {b.id} bows to {other.id} {how}, as the text places them")
+        if ready > t + 1e-6:
+            self.explain.append(f"  {b.id} waits {ready - b.t:.1f} s for {other.id} to be there before bowing")
+            t = ready
+        if t > b.t + 1e-6:
+            b.hold_until(t)
+
+    def _there_from(self, b: Body, other: Body, t: float) -> tuple[float, bool]:
+        """From when on (at or after t) the other has come to a stop within reach of the bower, turned towards
+        him, up to where he is planned so far: (that time, True); or, if he is not there even then, (when he
+        stops walking, False)."""
+        k = other.array()
+        if not len(k):
+            return t, False
+        walked = np.flatnonzero(k[:, 4] > 0.5)
+        stopped = max(t, float(k[min(walked[-1] + 1, len(k) - 1), 0])) if len(walked) else t
+        end = max(t, other.t, float(k[-1, 0]))     # (key times are rounded to the millisecond)
+        ts = np.arange(t, end + 1e-9, 0.1) if end > t else np.asarray([t])
+        ts[-1] = end
+        x = np.interp(ts, k[:, 0], k[:, 1])
+        y = np.interp(ts, k[:, 0], k[:, 2])
+        z = np.interp(ts, k[:, 0], k[:, 3])
+        i = np.clip(np.searchsorted(k[:, 0], ts, side="right") - 1, 0, len(k) - 1)
+        heading = np.asarray([other.keys[j][4] for j in i.tolist()], float)
+        bearing = np.degrees(np.arctan2(b.x - x, b.y - y)) % 360
+        turned = np.abs((bearing - heading + 180.0) % 360.0 - 180.0) <= self.BOW_FACING
+        near = (np.hypot(b.x - x, b.y - y) <= self.BOW_REACH) & (np.abs(z - b.z) < 0.3)
+        ok = turned & near
+        if not ok[-1]:
+            return stopped, False
+        bad = np.flatnonzero(~ok)
+        return max(float(ts[bad[-1] + 1]) if len(bad) else float(ts[0]), stopped), True
+
+    # -- leading by the hand
+    def _lead(self, b: Body, a) -> None:
+        """相: take the other by the hand; until released he walks beside (and on a stair a step behind) the
+        one who leads him, as a 下射 walks with his 上射."""
+        if a.other is None:
+            self.fail("lead needs the person led (other)")
+        led = self._body(a.other)
+        self._meet(b, led, f"to take {led.id} by the hand")
+        if self.partner.get(led.id) not in (None, b.id):
+            self.fail(f"{led.id} is already walking with {self.partner[led.id]}")
+        self.partner[led.id] = b.id
+        self.leading[led.id] = b.gesture(b.t - self.pace.hand_over, None, "lead", led.id)
+        led.hold_until(b.t)
+
+    def _walk_behind(self, b: Body, w):
+        """One led by the hand where he cannot walk beside the one who leads him (the way beside runs into a
+        stair or a fixture, or others): a step behind him on his very way, setting out as he has gone a step,
+        to his own place, or where that lies past the leader, to a step behind him.  Returns (delay from when
+        he could set out, timed way), or None."""
+        last = self._partner_walk(b)
+        if last is None:
+            return None
+        _, t_up, up_start, up_plan, _ = last
+        if not up_plan or math.dist(up_start, (b.x, b.y)) > 2.5 or math.dist(up_plan[-1][:2], w.legs[-1][:2]) > 2.5:
+            return None
+        gx, gy, glevel = w.legs[-1]
+        level = b.level if b.level in (COURT, HALL) else glevel
+        way = [(up_start[0], up_start[1], b.z, level), *up_plan[:-1]]
+        t_go = max(w.t0, t_up + self.LEAD_STEP)
+        goals = [(gx, gy), self._step_behind(up_start, up_plan)]
+        if math.dist((gx, gy), up_plan[-1][:2]) > 1.2:
+            goals.reverse()             # his own place lies away from the leader's: stay a step behind him
+        for goal in goals:
+            if goal is None or not self._fits(glevel, goal[0], goal[1]):
+                continue
+            plan = [*way, (goal[0], goal[1], up_plan[-1][2], glevel)]
+            found = self._first_clear(b, plan, t_go, tail=True, delays=self.DELAYS[:8])
+            if found is not None:
+                w.plan = plan
+                w.why += f", a step behind {self.partner[b.id]}, led by the hand"
+                return found[0] + t_go - w.t0, found[1]
+        return None
+
+    @staticmethod
+    def _step_behind(start, plan, step: float = 0.8):
+        """The point a step back from the end of a way (start, then corners (x, y, z, kind)), on the way."""
+        pts = [tuple(start[:2]), *[(p[0], p[1]) for p in plan]]
+        left = step
+        for (ax, ay), (bx, by) in zip(reversed(pts[:-1]), reversed(pts[1:])):
+            d = math.hypot(bx - ax, by - ay)
+            if d >= left:
+                f = left / d
+                return bx + (ax - bx) * f, by + (ay - by) * f
+            left -= d
+        return None
+
+    def _release(self, b: Body, a) -> None:
+        """The hand let go: the one led walks on his own again."""
+        if a.other is None:
+            self.fail("release needs the person let go (other)")
+        led = self._body(a.other)
+        g = self.leading.pop(led.id, None)
+        if g is None or self.partner.get(led.id) != b.id:
+            self.fail(f"{b.id} does not lead {led.id}")
+        b.hold_until(max(b.t, led.t))
+        g[1] = round(b.t, 3)
+        del self.partner[led.id]
