@@ -166,3 +166,15 @@ def test_a_change_invalidates_only_the_chunks_it_touches(plan):
     g2 = [(n, m.copy(), c) for n, m, c in ground]
     g2[0][1].vertices += np.array([0.0, 0.0, 0.01])
     assert all(a != b for (_, a), (_, b) in zip(base, _keys(plan, g2)))
+
+def test_chunk_keys_follow_the_gestures(plan):
+    """A gesture changes the key of the chunks around it, and only of those."""
+    from reconstruct.model.plan import Gesture
+    from reconstruct.scene.sampler import PlanSampler
+    p2 = Plan.load(MINI)
+    sampler = PlanSampler(p2)
+    aid = next(iter(p2.actors))
+    early, late = K.plan_window(p2, sampler, 1.0, 3.0, {}), K.plan_window(p2, sampler, 40.0, 42.0, {})
+    p2.actors[aid].gestures = p2.actors[aid].gestures + [Gesture(2.0, 2.5, "take", None)]
+    assert K.plan_window(p2, sampler, 1.0, 3.0, {}) != early
+    assert K.plan_window(p2, sampler, 40.0, 42.0, {}) == late

@@ -4,7 +4,8 @@ Every person is posed as the video and the glTF pose him (:class:`~reconstruct.s
 gestures included) every :data:`STEP` seconds over the whole passage, and any two figures whose
 meshes intersect are reported, with the parts that meet.  Hands meeting in a hand-over are allowed:
 while one of two people hands something to the other (gestures ``hand_over``/``receive``,
-``pour``), their forearms and hands are left out of the test between them.
+``pour``), or leads him by the hand (``lead``, 相工), their forearms and hands are left out of the
+test between them.
 
 The narrow phase is FCL (python-fcl, as trimesh's collision manager uses it) on the posed meshes; a
 broad phase in numpy only poses pairs whose centres are closer than :data:`REACH` m at the same
@@ -149,6 +150,16 @@ def _handing(plan: Plan) -> dict[str, list[tuple[float, float]]]:
     return out
 
 
+def _leading(plan: Plan) -> dict[tuple[str, str], list[tuple[float, float]]]:
+    """(one who leads, one led by the hand) → the intervals of the ``lead`` gesture (相工)."""
+    out: dict[tuple[str, str], list] = {}
+    for aid, a in plan.actors.items():
+        for g in a.gestures:
+            if g.kind == "lead" and g.object:
+                out.setdefault((aid, g.object), []).append((g.t0 - 0.5, g.t1 + 0.6))
+    return out
+
+
 def _during(spans: list[tuple[float, float]], t: float) -> bool:
     return any(a <= t <= b for a, b in spans)
 
@@ -163,6 +174,7 @@ def mesh_audit(plan: Plan, step: float = STEP, t0: float = 0.0, t1: float | None
     pos = np.stack([plan.actors[a].track.at(ts)[0] for a in ids])          # (n, T, 3)
     bodies = _Bodies(sampler)
     handing = _handing(plan)
+    leading = _leading(plan)
     # when each person may look different from the sample before (walks, bows, gestures, changes)
     live = {}
     for a in ids:
@@ -184,7 +196,8 @@ def mesh_audit(plan: Plan, step: float = STEP, t0: float = 0.0, t1: float | None
             near.add((a, b))
             sa, oa = bodies.posed(a, float(t), live[a][k])
             sb, ob = bodies.posed(b, float(t), live[b][k])
-            hands = _during(handing[a], t) and _during(handing[b], t)
+            hands = (_during(handing[a], t) and _during(handing[b], t)) or _during(
+                leading.get((a, b), []) + leading.get((b, a), []), t)
             key = (sa, sb, hands)
             if checked.get((a, b)) == key:
                 hit = touching.get((a, b), False)

@@ -104,6 +104,8 @@ TARGETS: dict[str, Target] = {
     "gear_off": Target(l=(-0.10, 0.32, 0.10), r=(-0.06, 0.30, 0.14), head_pitch=14.0),
     "string_bow": Target(l=(-0.22, 0.36, -0.02), r=(0.20, 0.36, 0.14), torso_pitch=14.0, head_pitch=10.0),
     "unstring_bow": Target(l=(-0.22, 0.36, -0.02), r=(0.20, 0.36, 0.14), torso_pitch=14.0, head_pitch=10.0),
+    # 相工: the one who leads a blind musician holds him by the hand with his right, a step behind him
+    "lead": Target(r=(0.30, -0.12, 0.04), r_elbow=(0.30, -0.02, 0.20)),
     "play": Target(l=(-0.16, 0.36, -0.04), r=(0.16, 0.38, -0.02), torso_pitch=12.0, head_pitch=10.0),
 }
 

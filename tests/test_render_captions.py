@@ -1,0 +1,62 @@
+"""Captions in step with the act (render/clauses.py), cards in one script, every glyph drawn present in
+the font, at most six name tags kept from frame to frame (render/captions.py, render/fonts.py, render/labels.py)."""
+from reconstruct.render import captions as C
+from reconstruct.render.clauses import MIN_CLAUSE_S, ClauseTimeline, split_clauses, split_gloss
+from reconstruct.render.fonts import missing_glyphs
+from reconstruct.render.labels import MAX_TAGS, TagChoice, short_name
+
+
+def test_clauses_are_split_at_their_marks_and_keep_quotes_whole():
+    assert split_clauses("降复位，坐，兼敛算") == ["降复位，", "坐，", "兼敛算"]
+    assert split_clauses("命曰：“胜者皆袒，执张弓。”") == ["命曰：", "“胜者皆袒，执张弓。”"]
+    assert split_gloss("He comes down, bares his arm; and waits.") == ["He comes down,", "bares his arm;", "and waits."]
+
+
+def test_a_long_event_shows_each_clause_while_it_is_performed(plan):
+    tl = ClauseTimeline(plan)
+    long = [e for e in plan.events if e.end - e.start > 12 and len(split_clauses(e.text)) > 1]
+    assert long
+    split = 0
+    for e in long:
+        cl = tl.clauses(e)
+        assert cl[0].t0 == e.start and cl[-1].t1 == e.end
+        assert all(a.t1 == b.t0 for a, b in zip(cl, cl[1:]))                  # contiguous
+        assert "".join(c.zh for c in cl) == e.text                             # nothing lost
+        if len(cl) > 1:
+            split += 1
+            assert min(c.t1 - c.t0 for c in cl) >= MIN_CLAUSE_S - 1e-9
+    assert split >= len(long) // 2
+    # 降，袒执弓，反位: the clause about the bow is not on screen before he comes down
+    e = next(e for e in long if e.text.startswith("降，袒执弓"))
+    assert tl.at(e, e.start + 0.5).zh == "降，"
+
+
+def test_every_string_drawn_has_its_glyphs(plan):
+    texts = [C.display_text(e.text) for e in plan.events] + [e.gloss for e in plan.events]
+    tl = ClauseTimeline(plan)
+    texts += [c.zh + c.en for e in plan.events for c in tl.clauses(e)]
+    texts += [short_name(aid, a.label) for aid, a in plan.actors.items()]
+    texts += C.card_texts(plan) + C.card_texts(plan, 2400.0, 2500.0) + [C.video_title(plan)]
+    texts += ["» 8×", "» 4×", "注 104", "侯", "门"]
+    missing = {t: missing_glyphs(t) for t in texts if missing_glyphs(t)}
+    assert not missing
+    assert missing_glyphs("≫") == {"≫"}                    # the test can fail: that glyph is not in the font
+
+
+def test_cards_in_one_script_and_the_excerpt_end_card(plan):
+    texts = C.card_texts(plan, 2400.0, 2500.0)
+    assert not any(ch in "".join(texts) for ch in "鄉禮鄭賈")          # simplified throughout
+    assert any(t.startswith("注 N") for t in texts)                    # the 注 tab explained
+    assert "The rite is complete" not in texts and any("End of the excerpt" in t for t in texts)
+    assert "The rite is complete" in C.card_texts(plan)
+
+
+def test_at_most_six_name_tags_kept_from_frame_to_frame():
+    tc = TagChoice()
+    near = {f"p{i}": float(i) for i in range(10)}
+    first = tc.choose(0, near, set())
+    assert len(first) == MAX_TAGS
+    assert tc.choose(0, dict(near, p0=0.5), set()) == first              # small changes keep the tags
+    acting = tc.choose(0, near, {"p9"})
+    assert "p9" in acting and len(acting) == MAX_TAGS and len(set(acting) & set(first)) == MAX_TAGS - 1
+    assert tc.choose(1, {"p3": 1.0}, set()) == ["p3"]                    # a new shot chooses again
