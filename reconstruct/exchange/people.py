@@ -128,11 +128,19 @@ def _posture_change_times(track, i: int, nxt: float) -> list[float]:
     return ts
 
 
-def pose_times(track, state_times: list[float], carried: list, duration: float, fps_hint: float) -> np.ndarray:
-    """When a figure's pose is sampled: key times, blends, gestures, quarter strides, hold changes;
-    no two samples closer than half a frame."""
+def pose_times(track, state_times: list[float], carried: list, duration: float, fps_hint: float,
+               gestures=()) -> np.ndarray:
+    """When a figure's pose is sampled: key times, blends, gestures (in, held, out; the draw in its
+    steps), quarter strides, hold changes; no two samples closer than half a frame."""
+    from ..scene.gestures import RELEASE, GestureTimeline, target_of
     t = track.t
     ts: list[float] = [0.0, duration, *t]
+    for g in gestures:
+        if target_of(g.kind) is None:
+            continue
+        a = GestureTimeline.attack(g)
+        steps = np.linspace(g.t0, g.t1, 5)[1:-1].tolist() if g.kind == "draw" else []
+        ts += [g.t0, g.t0 + a, *steps, g.t1, g.t1 + RELEASE]
     for i in range(len(t)):
         ts += _posture_change_times(track, i, t[i + 1] if i + 1 < len(t) else duration)
     # holding something changes the arms: a short blend before each change
@@ -198,7 +206,7 @@ def gather_person(b: GltfBuilder, anim: AnimWriter, sampler: PlanSampler, plan: 
         out.role_meshes[role] = {p: b.coloured_mesh(f"fig_{rn}_{p}", m) for p, m in F.part_meshes(role).items()}
     name = unique_name(actor_node_name(aid), used)
     state_times = np.asarray(sampler.state_times(aid), float)
-    times = pose_times(sampler.actors[aid], list(state_times), carried, duration, fps_hint)
+    times = pose_times(sampler.actors[aid], list(state_times), carried, duration, fps_hint, actor.gestures)
     samples = out.poses.batch([sampler.actor_pose(aid, float(t), [p for a, e, p in carried if a <= t < e] or None)[2]
                                for t in times])
     vis_t = np.unique(np.r_[0.0, state_times[(state_times >= 0) & (state_times <= duration)]])
