@@ -26,7 +26,7 @@ __all__ = ["Contact", "mesh_audit", "STEP", "REACH", "HAND_PARTS", "HANDING"]
 
 STEP = 0.2                  # s between samples
 REACH = 1.5                 # m: centres farther apart than this cannot touch (arms out, sleeves, bows aside)
-HAND_PARTS = ("l_forearm", "l_forearm_bare", "l_guard", "r_forearm", "r_ring")
+HAND_PARTS = ("l_forearm", "l_sleeve", "l_forearm_bare", "l_guard", "r_forearm", "r_sleeve", "r_ring")
 HANDING = ("hand_over", "receive", "pour")
 
 

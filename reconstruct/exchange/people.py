@@ -32,6 +32,7 @@ HOLD_BLEND = 0.25       # s: arms change to/from holding something over this tim
 
 # parts whose rotation changes with the posture, and those whose translation does
 _ROT_PARTS = ("pelvis", "skirt", "torso", "head", "l_upper_arm", "l_forearm", "r_upper_arm", "r_forearm",
+              "l_sleeve", "r_sleeve",
               "l_thigh", "l_shin", "r_thigh", "r_shin")
 _SHARED_ROT = {"l_upper_arm_bare": "l_upper_arm", "l_forearm_bare": "l_forearm"}
 _TRANS_PARTS = ("pelvis", "skirt")

@@ -65,6 +65,8 @@ def _proxy_parts(ground_rgb: tuple) -> tuple[tuple[str, trimesh.Trimesh], ...]:
              "hem": fr(0.0, hz + F.HEM_JOIN, 0.2, F.SKIRT_BOTTOM, 7, c),
              "torso": fr(0.0, F.NECK_Z, (0.17, 0.12), (0.2, 0.12), 6, c),
              "head": el((0, 0, 0.13), (0.09, 0.1, 0.14), c, 0),
+             "l_sleeve": fr(0.06, -0.2, 0.06, 0.12, 4, c, cap0=False, cap1=False),
+             "r_sleeve": fr(0.06, -0.2, 0.06, 0.12, 4, c, cap0=False, cap1=False),
              "l_upper_arm": arm, "l_forearm": fore, "l_upper_arm_bare": arm.copy(), "l_forearm_bare": fore.copy(),
              "l_guard": fr(0, -0.01, 0.01, 0.01, 3, c), "r_upper_arm": arm.copy(), "r_forearm": fore.copy(),
              "r_ring": fr(0, -0.01, 0.01, 0.01, 3, c), "l_thigh": leg, "l_shin": shin, "r_thigh": leg.copy(),

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..model.plan import Plan
+from .shots import project
 
 __all__ = ["ArcheryWindow", "archery_windows", "archery_shots", "MIN_CUT", "CLUSTER_GAP"]
 
@@ -128,8 +129,8 @@ def _pose_for(plan: Plan, w: ArcheryWindow, t: float, size, fit_pose, CameraPose
         side = 2.6 * right + 2.4 * fwd
         az = math.degrees(math.atan2(side[0], side[1])) % 360.0
         # his whole figure, the bow held out before him and the arrow drawn back, above the caption band
-        pts = np.array([p + a * fwd + b * right + [0.0, 0.0, z] for a in (-0.35, 1.1) for b in (-0.45, 0.45)
-                        for z in (0.0, 1.95)])
+        pts = np.array([p + a * fwd + b * right + [0.0, 0.0, z] for a in (-0.3, 0.85) for b in (-0.3, 0.3)
+                        for z in (0.0, 1.9)])
         pose, _ = fit_pose(pts, size, az, 8.0, fov=40.0, min_dist=2.5)
         return pose
     if w.kind == "target":                         # the 侯 from up the range: the arrow arrives
@@ -144,8 +145,9 @@ def _pose_for(plan: Plan, w: ArcheryWindow, t: float, size, fit_pose, CameraPose
         pose, _ = fit_pose(pts, size, az, 6.0, fov=34.0, safe=(0.30, 0.06, 0.70, 0.74), min_dist=3.0)
         return pose
     best = None                                    # the tally: the 释获者 and the ground before him
-    for a, b in ((2.0, 1.5), (1.4, 2.4), (2.4, 0.4), (2.0, -1.5)):
-        eye = p + a * fwd + b * right + [0.0, 0.0, 1.5]
+    for a, b, z in ((2.0, 1.5, 1.5), (1.4, 2.4, 1.5), (2.4, 0.4, 1.5), (2.0, -1.5, 1.5), (1.0, -2.6, 1.6),
+                    (2.6, -0.8, 1.6), (1.6, 1.6, 2.3), (1.6, -1.6, 2.3)):
+        eye = p + a * fwd + b * right + [0.0, 0.0, z]
         pose = CameraPose(tuple(map(float, eye)), tuple(map(float, p + 0.4 * fwd + [0.0, 0.0, 0.35])), up, 42.0,
                           False)
         score = occluded(pose, p, t)
@@ -160,9 +162,20 @@ def archery_shots(plan: Plan, size, t_start: float, t_end: float, Shot, CameraPo
     out = []
 
     def occluded(pose, p, t):
-        others = np.array([a.track.at([t])[0][0] for aid, a in plan.actors.items() if aid not in ("释获者",)])
+        """How badly others stand in the view: in front of the subject in the frame, near the line of
+        sight from the camera to him (within 0.9 m of it, in plan), or right by the camera."""
+        others = np.array([a.track.at([t])[0][0] for aid, a in plan.actors.items()])
         others = others[np.linalg.norm(others[:, :2] - np.asarray(p)[:2], axis=1) > 0.3]
-        return occluders(pose, np.asarray(p)[None, :], others, size)
+        e, q = np.asarray(pose.eye)[:2], np.asarray(p)[:2]
+        d = q - e
+        u = np.clip(((others[:, :2] - e) @ d) / max(1e-9, d @ d), 0.0, 1.0)
+        near_line = np.linalg.norm(others[:, :2] - (e + u[:, None] * d), axis=1) < 0.9
+        at_camera = np.linalg.norm(others[:, :2] - e, axis=1) < 2.2          # filling a side of the frame
+        px, dep = project(pose, np.vstack([others, np.asarray(p)[None, :]]) + [0.0, 0.0, 1.0], size)
+        beside = (~np.isnan(px[:-1, 0]) & (px[:-1, 0] > -0.1 * size[0]) & (px[:-1, 0] < 1.1 * size[0])
+                  & (dep[:-1] < dep[-1] + 0.3))                               # as near as he is, in the frame
+        return (occluders(pose, np.asarray(p)[None, :], others, size) + 2.0 * float(near_line.sum())
+                + 1.5 * float(at_camera.sum()) + float(beside.sum()))
 
     wins = archery_windows(plan)
     for a, b in stretches(plan):

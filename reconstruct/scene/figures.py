@@ -9,10 +9,12 @@ x = its right, y = forward (the way it faces), z = up, feet at z = 0.
     ├── torso            upper robe + insignia patch; joint at the waist
     │   ├── head         head, hair knot and cap; joint at the neck
     │   ├── l_upper_arm / l_upper_arm_bare   (袒: the bare variant shows)
-    │   │   └── l_forearm / l_forearm_bare   forearm, wide sleeve, hand
-    │   │                └── l_guard         遂 arm guard (決遂 worn and arm bared)
+    │   │   └── l_forearm / l_forearm_bare   forearm, sleeve, hand
+    │   │       ├── l_sleeve                 the sleeve's hanging fold (袂), kept hanging down
+    │   │       └── l_guard (of the bare one) 遂 arm guard (決遂 worn and arm bared)
     │   └── r_upper_arm
     │       └── r_forearm
+    │           ├── r_sleeve
     │           └── r_ring                   決 thumb ring (決遂 worn)
     ├── l_thigh → l_shin (shin + shoe)
     └── r_thigh → r_shin
@@ -47,14 +49,14 @@ __all__ = [
 
 PARTS: tuple[str, ...] = (
     "pelvis", "skirt", "hem", "torso", "head",
-    "l_upper_arm", "l_forearm", "l_upper_arm_bare", "l_forearm_bare", "l_guard",
-    "r_upper_arm", "r_forearm", "r_ring",
+    "l_upper_arm", "l_forearm", "l_sleeve", "l_upper_arm_bare", "l_forearm_bare", "l_guard",
+    "r_upper_arm", "r_forearm", "r_sleeve", "r_ring",
     "l_thigh", "l_shin", "r_thigh", "r_shin",
 )
 
 PARENT: dict[str, str | None] = {
     "pelvis": None, "skirt": "pelvis", "hem": "skirt", "torso": "pelvis", "head": "torso",
-    "l_upper_arm": "torso", "l_forearm": "l_upper_arm",
+    "l_upper_arm": "torso", "l_forearm": "l_upper_arm", "l_sleeve": "l_forearm", "r_sleeve": "r_forearm",
     "l_upper_arm_bare": "torso", "l_forearm_bare": "l_upper_arm_bare", "l_guard": "l_forearm_bare",
     "r_upper_arm": "torso", "r_forearm": "r_upper_arm", "r_ring": "r_forearm",
     "l_thigh": "pelvis", "l_shin": "l_thigh", "r_thigh": "pelvis", "r_shin": "r_thigh",
@@ -71,6 +73,7 @@ HAND = 0.08
 THIGH = 0.42
 SHIN = 0.38           # knee to the ankle; the shoe adds 0.07
 SKIRT_HEM = 0.17      # hem above the ground when standing
+SLEEVE_AT = 0.16      # the sleeve's fold hangs from this far down the forearm
 HEM_JOIN = 0.36       # the hem part hangs from this far below the waist
 SKIRT_TOP = (0.16, 0.125)     # the robe's radii at the waist (x, y)
 SKIRT_BOTTOM = (0.235, 0.19)  # and at the hem: 0.47 m across
@@ -90,6 +93,8 @@ JOINT_OFFSET: dict[str, np.ndarray] = {k: np.asarray(v, float) for k, v in {
     "l_guard": (0.0, 0.0, 0.0),
     "r_upper_arm": (SHOULDER_X, 0.0, SHOULDER_Z),
     "r_forearm": (0.0, 0.0, -UPPER_ARM),
+    "l_sleeve": (0.0, 0.0, -SLEEVE_AT),
+    "r_sleeve": (0.0, 0.0, -SLEEVE_AT),
     "r_ring": (0.0, 0.0, -FOREARM),
     "l_thigh": (-0.09, 0.0, 0.0),
     "l_shin": (0.0, 0.0, -THIGH),
@@ -381,15 +386,19 @@ def _part_meshes_cached(role: str) -> tuple[tuple[str, trimesh.Trimesh], ...]:
             return up, fo
         up = _frustum(0.03, -UPPER_ARM, 0.07, 0.075, 12, robe)
         fo = _merge([
-            _frustum(0.0, -FOREARM + 0.02, 0.07, (0.10, 0.13), 12, robe, cap1=False),    # wide sleeve (袂)
-            _frustum(-FOREARM + 0.02, -FOREARM - 0.02, (0.10, 0.13), (0.105, 0.145), 12, robe, cap0=False,
-                     cap1=False, center1=(0.0, -0.03)),                                 # its hanging lower edge
-            _frustum(-FOREARM - 0.02, -FOREARM - 0.01, (0.105, 0.145), (0.05, 0.05), 12, sleeve_lining,
-                     cap0=False, cap1=False, center0=(0.0, -0.03)),
+            _frustum(0.0, -FOREARM + 0.02, 0.07, 0.085, 12, robe, cap1=False),           # the sleeve round the arm
+            _frustum(-FOREARM + 0.02, -FOREARM + 0.03, 0.085, 0.05, 12, sleeve_lining, cap0=False, cap1=False),
             _hand(SKIN),
         ])
         return up, fo
 
+    # 袂: the wide sleeve's fold, hanging straight down from the forearm whatever the arm does
+    # (its frame keeps the torso's orientation: :func:`.poses.local_transforms` undoes the arm's turn)
+    fold = _merge([_frustum(0.06, -0.20, (0.06, 0.11), (0.05, 0.15), 10, robe, cap0=False, cap1=False,
+                            center0=(0.0, 0.0), center1=(0.0, -0.02)),
+                   _frustum(-0.20, -0.21, (0.05, 0.15), (0.02, 0.03), 10, sleeve_lining, cap0=False, cap1=False,
+                            center0=(0.0, -0.02), center1=(0.0, -0.02))])
+    parts["l_sleeve"], parts["r_sleeve"] = fold, fold.copy()
     parts["l_upper_arm"], parts["l_forearm"] = arm(False)
     parts["r_upper_arm"], parts["r_forearm"] = arm(False)
     parts["l_upper_arm_bare"], parts["l_forearm_bare"] = arm(True)
