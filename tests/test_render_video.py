@@ -123,3 +123,18 @@ def test_ranges_and_events(plan):
     assert len(video.frame_times(0, 2, 25)) == 50 and len(video.frame_times(0, 2, 25, speed=2)) == 25
     assert plan.current_event(23.0).id == "e0006"
     assert captions.display_text("司shè适堂西") == "司射适堂西"
+
+
+def test_soundtrack_as_aac_stereo_and_chapters(plan, ground, tmp_path):
+    from reconstruct.render.encode import ffmpeg_exe
+    out = tmp_path / "s.mp4"
+    video.render_video(plan, ground, out, size=SIZE, start=21.0, end=23.0, progress=False)
+    info = subprocess.run([ffmpeg_exe(), "-hide_banner", "-i", str(out)], capture_output=True, text=True).stderr
+    audio = [ln for ln in info.splitlines() if "Audio:" in ln]
+    assert len(audio) == 1 and "aac" in audio[0] and "stereo" in audio[0] and "48000 Hz" in audio[0]
+    assert "Chapter #0:0" in info
+    quiet = tmp_path / "q.mp4"
+    video.render_video(plan, ground, quiet, size=SIZE, start=21.0, end=23.0, progress=False, sound=False)
+    info = subprocess.run([ffmpeg_exe(), "-hide_banner", "-i", str(quiet)], capture_output=True, text=True).stderr
+    assert "Audio:" not in info
+
