@@ -124,3 +124,20 @@ def test_gestures_ease_in_and_out():
     assert tl.active(10.6)[0][2] == 1.0
     assert 0 < tl.active(11.2)[0][2] < 1
     assert tl.active(11.0 + G.RELEASE + 0.01) == []
+
+
+def test_hand_overs_meet_halfway(plan, sampler):
+    """Handing something over, both reach towards the other: the hands meet between them."""
+    apart = []
+    for aid, a in plan.actors.items():
+        for g in a.gestures:
+            if g.kind == "hand_over" and g.object in plan.actors:
+                t = (g.t0 + g.t1) / 2
+                mids = []
+                for who in (aid, g.object):
+                    xyz, hd, params, state = sampler.actor_pose(who, t)
+                    w = P.world_transforms(*xyz, hd, params=params, state=state)
+                    mids.append((F.hand_position(w, "l") + F.hand_position(w, "r")) / 2)
+                apart.append(float(np.linalg.norm(mids[0] - mids[1])))
+    assert len(apart) > 20
+    assert np.median(apart) < 0.35

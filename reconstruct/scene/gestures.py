@@ -27,7 +27,7 @@ from scipy.spatial.transform import Rotation
 
 from .figures import FOREARM, HAND, JOINT_OFFSET, UPPER_ARM
 
-__all__ = ["Target", "TARGETS", "target_of", "arm_angles", "palm_in_torso", "GestureTimeline", "apply_gestures",
+__all__ = ["Target", "TARGETS", "target_of", "REACH_KINDS", "arm_angles", "palm_in_torso", "GestureTimeline", "apply_gestures",
            "ATTACK", "RELEASE", "DRAW_PULL"]
 
 ATTACK = 0.3            # s, the longest ease into a gesture
@@ -115,8 +115,28 @@ _MOVING = {
 }
 
 
-def target_of(kind: str, u: float = 1.0) -> Target | None:
-    """The target of a gesture kind at progress ``u`` (None for a kind that moves no limb)."""
+REACH_KINDS = ("hand_over", "receive")
+
+
+@lru_cache(maxsize=None)
+def _reaching(reach: float, angle: float) -> Target:
+    """Both hands held out ``reach`` m from the body towards ``angle`` degrees right of straight ahead
+    (a hand-over: they meet the other's halfway)."""
+    a = math.radians(angle)
+    d = np.array([math.sin(a), math.cos(a)])
+    side = np.array([d[1], -d[0]]) * 0.07
+    l, r = d * reach - side, d * reach + side
+    return Target(l=(float(l[0]), float(l[1]), 0.16), r=(float(r[0]), float(r[1]), 0.16), torso_pitch=6.0,
+                  head_pitch=4.0)
+
+
+def target_of(kind: str, u: float = 1.0, reach: tuple[float, float] | None = None) -> Target | None:
+    """The target of a gesture kind at progress ``u`` (None for a kind that moves no limb); a hand-over
+    to someone (``reach``: half the distance between the two, and his bearing from straight ahead in
+    degrees) holds the hands out that far towards him."""
+    if reach is not None and kind in REACH_KINDS:
+        dist, angle = reach
+        return _reaching(round(min(0.5, max(0.2, dist)) * 20) / 20, round(min(70.0, max(-70.0, angle)) / 10) * 10)
     if kind in _MOVING:
         return _moving_target(kind, round(min(1.0, max(0.0, u)) * _STEPS) / _STEPS)
     return TARGETS.get(kind)
@@ -238,14 +258,15 @@ class GestureTimeline:
         return w_in * (1.0 - _smooth((t - g.t1) / RELEASE))
 
 
-def apply_gestures(params: dict[str, float], active) -> dict[str, float]:
+def apply_gestures(params: dict[str, float], active, reach: dict | None = None) -> dict[str, float]:
     """``params`` with the active gestures ([(gesture, u, w)] from :meth:`GestureTimeline.active`) laid
-    over them, each blended in by its weight, later ones over earlier ones."""
+    over them, each blended in by its weight, later ones over earlier ones (``reach``: gesture → how far
+    the hands go out to meet another's, for hand-overs)."""
     if not active:
         return params
     p = dict(params)
     for g, u, w in active:
-        tg = target_of(g.kind, u)
+        tg = target_of(g.kind, u, (reach or {}).get(g))
         if tg is None:
             continue
         for k, v in target_params(tg).items():

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..model.plan import Plan, Track
 from . import poses as P
-from .gestures import RELEASE, GestureTimeline, apply_gestures
+from .gestures import REACH_KINDS, RELEASE, GestureTimeline, apply_gestures
 from .props import prop_kind
 
 LOW = {"kneel", "kneel_bow"}
@@ -110,6 +110,7 @@ class PlanSampler:
         self.actors: dict[str, Motion] = {aid: Motion.of(a.track) for aid, a in plan.actors.items()}
         self.props: dict[str, Motion] = {pid: Motion.of(p.track) for pid, p in plan.props.items()}
         self.gestures: dict[str, GestureTimeline] = {aid: GestureTimeline(a.gestures) for aid, a in plan.actors.items()}
+        self.partner = self._hand_over_partners(plan)
 
     # -- actors
     def state(self, aid: str, t: float) -> dict:
@@ -150,9 +151,29 @@ class PlanSampler:
                 params = P.blend_params(prev, params, smooth(w))
         active = self.gestures[aid].active(t)
         if active:
-            params = apply_gestures(params, active)
+            reach = {}
+            for g, _, _ in active:                # a hand-over: the hands meet the other's halfway
+                other = g.object if g.object in self.actors else self.partner.get((aid, g))
+                if g.kind in REACH_KINDS and other is not None:
+                    dx, dy = (self.actors[other].position(t)[0] - xyz)[:2]
+                    bearing = np.degrees(np.arctan2(dx, dy)) - hd
+                    reach[g] = (0.5 * float(np.hypot(dx, dy)), float((bearing + 180.0) % 360.0 - 180.0))
+            params = apply_gestures(params, active, reach)
             state["gestures"] = [(g.kind, g.object, u, w) for g, u, w in active]
         return xyz, hd, params, state
+
+    @staticmethod
+    def _hand_over_partners(plan: Plan) -> dict:
+        """(receiver, his receive gesture) → the one handing it to him (a hand_over to him that overlaps it)."""
+        out = {}
+        for giver, a in plan.actors.items():
+            for g in a.gestures:
+                if g.kind != "hand_over" or g.object not in plan.actors:
+                    continue
+                for r in plan.actors[g.object].gestures:
+                    if r.kind == "receive" and r.t0 < g.t1 + 0.5 and g.t0 < r.t1 + 0.5:
+                        out[(g.object, r)] = giver
+        return out
 
     def last_gesture(self, aid: str, t: float, kinds: tuple[str, ...]):
         """The last gesture of one of ``kinds`` an actor began at or before ``t`` (None: none)."""
