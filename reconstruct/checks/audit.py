@@ -76,22 +76,23 @@ def audit(plan: Plan, reading: Reading, step: float = STEP, limit: int = 50) -> 
             shapes.append((lm.id, Point(lm.position[:2]).buffer(max(lm.size[:2]) / 2, 8), lm.position[2] > H / 2))
     hall = Polygon(reading.hall_footprint)
     stairs = [Polygon(((s.x - s.width / 2, -s.run), (s.x + s.width / 2, -s.run), (s.x + s.width / 2, 0.0),
-                       (s.x - s.width / 2, 0.0))) for s in reading.stairs.values()]
+                       (s.x - s.width / 2, 0.0))).buffer(0.05) for s in reading.stairs.values()]
+    shapely.prepare([hall, *stairs, *(sh for _, sh, _ in shapes)])
     for a in ids:
         p = P[ids.index(a)]
-        pts = shapely.points(p[:, :2])
+        px, py = p[:, 0], p[:, 1]
         on_hall = p[:, 2] > H - 1e-3
         for name, shape, up in shapes:
-            inside = shapely.contains(shape, pts) & (on_hall == up)
+            inside = shapely.contains_xy(shape, px, py) & (on_hall == up)
             if inside.any():
                 k = int(np.argmax(inside))
                 add(Finding("fixture", a, float(ts[k]), f"inside the {name}"))
         # level: being above the court but off the hall means being on a stair
         raised = (p[:, 2] > 1e-3)
-        in_hall = shapely.covers(hall, pts)
+        in_hall = shapely.intersects_xy(hall, px, py)
         in_stair = np.zeros(len(ts), bool)
         for st in stairs:
-            in_stair |= shapely.covers(st.buffer(0.05), pts)
+            in_stair |= shapely.intersects_xy(st, px, py)
         bad = raised & ~in_hall & ~in_stair
         if bad.any():
             k = int(np.argmax(bad))
@@ -129,14 +130,15 @@ def flights(plan: Plan, reading: Reading) -> list[Finding]:
         if not len(fly):
             continue
         pts = np.c_[k["x"][fly], k["y"][fly], k["z"][fly]]
-        under = shapely.covers(hall, shapely.points(pts[:, :2])) | ((pts[:, 1] > roof.ys) & (pts[:, 1] < roof.yn)
+        over_hall = shapely.intersects_xy(hall, pts[:, 0], pts[:, 1])
+        under = over_hall | ((pts[:, 1] > roof.ys) & (pts[:, 1] < roof.yn)
                                                                     & (np.abs(pts[:, 0]) < hall.bounds[2]))
         roof_z = np.array([roof.z(y) for y in pts[:, 1]])
         bad = (pts[:, 2] < -0.05) | (under & (pts[:, 2] > roof_z - 0.05)) | (
-            shapely.covers(hall, shapely.points(pts[:, :2])) & (pts[:, 2] < H))
+            over_hall & (pts[:, 2] < H))
         for name, shape, kind in solid:
             high = reading.wall_height if kind == "wall" else (roof.zr if kind == "column" else 1.5)
-            bad |= shapely.contains(shape, shapely.points(pts[:, :2])) & (pts[:, 2] < high)
+            bad |= shapely.contains_xy(shape, pts[:, 0], pts[:, 1]) & (pts[:, 2] < high)
         if bad.any():
             i = fly[int(np.argmax(bad))]
             out.append(Finding("flight", pid, float(k["t"][i]), f"an arrow in flight passes through the ground, "
