@@ -14,7 +14,7 @@ from reconstruct.checks.meshaudit import mesh_audit  # noqa: E402
 from reconstruct.model.plan import Plan  # noqa: E402
 
 # the default reading's count, measured when the audit was written: it may only go down (issue 19 wants 0)
-MEASURED_DEFAULT = 621
+MEASURED_DEFAULT = 612
 
 
 def _two(a_xy, b_xy, ha=180.0, hb=0.0, gestures=None) -> Plan:
