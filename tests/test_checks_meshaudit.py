@@ -4,7 +4,6 @@ import json
 import sys
 from pathlib import Path
 
-import pytest
 
 sys.path.insert(0, str(Path(__file__).parent / "fixtures"))
 from mini_plan import make_plan  # noqa: E402
