@@ -41,19 +41,17 @@ _VIS_PARTS = ("l_upper_arm", "l_upper_arm_bare", "l_guard", "r_ring")
 
 
 def track_keys(track: Track, duration: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, list]:
-    """A track's keys without exact duplicates, spanning [0, duration]: (t, xyz, heading, posture)."""
-    out = []
-    for r in track.rows():
-        if out and abs(r[0] - out[-1][0]) < 1e-9 and r[1:5] == out[-1][1:5]:
-            out[-1] = r
-            continue
-        out.append(r)
-    if out[0][0] > 0:
-        out.insert(0, [0.0, *out[0][1:]])
-    if out[-1][0] < duration:
-        out.append([duration, *out[-1][1:]])
-    t = strictly_increasing([r[0] for r in out])
-    return t, np.array([r[1:4] for r in out]), np.array([r[4] for r in out]), [r[5] for r in out]
+    """A track's keys without exact duplicates (a key at the same time and pose as the next gives way to
+    it), spanning [0, duration]: (t, xyz, heading, posture)."""
+    t, xyz, hd, post = track.t, track.xyz, track.heading, track.posture
+    same = (np.abs(np.diff(t)) < 1e-9) & (np.diff(xyz, axis=0) == 0).all(axis=1) & (np.diff(hd) == 0)
+    keep = np.r_[~same, True]
+    t, xyz, hd, post = t[keep], xyz[keep], hd[keep], list(post[keep])
+    if t[0] > 0:
+        t, xyz, hd, post = np.r_[0.0, t], np.vstack([xyz[:1], xyz]), np.r_[hd[0], hd], [post[0], *post]
+    if t[-1] < duration:
+        t, xyz, hd, post = np.r_[t, duration], np.vstack([xyz, xyz[-1:]]), np.r_[hd, hd[-1]], [*post, post[-1]]
+    return strictly_increasing(list(t)), xyz, hd, post
 
 
 def _vis_scale(state: dict) -> dict[str, float]:
