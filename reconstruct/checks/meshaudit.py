@@ -101,27 +101,32 @@ class _Body:
 class _Bodies:
     """Posed figures, cached by pose."""
 
-    def __init__(self, sampler: PlanSampler):
+    def __init__(self, sampler: PlanSampler, changes: dict[str, np.ndarray] | None = None):
         import fcl
         self.fcl = fcl
         self.sampler = sampler
         self.models = _Models(fcl)
         self.geom = {aid: F.figure_geometry(aid) for aid in sampler.actors}
         self.cache: dict[str, tuple] = {}
+        # per person, how many of the samples up to each may have changed him (see :func:`mesh_audit`)
+        self.changes = changes or {}
 
-    def posed(self, aid: str, t: float, moving: bool = True) -> tuple[tuple, _Body]:
-        """(pose signature, posed body) of a person at ``t`` (the last one when he is not ``moving``)."""
+    def posed(self, aid: str, t: float, k: int | None = None) -> tuple[tuple, _Body]:
+        """(pose signature, posed body) of a person at ``t``, sample ``k``: the one posed last when he
+        cannot have changed since (no sample in between, nor this one, may have changed him)."""
         hit = self.cache.get(aid)
-        if hit is not None and (not moving or hit[2] == t):
+        c = self.changes.get(aid)
+        if hit is not None and (hit[2] == t or (k is not None and c is not None and hit[3] is not None
+                                                 and c[k] == c[hit[3]])):
             return hit[:2]
         xyz, hd, params, state = self.sampler.actor_pose(aid, t)
         sig = (tuple(np.round(xyz, 3)), round(hd, 2), tuple(round(v, 3) for v in params.values()),
                bool(state.get("bare_left_arm")), bool(state.get("gear")))
         if hit is not None and hit[0] == sig:
-            self.cache[aid] = (sig, hit[1], t)
+            self.cache[aid] = (sig, hit[1], t, k)
             return hit[:2]
         w = P.world_transforms(*xyz, hd, params=params, state=state)
-        self.cache[aid] = (sig, _Body(self.models, F.role_of(aid), self.geom[aid], w), t)
+        self.cache[aid] = (sig, _Body(self.models, F.role_of(aid), self.geom[aid], w), t, k)
         return self.cache[aid][:2]
 
     def touch(self, a: _Body, b: _Body, hands: bool = True) -> tuple[str, str] | None:
@@ -172,16 +177,18 @@ def mesh_audit(plan: Plan, step: float = STEP, t0: float = 0.0, t1: float | None
     t1 = plan.duration if t1 is None else t1
     ts = np.arange(t0, t1 + 1e-9, step)
     pos = np.stack([plan.actors[a].track.at(ts)[0] for a in ids])          # (n, T, 3)
-    bodies = _Bodies(sampler)
     handing = _handing(plan)
     leading = _leading(plan)
-    # when each person may look different from the sample before (walks, bows, gestures, changes)
-    live = {}
+    # when each person may look different from the sample before (walks, bows, gestures, changes),
+    # counted up to each sample: a pose made at one sample holds at another when the count is the same
+    # and neither may have changed him (however long since, and whoever he met in between)
+    changes = {}
     for a in ids:
         m = np.zeros(len(ts), bool)
         for u0, u1 in sampler.active_intervals(a):
             m[max(0, int(np.floor((u0 - t0) / step))):max(0, int(np.ceil((u1 - t0) / step)) + 1)] = True
-        live[a] = m
+        changes[a] = np.cumsum(m)
+    bodies = _Bodies(sampler, changes)
     found: list[Contact] = []
     touching: dict[tuple[str, str], bool] = {}
     checked: dict[tuple[str, str], tuple] = {}
@@ -194,8 +201,8 @@ def mesh_audit(plan: Plan, step: float = STEP, t0: float = 0.0, t1: float | None
         for i, j in zip(iu[(d < REACH) & same], ju[(d < REACH) & same]):
             a, b = ids[i], ids[j]
             near.add((a, b))
-            sa, oa = bodies.posed(a, float(t), live[a][k])
-            sb, ob = bodies.posed(b, float(t), live[b][k])
+            sa, oa = bodies.posed(a, float(t), k)
+            sb, ob = bodies.posed(b, float(t), k)
             hands = (_during(handing[a], t) and _during(handing[b], t)) or _during(
                 leading.get((a, b), []) + leading.get((b, a), []), t)
             key = (sa, sb, hands)

@@ -188,12 +188,13 @@ class PlanSampler:
         return [(g.kind, g.object, u, w) for g, u, w in self.gestures[aid].active(t)]
 
     def active_intervals(self, aid: str) -> list[tuple[float, float]]:
-        """Plan-time intervals in which an actor visibly moves (walks, bows, changes posture)."""
+        """Plan-time intervals in which an actor visibly moves (walks, turns, bows, changes posture)."""
         m = self.actors[aid]
         out = []
+        hd = m.track.heading
         for i in range(len(m.t) - 1):
-            walks = m.seg_post[i] == "walk" and m.cum[i + 1] - m.cum[i] > 0.01
-            if walks or m.seg_post[i] in ("bow", "kneel_bow"):
+            moves = m.cum[i + 1] - m.cum[i] > 0.01          # walking, or shifting on his knees
+            if moves or m.seg_post[i] in ("bow", "kneel_bow") or hd[i + 1] != hd[i]:
                 out.append((m.t[i], m.t[i + 1]))
             if i > 0 and m.seg_post[i] != m.seg_post[i - 1]:
                 out.append((m.t[i] - 0.1, m.t[i] + 0.9))
