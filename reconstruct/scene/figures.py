@@ -41,7 +41,7 @@ from scipy.spatial.transform import Rotation
 
 __all__ = [
     "PARTS", "PARENT", "JOINT_OFFSET", "ROLE_STYLE", "role_of", "part_meshes", "root_transform",
-    "hand_position", "FigureGeometry", "figure_geometry", "STANDING_HEIGHT", "STRIDE_M",
+    "hand_position", "FigureGeometry", "figure_geometry", "STANDING_HEIGHT", "STRIDE_M", "HIP_SWING",
 ]
 
 # ---------------------------------------------------------------------------
@@ -78,7 +78,8 @@ HEM_JOIN = 0.36       # the hem part hangs from this far below the waist
 SKIRT_TOP = (0.16, 0.125)     # the robe's radii at the waist (x, y)
 SKIRT_BOTTOM = (0.235, 0.19)  # and at the hem: 0.47 m across
 STANDING_HEIGHT = HIP_Z + WAIST + NECK_Z + 0.23   # top of the head, without the cap
-STRIDE_M = 1.3        # ground covered by one full gait cycle (two steps)
+HIP_SWING = 12.0      # degrees the thigh swings either way: short steps in the robe (趨; 接武 on the hall)
+STRIDE_M = 0.72       # ground covered by one full gait cycle (two steps of 2 · 0.87 m · sin 12°)
 
 JOINT_OFFSET: dict[str, np.ndarray] = {k: np.asarray(v, float) for k, v in {
     "pelvis": (0.0, 0.0, HIP_Z),

@@ -16,7 +16,7 @@ import math
 import numpy as np
 import trimesh
 
-from .figures import (HIP_Z, JOINT_OFFSET, PARTS, SKIRT_HEM, STRIDE_M, WAIST, _merge, _rot, _rx, _t,
+from .figures import (HIP_SWING, HIP_Z, JOINT_OFFSET, PARTS, SKIRT_HEM, STRIDE_M, WAIST, _merge, _rot, _rx, _t,
                       chain, part_meshes, root_transform)
 from .props import TWO_HANDED, prop_kind
 
@@ -24,6 +24,7 @@ __all__ = ["POSTURES", "pose_params", "blend_params", "local_transforms", "pose"
            "gait_phase", "figure_mesh"]
 
 POSTURES: tuple[str, ...] = ("stand", "walk", "kneel", "bow", "kneel_bow")
+KNEEL_BACK = -0.17      # metres the hips go back when one kneels
 
 
 def _smooth(e0: float, e1: float, x: float) -> float:
@@ -40,7 +41,7 @@ def _envelope(phase: float, attack: float = 0.3, release: float = 0.3) -> float:
 
 # arm parameters: raise (forward, about x), abd (out to the side), yaw (inward, about z), elbow (flex)
 _PARAM_KEYS = (
-    "pelvis_z", "pelvis_pitch", "torso_pitch", "torso_roll", "torso_yaw", "head_pitch", "head_yaw",
+    "pelvis_z", "pelvis_dy", "pelvis_pitch", "torso_pitch", "torso_roll", "torso_yaw", "head_pitch", "head_yaw",
     "skirt_sx", "skirt_sy", "skirt_sz", "skirt_dy", "skirt_pitch", "hem_sy", "hem_pitch",
     "l_raise", "l_abd", "l_yaw", "l_elbow", "r_raise", "r_abd", "r_yaw", "r_elbow",
     "l_hip", "l_knee", "r_hip", "r_knee", "l_hip_abd", "r_hip_abd",
@@ -60,6 +61,9 @@ def _arms(p: dict, raise_: float, abd: float, yaw: float, elbow: float) -> None:
 
 def _kneel_base(p: dict) -> None:
     p["pelvis_z"] = 0.27
+    # one kneels where one stood: the knees come forward of the feet's place, the seat goes back over
+    # the heels (the place stays under the middle of the kneeling figure)
+    p["pelvis_dy"] = KNEEL_BACK
     for s in "lr":
         p[f"{s}_hip"] = 68.0
         p[f"{s}_knee"] = -158.0
@@ -86,19 +90,16 @@ def pose_params(posture: str, phase: float = 0.0, state: dict | None = None) -> 
         w = 2 * math.pi * phase
         swing = math.sin(w)
         p["pelvis_z"] = HIP_Z - 0.025 * (1 - abs(math.cos(w)))
-        p["l_hip"], p["r_hip"] = 18 * swing, -18 * swing
-        p["l_knee"] = -(6 + 40 * max(0.0, math.cos(w)))
-        p["r_knee"] = -(6 + 40 * max(0.0, -math.cos(w)))
-        p["skirt_sy"] = 1.0 + 0.10 * abs(swing)
-        p["skirt_pitch"] = 2.0 * math.sin(2 * w)
+        p["l_hip"], p["r_hip"] = HIP_SWING * swing, -HIP_SWING * swing
+        p["l_knee"] = -(6 + 16 * max(0.0, math.cos(w)))
+        p["r_knee"] = -(6 + 16 * max(0.0, -math.cos(w)))
+        p["skirt_sy"] = 1.0 + 0.06 * abs(swing)
+        p["skirt_pitch"] = 1.5 * math.sin(2 * w)
         # the hem opens with the stride and swings with the leading leg, so the legs stay inside it
-        p["hem_sy"] = 1.0 + 0.70 * abs(swing)
+        p["hem_sy"] = 1.0 + 0.32 * abs(swing)
         p["torso_roll"] = 2.0 * swing
         p["torso_pitch"] = 3.0
-        # arms swing against the legs, sleeves loose
-        p["l_raise"], p["r_raise"] = 8 - 16 * swing, 8 + 16 * swing
-        p["l_elbow"], p["r_elbow"] = 20 + 8 * max(0.0, -swing), 20 + 8 * max(0.0, swing)
-        p["l_abd"] = p["r_abd"] = 9.0
+        _arms(p, 0, 6, 30, 100)
     elif posture == "kneel":
         _kneel_base(p)
         _arms(p, 22, 12, 26, 52)                   # hands resting joined on the lap
@@ -107,7 +108,7 @@ def pose_params(posture: str, phase: float = 0.0, state: dict | None = None) -> 
         p["torso_pitch"] = 3 + 19 * e
         p["head_pitch"] = 5 + 10 * e
         p["pelvis_pitch"] = 4 * e
-        _arms(p, 38 + 30 * e, 10, 31 + 2 * e, 52 - 34 * e)  # joined hands pushed forward (推手)
+        _arms(p, 38 + 18 * e, 10, 31 + 2 * e, 52 - 22 * e)  # joined hands pushed forward (推手)
     elif posture == "kneel_bow":
         _kneel_base(p)
         e = _envelope(phase, 0.35, 0.35)
@@ -121,9 +122,9 @@ def pose_params(posture: str, phase: float = 0.0, state: dict | None = None) -> 
     if posture in ("stand", "walk", "kneel"):
         if two_handed:
             for s in "lr":
-                p[f"{s}_raise"], p[f"{s}_abd"], p[f"{s}_yaw"], p[f"{s}_elbow"] = 14, 8, 30, 90
+                p[f"{s}_raise"], p[f"{s}_abd"], p[f"{s}_yaw"], p[f"{s}_elbow"] = 8, 6, 30, 95   # close to the chest
         elif "弓" in holding:
-            p["l_raise"], p["l_abd"], p["l_yaw"], p["l_elbow"] = 16, 14, 6, 60
+            p["l_raise"], p["l_abd"], p["l_yaw"], p["l_elbow"] = 5, 8, 10, 45     # the bow upright at the left side
     return p
 
 
@@ -140,7 +141,7 @@ def local_transforms(p: dict[str, float], state: dict | None = None) -> dict[str
     gear = bool(state.get("gear"))
     off = JOINT_OFFSET
     L: dict[str, np.ndarray] = {}
-    L["pelvis"] = _t((0, 0, p["pelvis_z"])) @ _rx(-p["pelvis_pitch"])
+    L["pelvis"] = _t((0, p["pelvis_dy"], p["pelvis_z"])) @ _rx(-p["pelvis_pitch"])
     sk = np.diag([p["skirt_sx"], p["skirt_sy"], p["skirt_sz"], 1.0])
     L["skirt"] = _t(off["skirt"] + (0, p["skirt_dy"], 0)) @ _rx(-p["skirt_pitch"]) @ sk
     L["hem"] = _t(off["hem"]) @ _rx(-p["hem_pitch"]) @ np.diag([1.0, p["hem_sy"], 1.0, 1.0])

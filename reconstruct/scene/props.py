@@ -8,6 +8,7 @@ from functools import lru_cache
 import numpy as np
 import trimesh
 
+from ..model import footprint
 from .figures import (FigureGeometry, _box, _ellipsoid, _flatten, _frustum, _merge, _rx, _rz, _t, _tube,
                       hand_position)
 
@@ -16,7 +17,7 @@ __all__ = ["PROP_KINDS", "TWO_HANDED", "prop_kind", "prop_mesh", "prop_geometry"
 PROP_KINDS: tuple[str, ...] = ("弓", "矢", "扑", "觯", "爵", "丰", "荐", "俎", "算", "旌", "瑟", "中", "楅", "侯",
                                "笙", "席", "尊", "篚", "乏")
 _TRAD = {"觶": "觯", "豐": "丰", "薦": "荐", "筭": "算", "撲": "扑", "朴": "扑", "鹿中": "中", "福": "楅"}
-TWO_HANDED = {"觯", "爵", "丰", "荐", "俎", "瑟", "旌", "算"}
+TWO_HANDED = footprint.TWO_HANDED      # held before the chest in both hands (the outlines of the planner agree)
 _BRONZE = (0.42, 0.38, 0.24)
 _WOOD = (0.45, 0.30, 0.17)
 _LACQUER = (0.35, 0.09, 0.06)
