@@ -251,6 +251,9 @@ class Actions:
 
     # how far one kneeling reaches without getting up (leaning forward from the heels)
     KNEEL_REACH = 1.25
+    # how far apart two stand to hand something over: face to face, both holding a thing before the
+    # chest, their outlines just clear; the arms reach halfway across
+    HAND_REACH = 0.8
 
     def _reach(self, b: Body, x: float, y: float, level: str, within: float, why: str) -> None:
         """Come within reach of a spot: kneeling (坐取, 坐奠, 不興), one leans to it without rising when it
@@ -314,12 +317,14 @@ class Actions:
         if h is not None and self.current is not None and ev == self.current.id:
             self.face(b, h)
 
-    def _meet(self, b: Body, other: Body, why: str) -> None:
-        """A hand-over: come within arm's reach (0.75 m) of the other, wait for him, hand over.  One who
-        kneels (迭飲於坐) reaches from where he kneels to one who has come up to him."""
+    def _meet(self, b: Body, other: Body, why: str, roomy: bool = True) -> None:
+        """A hand-over: come within arm's reach (:attr:`HAND_REACH`) of the other, wait for him, hand over.
+        One who kneels (迭飲於坐) reaches from where he kneels to one who has come up to him.  ``roomy``:
+        where the spot within reach is taken, one a little further that leaves room to pass (see
+        :meth:`free_spot`); else the nearest free spot, as one who takes another by the hand must."""
         level = other.level if other.level != STAIR else HALL
         if not (b.posture == "kneel" and math.hypot(other.x - b.x, other.y - b.y) <= self.KNEEL_REACH):
-            self.approach(b, other.x, other.y, level, 0.75, why)
+            self.approach(b, other.x, other.y, level, self.HAND_REACH, why, roomy)
         b.hold_until(max(b.t, other.t))
         self._keep_stated_facing(b)
         self.hold(b, self.pace.hand_over)

@@ -5,9 +5,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-
-
-
+from ..model import footprint
 
 
 class TrackIndex:
@@ -78,8 +76,11 @@ class Body:
     waited: list[tuple[float, str]] = field(default_factory=list)
     gestures: list[list] = field(default_factory=list)      # [t0, t1, kind, object]
 
-    # the keys as numbers too (t, x, y, z, walking 1/0), kept in step with ``keys`` for fast queries
-    _buf: np.ndarray = field(default_factory=lambda: np.zeros((64, 5)), repr=False)
+    kinds: dict = field(default_factory=dict, repr=False)   # prop id → kind (what he holds shapes his outline)
+
+    # the keys as numbers too (t, x, y, z, walking 1/0, how far he reaches beyond a standing figure), kept
+    # in step with ``keys`` for fast queries
+    _buf: np.ndarray = field(default_factory=lambda: np.zeros((64, 6)), repr=False)
     _n: int = 0
     index: TrackIndex | None = field(default=None, repr=False)
     slot: int = 0                       # this person's row in the index
@@ -87,13 +88,30 @@ class Body:
     def _put_row(self, i: int, row: list) -> None:
         if i >= len(self._buf):
             self._buf = np.vstack([self._buf, np.zeros_like(self._buf)])
-        self._buf[i] = (row[0], row[1], row[2], row[3], 1.0 if row[5] == "walk" else 0.0)
+        self._buf[i] = (row[0], row[1], row[2], row[3], 1.0 if row[5] == "walk" else 0.0, self.beyond(row[5]))
         self._n = max(self._n, i + 1)
         if self.index is not None:
             self.index.add(self.slot, self._buf[i - 1] if i else None, self._buf[i])
 
+    @property
+    def hold(self) -> str:
+        """What his hands hold now, as it shapes his outline (see :func:`footprint.hold_of`)."""
+        held = [self.kinds.get(h, "") for h in self.state.get("holding", ())]
+        return footprint.hold_of(held, self.state.get("bow") == "unstrung")
+
+    def code(self, posture: str | None = None) -> int:
+        """The code of his outline (:mod:`reconstruct.model.footprint`) in a posture (his own now, by
+        default), as he holds things now."""
+        return footprint.code(posture or self.posture, self.hold)
+
+    def beyond(self, posture: str) -> float:
+        """How much farther his outline reaches in a posture than standing (a bow's joined hands pushed
+        forward, a 拜's head down to the mat): others keep that much more room from him then."""
+        return max(0.0, float(footprint.reach_max(self.code(posture)) - footprint.reach_max(self.code("stand"))))
+
     def array(self) -> np.ndarray:
-        """(n, 5): time, x, y, z and whether walking, one row per key."""
+        """(n, 6): time, x, y, z, whether walking and how far he reaches beyond a standing figure (see
+        :meth:`beyond`), one row per key."""
         return self._buf[:self._n]
 
     def key(self, t: float, posture: str | None = None) -> None:

@@ -23,9 +23,6 @@ from ..layout.reading import Reading
 from ..model.plan import FORMAT  # noqa: F401 (re-exported)
 from ..model.plan import Plan
 from .walkable import COURT, HALL, Ground
-
-
-
 from .actions import Actions
 from .courtesy import Courtesy
 from .shooting import Shooting
@@ -60,6 +57,7 @@ class Planner(Places, Occupancy, Walking, Pairs, Courtesy, Actions, Shooting, Ta
         for p in rite.props:
             self.names.add(p.id)
         self.person_ids = {p.id for p in rite.people}
+        self.prop_kinds = {p.id: p.kind for p in rite.props}
         self.track_index = TrackIndex(len(rite.people))
         self._standing_memo: tuple = (None, [])
         self._end_levels: tuple = (None, None)     # (index version, level of where each track ends)

@@ -9,12 +9,15 @@ top of the 西階), the other is already standing where he stays and the bow is 
 """
 from __future__ import annotations
 
+import bisect
 import math
+from operator import itemgetter
 
 import numpy as np
 
+from ..model import footprint
 from .bodies import Body
-from .walkable import COURT, HALL
+from .walkable import COURT, HALL, STAIR
 
 
 class Courtesy:
@@ -32,6 +35,7 @@ class Courtesy:
             self._await_bowee(b, other, answer=False)
         if a.other:
             self.face(b, self.heading_toward(b, a.other))
+        self._room_to_bow(b, "bow", self.pace.bow * a.count)
         t0 = b.t
         self.posture(b, "bow", self.pace.bow * a.count, "stand")
         b.gesture(t0, b.t, "bow", other.id if other is not None else None)
@@ -42,9 +46,80 @@ class Courtesy:
         if other is not None:
             self._await_bowee(b, other, answer=True)
         back = "kneel" if b.posture == "kneel" else "stand"
+        self._room_to_bow(b, "kneel_bow", self.pace.kneel_bow * a.count)
         t0 = b.t
         self.posture(b, "kneel_bow", self.pace.kneel_bow * a.count, back)
         b.gesture(t0, b.t, "kneel_bow", other.id if other is not None else None)
+
+    ROOM_STEPS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6)    # how far one may step to have room to bow
+    ROOM_WAYS = (180.0, 135.0, 225.0, 90.0, 270.0)   # which way, from his facing: back, back and aside, aside
+    ROOM_MARGIN = 0.03                               # kept between the bowing figure and anyone near
+
+    def _room_to_bow(self, b: Body, posture: str, dur: float) -> None:
+        """Room for the bow: where the bowing figure (the joined hands pushed forward, or the head down to
+        the mat) would reach into someone beside or before him while he bows (their outlines as planned,
+        :mod:`reconstruct.model.footprint`), he first steps back (or back and aside, or aside, where
+        something stands behind him), keeping his facing, as little as gives room (at most 0.6 m: the step
+        is the planner's, not the text's, and is explained)."""
+        near = self._people_near(b, b.t, b.t + dur)
+        if near:
+            self._step_for_room(b, posture, near)
+        self._let_pass(b, posture, dur)
+
+    def _let_pass(self, b: Body, posture: str, dur: float) -> None:
+        """Before bowing, let those already planned to pass close by go past (a short wait)."""
+        extra = b.beyond(posture)
+        for delay in self.DELAYS[:10]:
+            t = b.t + delay
+            if self.conflict(b, [(t, b.x, b.y, b.z), (t + dur, b.x, b.y, b.z)], extra=extra) is None:
+                if delay:
+                    self.explain.append(f"  {b.id} waits {delay:.1f} s for those passing before he bows")
+                    b.hold_until(t)
+                return
+
+    def _step_for_room(self, b: Body, posture: str, near: list) -> None:
+        """Step back (or aside) from those standing near, far enough for the bowing figure."""
+        code, h = b.code(posture), b.heading
+        o = np.asarray(near, float)
+
+        def room(x: float, y: float) -> float:
+            dx, dy = o[:, 0] - x, o[:, 1] - y
+            need = footprint.clearance(code, h, o[:, 2].astype(int), o[:, 3], dx, dy) + self.ROOM_MARGIN
+            return float((np.hypot(dx, dy) - need).min())
+
+        if room(b.x, b.y) >= 0.0 or b.level == STAIR:
+            return
+        level = b.level
+        for d in self.ROOM_STEPS:
+            for way in self.ROOM_WAYS:
+                a = math.radians(h + way)
+                x, y = b.x + math.sin(a) * d, b.y + math.cos(a) * d
+                if self.ground.is_free(level, x, y) and self.clear_of_lanes(level, np.asarray([[x, y]]))[0] \
+                        and room(x, y) >= 0.0:
+                    self.explain.append(f"  {b.id} steps {d:.1f} m {'back' if way == 180.0 else 'aside'} "
+                                        "to have room to bow")
+                    self.nudge(b, h + way, d)
+                    return
+
+    def _people_near(self, b: Body, t0: float, t1: float) -> list[tuple[float, float, int, float]]:
+        """Those who stand, kneel or bow (not walking) between t0 and t1 within two metres of someone, on
+        his level, as planned so far: where, the code of their outline, their heading (each way he stands
+        in that time)."""
+        out = []
+        for o in self.near_tracks(b, (b.x - 2.0, b.y - 2.0), (b.x + 2.0, b.y + 2.0), t0, t1):
+            if not o.keys:
+                continue
+            i0 = max(0, bisect.bisect_right(o.keys, t0, key=itemgetter(0)) - 1)
+            i1 = bisect.bisect_right(o.keys, t1, key=itemgetter(0))
+            for i in range(i0, max(i1, i0 + 1)):
+                k = o.keys[i]
+                nxt = o.keys[i + 1] if i + 1 < len(o.keys) else k
+                if (nxt[1], nxt[2]) != (k[1], k[2]):
+                    continue             # on his way: the timed tests keep walkers clear
+                if abs(k[3] - b.z) >= 0.3 or math.dist((k[1], k[2]), (b.x, b.y)) >= 2.0:
+                    continue
+                out.append((k[1], k[2], o.code(k[5]), float(k[4])))
+        return out
 
     def _bowee(self, a) -> Body | None:
         """The person a bow is made to (None when it is made to nobody in particular, or to a place)."""
@@ -107,7 +182,7 @@ class Courtesy:
         if a.other is None:
             self.fail("lead needs the person led (other)")
         led = self._body(a.other)
-        self._meet(b, led, f"to take {led.id} by the hand")
+        self._meet(b, led, f"to take {led.id} by the hand", roomy=False)
         if self.partner.get(led.id) not in (None, b.id):
             self.fail(f"{led.id} is already walking with {self.partner[led.id]}")
         self.partner[led.id] = b.id

@@ -7,13 +7,7 @@ import math
 import numpy as np
 import shapely
 
-
-
-
-
-
 _RING = np.radians(180 + 22.5 * np.arange(16))
-
 
 _RADII = (0.6, 0.9, 1.2, 1.6, 2.0, 2.6, 3.2, 3.8, 4.5, 5.2)
 
@@ -26,20 +20,29 @@ def _ways(xys: list[np.ndarray]) -> np.ndarray:
     return shapely.linestrings(np.concatenate(xy), indices=idx)
 
 
-def _too_close(dx: np.ndarray, dy: np.ndarray, same_level: np.ndarray, gap: float) -> np.ndarray:
+def _too_close(dx: np.ndarray, dy: np.ndarray, same_level: np.ndarray, gap) -> np.ndarray:
     """For two tracks sampled at the same times (dx, dy: their difference), whether they come closer
-    than ``gap`` between each sample and the next (the motion in between taken as straight), so a
-    pass between two samples is not missed.  Indexed like the samples; the last flags the last sample."""
+    than ``gap`` (a distance, or one per sample) between each sample and the next (the motion in between
+    taken as straight, the larger of the two gaps kept), so a pass between two samples is not missed.
+    Indexed like the samples; the last flags the last sample."""
+    gap = np.broadcast_to(np.asarray(gap, float), dx.shape)
     if dx.shape[-1] < 2:
         return (np.hypot(dx, dy) < gap) & same_level
     ux, uy = np.diff(dx, axis=-1), np.diff(dy, axis=-1)
     uu = np.maximum(ux * ux + uy * uy, 1e-12)
     s = np.clip(-(dx[..., :-1] * ux + dy[..., :-1] * uy) / uu, 0.0, 1.0)
-    near = np.hypot(dx[..., :-1] + s * ux, dy[..., :-1] + s * uy) < gap
+    near = np.hypot(dx[..., :-1] + s * ux, dy[..., :-1] + s * uy) < np.maximum(gap[..., :-1], gap[..., 1:])
     out = np.empty(dx.shape, bool)
     out[..., :-1] = near & (same_level[..., :-1] | same_level[..., 1:])
-    out[..., -1] = (np.hypot(dx[..., -1], dy[..., -1]) < gap) & same_level[..., -1]
+    out[..., -1] = (np.hypot(dx[..., -1], dy[..., -1]) < gap[..., -1]) & same_level[..., -1]
     return out
+
+
+def _beyond(k: np.ndarray, ts: np.ndarray) -> np.ndarray:
+    """How far beyond a standing figure a track's person reaches at times ``ts`` (column 5 of its key rows:
+    the larger of the keys before and after each time, so a bow counts from its first key to its last)."""
+    i = np.clip(np.searchsorted(k[:, 0], ts, side="right") - 1, 0, len(k) - 1)
+    return np.maximum(k[i, 5], k[np.minimum(i + 1, len(k) - 1), 5])
 
 
 def _window(k: np.ndarray, t0: float, t1: float) -> np.ndarray:

@@ -10,7 +10,7 @@ import numpy as np
 import shapely
 
 from .bodies import Body
-from .geometry import _RING, _RADII, _ways, _too_close, _window
+from .geometry import _RING, _RADII, _beyond, _ways, _too_close, _window
 from .walkable import COURT, LEVELS, PERSON_GAP
 
 
@@ -24,7 +24,16 @@ class Occupancy:
 
     LONG_DELAYS = (60.0, 80.0, 100.0, 130.0, 160.0, 200.0, 250.0, 300.0)   # when a busy way has to clear
 
-    GAP = 0.5           # planned with a margin over the 0.45 m the audit demands
+    # centre to centre, kept between any two people (more from one who bows: see Body.beyond): a standing
+    # or walking figure's outline reaches 0.33–0.39 m from its centre (reconstruct.model.footprint), so
+    # side by side or passing they clear each other; the centre-distance audit demands 0.45 m
+    GAP = 0.6
+
+    # heights apart at which two may still meet: one on a stair two steps (0.46 m) above another still has
+    # his robe where the other's hands are
+    SAME_LEVEL = 0.5
+
+    BROAD = GAP + 0.35  # no one keeps farther from anyone than this (a bowing figure's reach included)
 
     AISLE = 1.05        # where one may, one stands this far from others, so that people can pass between
 
@@ -99,8 +108,11 @@ class Occupancy:
                 out.append(tuple(stops[i]))
         return out
 
-    def free_spot(self, me: Body, x: float, y: float, level: str, t: float) -> tuple[float, float]:
-        """The place itself, or the nearest spot beside it that nobody occupies and a body fits in."""
+    def free_spot(self, me: Body, x: float, y: float, level: str, t: float,
+                  roomy: bool = True) -> tuple[float, float]:
+        """The place itself, or the nearest spot beside it that nobody occupies and a body fits in; with
+        ``roomy``, rather a spot a little further that leaves room to pass between (not when one comes up
+        to someone to hand him a thing or take his hand: he stands within reach)."""
         others = self.standing(me, t, level) + self._stops_after(me, t, level)
 
         # the place, then rings of candidates round it (starting south, turning anticlockwise); which of
@@ -116,10 +128,10 @@ class Occupancy:
             near = np.sqrt(((cand[:, None, 0] - o[None, :, 0]) ** 2 + (cand[:, None, 1] - o[None, :, 1]) ** 2).min(axis=1))
             # room for someone to pass between (an aisle) near the place, else at least a body's gap
             reach = self.AISLE_REACH if level == COURT else self.AISLE_REACH_HALL
-            roomy = ok & (near >= self.AISLE) & (np.hypot(cand[:, 0] - x, cand[:, 1] - y) <= reach)
+            spacious = ok & (near >= self.AISLE) & (np.hypot(cand[:, 0] - x, cand[:, 1] - y) <= reach)
             ok &= near >= PERSON_GAP + 0.05
-            if roomy.any() and not ok[0]:      # the place itself when free, else a roomy spot near it
-                ok = roomy
+            if roomy and spacious.any() and not ok[0]:   # the place itself when free, else a roomy spot near it
+                ok = spacious
         if ok.any():
             k = int(np.argmax(ok))
             return float(cand[k, 0]), float(cand[k, 1])
@@ -160,15 +172,17 @@ class Occupancy:
         return out
 
     def near_tracks(self, me: Body, xy_lo, xy_hi, t0: float, t1: float) -> list[Body]:
-        """Others whose tracks come into a box (grown by half a metre) during a time window."""
-        lo, hi = np.asarray(xy_lo) - 0.5, np.asarray(xy_hi) + 0.5
+        """Others whose tracks come into a box (grown by as far as anyone keeps from anyone) during a time
+        window."""
+        lo, hi = np.asarray(xy_lo) - self.BROAD, np.asarray(xy_hi) + self.BROAD
         near = self.track_index.near(lo, hi, t0, t1)
         return [self._by_slot[i] for i in np.flatnonzero(near) if self._by_slot[i] is not me]
 
     def conflict(self, me: Body, pts: list[tuple[float, float, float, float]],
-                 among: list[Body] | None = None) -> tuple[str, float] | None:
-        """First other person closer than 0.45 m (same level) along a timed path [(t, x, y, z)], or None.
-        ``among`` narrows the search to people already found near (see :meth:`near_tracks`)."""
+                 among: list[Body] | None = None, extra: float = 0.0) -> tuple[str, float] | None:
+        """First other person closer than the gap (and ``extra``, how far one reaches beyond a standing
+        figure) at about the same height along a timed path [(t, x, y, z)], or None.  ``among`` narrows the
+        search to people already found near (see :meth:`near_tracks`)."""
         if len(pts) < 2:
             return None
         arr = np.asarray(pts)
@@ -178,20 +192,21 @@ class Occupancy:
         first: tuple[str, float] | None = None
         if among is None:       # only those whose tracks come near, from the index
             among = self.near_tracks(me, arr[:, 1:3].min(0), arr[:, 1:3].max(0), t0, t1)
-        for b, k in self._may_meet(me, arr[:, 1:3], among, t0, t1):
+        for b, k in self._may_meet(me, arr[:, 1:3], among, t0, t1, extra):
             if mine is None:
                 mine = [np.interp(ts, arr[:, 0], arr[:, j]) for j in (1, 2, 3)]
             bx, by, bz = (np.interp(ts, k[:, 0], k[:, j]) for j in (1, 2, 3))
-            bad = np.flatnonzero(_too_close(mine[0] - bx, mine[1] - by, np.abs(mine[2] - bz) < 0.3, self.GAP))
+            gap = self.GAP + extra + _beyond(k, ts)
+            bad = np.flatnonzero(_too_close(mine[0] - bx, mine[1] - by, np.abs(mine[2] - bz) < self.SAME_LEVEL, gap))
             if len(bad) and (first is None or ts[bad[0]] < first[1]):
                 first = (b.id, float(ts[bad[0]]))
         return first
 
-    def _may_meet(self, me: Body, way: np.ndarray, among: list[Body], t0: float, t1: float):
+    def _may_meet(self, me: Body, way: np.ndarray, among: list[Body], t0: float, t1: float, extra: float = 0.0):
         """Those of ``among`` whose tracks between t0 and t1 come within the gap of a way (points (n, 2)),
         with that part of each track: (body, keys).  Who is left out for a time window is left out for any
         window inside it too (his track there is part of this one)."""
-        lo, hi = way.min(0) - 0.5, way.max(0) + 0.5
+        lo, hi = way.min(0) - self.BROAD, way.max(0) + self.BROAD
         near = []
         for b in among:
             if b is me or not b.keys:
@@ -201,15 +216,16 @@ class Occupancy:
                     or seg[:, 2].min() > hi[1]):
                 continue
             near.append((b, seg))
-        apart = self._apart(way, [seg for _, seg in near])
+        apart = self._apart(way, [seg for _, seg in near], extra)
         return [bs for bs, far in zip(near, apart) if not far]
 
-    def _apart(self, way: np.ndarray, segs: list[np.ndarray]) -> np.ndarray:
+    def _apart(self, way: np.ndarray, segs: list[np.ndarray], extra: float = 0.0) -> np.ndarray:
         """Which of the stretches of track (rows t, x, y, …) never come within the gap of a way (points
         (n, 2)) anywhere: where the two ways do not meet in space, they cannot in time either."""
         if not segs:
             return np.zeros(0, bool)
-        return shapely.distance(_ways([way])[0], _ways([s[:, 1:3] for s in segs])) >= self.GAP
+        reach = self.GAP + extra + np.array([s[:, 5].max() for s in segs])
+        return shapely.distance(_ways([way])[0], _ways([s[:, 1:3] for s in segs])) >= reach
 
     def standing_conflict(self, me: Body, at: tuple[float, float, float, float], t1: float,
                           among: list[Body] | None = None) -> tuple[str, float] | None:
@@ -265,9 +281,9 @@ class Occupancy:
         # where his way over every wait tried never comes within the gap of mine, no wait meets him
         for seg, far in zip(segs, self._apart(pts[:, 1:3], segs)):
             if not far:
-                others.append([np.interp(grid, seg[:, 0], seg[:, j]) for j in (1, 2, 3)])
+                others.append([*(np.interp(grid, seg[:, 0], seg[:, j]) for j in (1, 2, 3)), self.GAP + _beyond(seg, grid)])
         if others:
-            OX, OY, OZ = (np.stack([o[j] for o in others]) for j in range(3))    # (bodies, grid)
+            OX, OY, OZ, OG = (np.stack([o[j] for o in others]) for j in range(4))    # (bodies, grid)
         for delay, m in zip(delays, shifts):
             if windows is not None and len(windows):      # (the cheaper test first)
                 arrive = t0 + delay + span
@@ -276,8 +292,8 @@ class Occupancy:
                     continue
             if others:
                 dx, dy = mine[0][None, :] - OX[:, m:m + J], mine[1][None, :] - OY[:, m:m + J]
-                same = np.abs(mine[2][None, :] - OZ[:, m:m + J]) < 0.3
-                if _too_close(dx, dy, same, self.GAP).any():
+                same = np.abs(mine[2][None, :] - OZ[:, m:m + J]) < self.SAME_LEVEL
+                if _too_close(dx, dy, same, OG[:, m:m + J]).any():
                     continue
             return delay, self._time_path(body, plan, t0 + delay)
         return None

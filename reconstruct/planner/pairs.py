@@ -9,14 +9,13 @@ import shapely
 from shapely.geometry import LineString
 
 from .bodies import Body
+from .geometry import _too_close
 from .walkable import COURT, HALL
 
 
-
-
-
 class Pairs:
-    """The pairs of archers (耦): the 下射 walks abreast of his 上射, catches up with him, and climbs a"""
+    """The pairs of archers (耦): the 下射 walks abreast of his 上射, catches up with him, and climbs a
+    step behind him; one led by the hand walks beside the one who leads him."""
 
     def _catch_up(self, body: Body, side_plan, j: int, found, t_go: float):
         """A 下射 setting out beside his 上射 comes to his side when the 上射 passes there: the way to
@@ -78,6 +77,19 @@ class Pairs:
                 return key[0]
         return None
 
+    def _too_near(self, mine, his) -> bool:
+        """Whether two timed ways [(t, x, y, z)] (a pair's, walking together) come within the gap of each
+        other: beside each other they keep it; stepping into their places one must not cut past the other."""
+        a, b = np.asarray(mine, float), np.asarray(his, float)
+        t0, t1 = max(a[0, 0], b[0, 0]), min(a[-1, 0], b[-1, 0])
+        if t1 <= t0:
+            t0 = t1 = max(a[-1, 0], b[-1, 0])
+        ts = np.arange(t0, t1 + 1e-9, 0.1) if t1 > t0 else np.asarray([t0])
+        ts = np.r_[ts, max(a[-1, 0], b[-1, 0])]          # and where both stand in the end
+        ax, ay, az = (np.interp(ts, a[:, 0], a[:, j]) for j in (1, 2, 3))
+        bx, by, bz = (np.interp(ts, b[:, 0], b[:, j]) for j in (1, 2, 3))
+        return bool(_too_close(ax - bx, ay - by, np.abs(az - bz) < self.SAME_LEVEL, self.GAP).any())
+
     def _delay_pair(self, body: Body, side_plan, t_go: float):
         """Plan a pair together: when the 下射 cannot set out beside his 上射 as the 上射 was planned, both
         set out a little later, if nothing else the 上射 did since depends on the time (he only walked,
@@ -109,7 +121,7 @@ class Pairs:
             timed = self._time_path(body, side_plan, t_go + delay)
             pts = self._from_here(body, t_go + delay, timed)
             if self.conflict(body, pts, my_meet) or self.standing_conflict(
-                    body, pts[-1], self._tail_end(pts[-1][0]), among):
+                    body, pts[-1], self._tail_end(pts[-1][0]), among) or self._too_near(pts, up_pts):
                 continue
             up.shift(n, delay)
             up.t += delay

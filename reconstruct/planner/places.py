@@ -9,7 +9,11 @@ import numpy as np
 from ..text.placement import PlaceError, heading_of, parse_place, unit_vector
 from .bodies import Body, PropBody
 from .geometry import _bearing
-from .walkable import COURT, HALL, STAIR
+from .walkable import COURT, HALL, PERSON_GAP, ROUTE_MARGIN, STAIR
+
+# files folded behind one another stand this far apart: one passes between two of them, PERSON_GAP
+# from each (with the routes' margin)
+FILE_BEHIND = round(2 * (PERSON_GAP + ROUTE_MARGIN) + 0.04, 2)
 
 
 
@@ -160,7 +164,7 @@ class Places:
             x, y, level, fh = self._initial_place(p.id, ini.at)
             heading = heading_of(ini.heading) if ini.heading else (fh if fh is not None else 0.0)
             b = Body(p.id, x, y, H if level == HALL else 0.0, heading, ini.posture or "stand", level,
-                     index=self.track_index, slot=len(self._by_slot))
+                     index=self.track_index, slot=len(self._by_slot), kinds=self.prop_kinds)
             self._by_slot.append(b)
             # spread people given the same spot (e.g. the 弟子 at 堂西)
             x2, y2 = self.free_spot(b, x, y, level, 0.0)
@@ -212,7 +216,7 @@ class Places:
             # behind the last file the members fill
             self._file_slot(f, 1)                      # measures how many fit in one file
             files = -(-len(members) // self._file_length[f.id])
-            x, y, level = self._file_slot(f, k, behind=1.1 * max(1, files))
+            x, y, level = self._file_slot(f, k, behind=FILE_BEHIND * max(1, files))
             return x, y, level, f.heading
         return self.resolve(at, who)
 
@@ -236,7 +240,7 @@ class Places:
 
     def _file_slot(self, f, rank: int, behind: float = 0.0) -> tuple[float, float, str]:
         """The rank-th place of a file; a file longer than the ground allows folds into further files
-        behind the first (若衆則…: the text turns a long row into a file), each 1.1 m further back."""
+        behind the first (若衆則…: the text turns a long row into a file), each FILE_BEHIND further back (room for one to pass between two files)."""
         z = f.origin[2]
         level = HALL if z > self.reading.hall_height / 2 else COURT
         length = self._file_length.get(f.id)
@@ -251,7 +255,7 @@ class Places:
         file_no, k = divmod(rank - 1, length)
         x, y, _ = f.slot(k + 1)
         back = math.radians(f.heading + 180)
-        d = behind + 1.1 * file_no
+        d = behind + FILE_BEHIND * file_no
         return x + d * math.sin(back), y + d * math.cos(back), level
 
     def _ahead(self, place: str) -> float | None:

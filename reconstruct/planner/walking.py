@@ -36,6 +36,8 @@ class _Way:
 class Walking:
     """Walking: routes on the ground, stairs one step at a time, timing, turns, postures, short steps."""
 
+    ABREAST = 0.7       # two walking side by side (並行): their outlines' sides (0.33 m each) and a margin
+
     def walk(self, body: Body, goal: tuple[float, float, str], why: str, stair_name: str | None = None,
              via: list[tuple[float, float, str]] = (), top_step: bool = False,
              first_step_at: float | None = None, behind: float | None = None, aside: bool = False) -> None:
@@ -96,7 +98,7 @@ class Walking:
         """Beside his partner, a little wider if someone stands in the way; through the text's via points too
         (the side way passes beside them: were it to pass on the wrong side of the person named, it would
         come within the gap of him and fail the conflict test)."""
-        for apart in (0.6, 0.8, 1.0):
+        for apart in (self.ABREAST, self.ABREAST + 0.2, self.ABREAST + 0.4):
             abreast = self._abreast(body, w.plan, w.legs[-1], apart)
             if abreast is None:
                 return None
@@ -370,8 +372,10 @@ class Walking:
         body.t += 0.9
         body.key(body.t, body.posture if body.posture in ("stand", "kneel") else "stand")
 
-    def approach(self, body: Body, x: float, y: float, level: str, within: float, why: str) -> None:
-        """Walk up to within a distance of a point on a level, stopping short, facing it."""
+    def approach(self, body: Body, x: float, y: float, level: str, within: float, why: str,
+                 roomy: bool = True) -> None:
+        """Walk up to within a distance of a point on a level, stopping short, facing it (``roomy``: see
+        :meth:`free_spot`)."""
         blevel = body.level if body.level != STAIR else HALL
         if blevel == level and math.hypot(x - body.x, y - body.y) <= within + 0.35:
             return          # within reach: keep the facing the text gave (拜受 北面, 拜送 西面 …)
@@ -381,7 +385,7 @@ class Walking:
             gx, gy = body.x + (x - body.x) * f, body.y + (y - body.y) * f
         else:
             gx, gy = x, y - within if level == COURT else y - within
-        gx, gy = self.free_spot(body, gx, gy, level, body.t)
+        gx, gy = self.free_spot(body, gx, gy, level, body.t, roomy=roomy)
         if blevel == level:
             gx, gy = self._open_side(body, x, y, level, within, (gx, gy))
         self.walk(body, (gx, gy, level), why)
