@@ -38,6 +38,10 @@ class Walking:
 
     ABREAST = 0.7       # two walking side by side (並行): their outlines' sides (0.33 m each) and a margin
 
+    FOLLOW_ASIDE = 0.45  # a 下射 climbing one empty step behind his 上射 keeps this far to his left
+
+    _aside_on_stair = 0.0
+
     def walk(self, body: Body, goal: tuple[float, float, str], why: str, stair_name: str | None = None,
              via: list[tuple[float, float, str]] = (), top_step: bool = False,
              first_step_at: float | None = None, behind: float | None = None, aside: bool = False) -> None:
@@ -55,6 +59,9 @@ class Walking:
         for led, _ in self.leading.items():
             if self.partner.get(led) == body.id:
                 body.hold_until(self.bodies[led].t)
+        # a 下射 following his 上射 up or down a stair (下射從之中等) climbs on his left, nearer the middle of
+        # the stair, so that one empty step between them leaves room for his hands
+        self._aside_on_stair = self.FOLLOW_ASIDE if first_step_at is not None and body.id in self.partner else 0.0
         t0 = body.t
         w = _Way(t0=t0, start=(body.x, body.y), legs=[*via, goal], stair=stair_name, top_step=top_step, why=why,
                  earliest=math.ceil((behind - t0) * 10 - 1e-6) / 10 if behind is not None and behind > t0 else 0.0)
@@ -261,7 +268,7 @@ class Walking:
             return out
         st = self.reading.stairs.get(stair_name or "") or self._conventional_stair(body)
         if clevel == COURT:
-            lane = g.lane(st, up=True)
+            lane = self._lane(st, up=True)
             fx, fy = g.foot(st, lane)
             for x, y in self._route(body, COURT, (cx, cy), (fx, fy), t)[1:]:
                 out.append((x, y, 0.0, COURT))
@@ -274,7 +281,7 @@ class Walking:
             for x, y in self._route(body, HALL, (hx, hy), (gx, gy), t)[1:]:
                 out.append((x, y, H, HALL))
         else:  # hall → court
-            lane = g.lane(st, up=False)
+            lane = self._lane(st, up=False)
             hx, hy = g.head(st, lane)
             for x, y in self._route(body, HALL, (cx, cy), (hx, hy), t)[1:]:
                 out.append((x, y, H, HALL))
@@ -286,6 +293,11 @@ class Walking:
                 for x, y in self._route(body, COURT, (fx, fy), (gx, gy), t)[1:]:
                     out.append((x, y, 0.0, COURT))
         return out
+
+    def _lane(self, st, up: bool) -> float:
+        """The lane of a stair taken going up or down, nearer the middle for one following his partner."""
+        lane = self.ground.lane(st, up)
+        return lane - math.copysign(min(self._aside_on_stair, abs(lane) + st.width / 2 - 0.35), lane)
 
     def _route(self, body: Body, level: str, a, b, t) -> list[tuple[float, float]]:
         try:
