@@ -171,13 +171,7 @@ def test_more_guests(reading, plan_of):
     assert not found, [str(f) for f in found][:5]
 
 
-SMALL_HALL = pytest.param("zhou_chi_197", marks=pytest.mark.xfail(
-    strict=True, reason="known since the gap became 0.6 m (issue 19): on the hall of a 0.197 m 尺, 15 % smaller, "
-    "the pledger of the 旅酬 has no way round the one he pledged between the seated 工 (4 conflicts at the 西階上), "
-    "and two 衆賓 meet outside the gate"))
-
-
-@pytest.mark.parametrize("layout", ["ao_jigong", "yishu_1748", "dashe_fa", SMALL_HALL, "zheng_xuan_xiang"])
+@pytest.mark.parametrize("layout", ["ao_jigong", "yishu_1748", "dashe_fa", "zhou_chi_197", "zheng_xuan_xiang"])
 def test_other_readings(layout, plan_of):
     """The same on every other reading that ships: 敖繼公's ground, the 義疏's, the 大射 乏, the smaller
     hall of a 0.197 m 尺, and 鄭's 庠; and no conflict left reported."""

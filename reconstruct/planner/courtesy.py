@@ -17,6 +17,7 @@ import numpy as np
 
 from ..model import footprint
 from .bodies import Body
+from .geometry import _bearing
 from .walkable import COURT, HALL, STAIR
 
 
@@ -35,7 +36,7 @@ class Courtesy:
             self._await_bowee(b, other, answer=False)
         if a.other:
             self.face(b, self.heading_toward(b, a.other))
-        self._room_to_bow(b, "bow", self.pace.bow * a.count)
+        self._room_to_bow(b, "bow", self.pace.bow * a.count, other)
         t0 = b.t
         self.posture(b, "bow", self.pace.bow * a.count, "stand")
         b.gesture(t0, b.t, "bow", other.id if other is not None else None)
@@ -46,7 +47,7 @@ class Courtesy:
         if other is not None:
             self._await_bowee(b, other, answer=True)
         back = "kneel" if b.posture == "kneel" else "stand"
-        self._room_to_bow(b, "kneel_bow", self.pace.kneel_bow * a.count)
+        self._room_to_bow(b, "kneel_bow", self.pace.kneel_bow * a.count, other)
         t0 = b.t
         self.posture(b, "kneel_bow", self.pace.kneel_bow * a.count, back)
         b.gesture(t0, b.t, "kneel_bow", other.id if other is not None else None)
@@ -55,15 +56,16 @@ class Courtesy:
     ROOM_WAYS = (180.0, 135.0, 225.0, 90.0, 270.0)   # which way, from his facing: back, back and aside, aside
     ROOM_MARGIN = 0.03                               # kept between the bowing figure and anyone near
 
-    def _room_to_bow(self, b: Body, posture: str, dur: float) -> None:
+    def _room_to_bow(self, b: Body, posture: str, dur: float, bowee: Body | None = None) -> None:
         """Room for the bow: where the bowing figure (the joined hands pushed forward, or the head down to
         the mat) would reach into someone beside or before him while he bows (their outlines as planned,
         :mod:`reconstruct.model.footprint`), he first steps back (or back and aside, or aside, where
         something stands behind him), keeping his facing, as little as gives room (at most 0.6 m: the step
-        is the planner's, not the text's, and is explained)."""
+        is the planner's, not the text's, and is explained).  Bowing to one beside him, he steps aside
+        away from him first: a step back would leave the other bowing to him over his shoulder."""
         near = self._people_near(b, b.t, b.t + dur)
         if near:
-            self._step_for_room(b, posture, near)
+            self._step_for_room(b, posture, near, self._ways_for_room(b, bowee))
         self._let_pass(b, posture, dur)
 
     def _let_pass(self, b: Body, posture: str, dur: float) -> None:
@@ -77,7 +79,19 @@ class Courtesy:
                     b.hold_until(t)
                 return
 
-    def _step_for_room(self, b: Body, posture: str, near: list) -> None:
+    def _ways_for_room(self, b: Body, bowee: Body | None) -> tuple[float, ...]:
+        """The ways to step for room, from his facing: away from the one bowed to where he stands beside
+        him (more than 45° to a side), else back first."""
+        if bowee is None or (bowee.x, bowee.y) == (b.x, b.y):
+            return self.ROOM_WAYS
+        side = (_bearing(bowee.x - b.x, bowee.y - b.y) - b.heading) % 360.0
+        if 45.0 < side < 135.0:          # he is on the right: step to the left
+            return (270.0, 225.0, 180.0, 135.0, 90.0)
+        if 225.0 < side < 315.0:         # on the left: step to the right
+            return (90.0, 135.0, 180.0, 225.0, 270.0)
+        return self.ROOM_WAYS
+
+    def _step_for_room(self, b: Body, posture: str, near: list, ways: tuple[float, ...] | None = None) -> None:
         """Step back (or aside) from those standing near, far enough for the bowing figure."""
         code, h = b.code(posture), b.heading
         o = np.asarray(near, float)
@@ -91,7 +105,7 @@ class Courtesy:
             return
         level = b.level
         for d in self.ROOM_STEPS:
-            for way in self.ROOM_WAYS:
+            for way in ways or self.ROOM_WAYS:
                 a = math.radians(h + way)
                 x, y = b.x + math.sin(a) * d, b.y + math.cos(a) * d
                 if self.ground.is_free(level, x, y) and self.clear_of_lanes(level, np.asarray([[x, y]]))[0] \
