@@ -18,12 +18,12 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from ..model.plan import Plan
+from ..text.seed import display
 
 __all__ = ["display_text", "font_path", "CaptionBand", "draw_timeline", "title_card", "end_card",
            "label_sprite", "blit_rgba", "write_vtt", "vtt_time", "draw_fast_marker", "simplified", "video_title",
            "card_texts"]
 
-_PINYIN = {"shè": "射", "jiāo": "交", "yù": "欲"}
 _SYSTEM_CJK = "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc"
 _SYSTEM_CJK_BOLD = "/usr/share/fonts/opentype/noto/NotoSansCJK-Bold.ttc"
 _REPO = Path(__file__).resolve().parent.parent
@@ -35,10 +35,8 @@ CARD_BG = (28, 24, 20)
 
 
 def display_text(text: str) -> str:
-    """The clause as shown: pinyin placeholders turned back into characters."""
-    for k, v in _PINYIN.items():
-        text = text.replace(k, v)
-    return text
+    """The clause as shown: pinyin placeholders turned back into characters (:func:`text.seed.display`)."""
+    return display(text)
 
 
 def font_path(bold: bool = False) -> tuple[str, int]:

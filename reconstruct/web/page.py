@@ -33,6 +33,7 @@ from ..model.reading import Reading
 from ..outputs import atomic_path
 from ..resources import FONTS
 from ..scene import figures as F
+from ..text.seed import display
 from .presets import camera_presets
 
 __all__ = ["build_page", "write_page", "PageStats", "page_data"]
@@ -79,7 +80,8 @@ def compact_scene(reading: Reading, plan: Plan) -> tuple[bytes, dict]:
 
 
 def _event_json(e) -> dict:
-    return {"id": e.id, "text": e.text, "gloss": e.gloss, "footnote": e.footnote, "start": round(e.start, 4),
+    return {"id": e.id, "text": e.text, "shown": display(e.text), "gloss": e.gloss, "footnote": e.footnote,
+            "start": round(e.start, 4),
             "end": round(e.end, 4), "actors": list(e.actors), "rule": bool(e.rule)}
 
 

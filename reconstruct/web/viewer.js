@@ -102,7 +102,7 @@
   function showCaption(t) {
     const e = currentEvent(t);
     $('cap-fn').textContent = e && e.footnote != null ? `注 ${e.footnote}` : '';
-    $('cap-zh').textContent = e ? e.text : '';
+    $('cap-zh').textContent = e ? e.shown : '';     // 射, 交, 欲 restored from the data's pinyin
     $('cap-en').textContent = e ? e.gloss : '';
     $('clock').textContent = `${fmtTime(t)} / ${fmtTime(DURATION)}`;
     $('scrub').value = t;
@@ -282,7 +282,7 @@
       const clause = document.createElement('div');
       clause.className = 'clause';
       const when = c ? {now: '今', last: '前', next: '後'}[c.when] : '';
-      clause.textContent = c ? `${when} ${c.event.text}${c.event.footnote != null ? ' (注 ' + c.event.footnote + ')' : ''}` : '—';
+      clause.textContent = c ? `${when} ${c.event.shown}${c.event.footnote != null ? ' (注 ' + c.event.footnote + ')' : ''}` : '—';
       const gloss = document.createElement('div');
       gloss.className = 'role';
       gloss.textContent = c ? c.event.gloss : '';
@@ -291,7 +291,7 @@
       box.classList.toggle('pinned', !!pinned);
       for (const [id, o] of this.people) o.userData.tag.classList.toggle('active', id === actor);
       this.dirty = true;
-      return {name: p.label, role: p.role, clause: c ? c.event.text : null, when: c ? c.when : null,
+      return {name: p.label, role: p.role, clause: c ? c.event.shown : null, when: c ? c.when : null,
               footnote: c ? c.event.footnote : null};
     },
   };
