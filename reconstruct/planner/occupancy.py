@@ -14,20 +14,18 @@ from .geometry import _RING, _RADII, _beyond, _ways, _too_close, _window
 from .walkable import COURT, LEVELS, PERSON_GAP
 
 
-
-
-
 class Occupancy:
-    """Who stands where and who will pass: free spots, the timed test of a way against everyone already"""
+    """Who stands where and who will pass: free spots, the timed test of a way against everyone already
+    planned, and the shortest wait after which a way is clear."""
 
     DELAYS = (0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0, 11.0, 15.0, 20.0, 30.0, 45.0)
 
     LONG_DELAYS = (60.0, 80.0, 100.0, 130.0, 160.0, 200.0, 250.0, 300.0)   # when a busy way has to clear
 
-    # centre to centre, kept between any two people (more from one who bows: see Body.beyond): a standing
-    # or walking figure's outline reaches 0.33–0.39 m from its centre (reconstruct.model.footprint), so
-    # side by side or passing they clear each other; the centre-distance audit demands 0.45 m
-    GAP = 0.6
+    # centre to centre, kept between any two people (more from one who bows: see Body.beyond): the gap the
+    # routes keep round those standing (walkable.PERSON_GAP, from the figures' outlines in
+    # reconstruct.model.footprint); the centre-distance audit demands 0.45 m
+    GAP = PERSON_GAP
 
     # heights apart at which two may still meet: one on a stair two steps (0.46 m) above another still has
     # his robe where the other's hands are

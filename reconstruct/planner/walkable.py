@@ -22,7 +22,8 @@ from ..model.reading import Reading, Stair
 
 BODY_RADIUS = 0.25          # half a shoulder width, metres
 CLEARANCE = 0.05            # extra room kept from walls and fixtures
-PERSON_GAP = 0.6            # centre-to-centre distance kept from someone standing still
+PERSON_GAP = 0.6            # centre to centre, kept between any two people: two figures side by side
+                            # need 0.64 m (model.footprint), less the outlines' 0.022 m margin each side
 END_REACH = 1.5             # corners round people this near the start or goal link to every other corner
 ROUTE_MARGIN = 0.03         # routes keep a little more, so a way round someone is not at the gap exactly
 

@@ -28,6 +28,7 @@ class _Way:
     earliest: float = 0.0          # not setting out before the one ahead in a file
     plan: list = field(default_factory=list)
     stays: bool = True             # he stands where he arrives (not on a stair's top step)
+    lane_aside: float = 0.0        # how much nearer the stair's middle than its lane he climbs
 
     def later(self, delays: tuple[float, ...]) -> tuple[float, ...]:
         return tuple(self.earliest + d for d in delays)
@@ -39,8 +40,6 @@ class Walking:
     ABREAST = 0.7       # two walking side by side (並行): their outlines' sides (0.33 m each) and a margin
 
     FOLLOW_ASIDE = 0.45  # a 下射 climbing one empty step behind his 上射 keeps this far to his left
-
-    _aside_on_stair = 0.0
 
     def walk(self, body: Body, goal: tuple[float, float, str], why: str, stair_name: str | None = None,
              via: list[tuple[float, float, str]] = (), top_step: bool = False,
@@ -59,13 +58,13 @@ class Walking:
         for led, _ in self.leading.items():
             if self.partner.get(led) == body.id:
                 body.hold_until(self.bodies[led].t)
-        # a 下射 following his 上射 up or down a stair (下射從之中等) climbs on his left, nearer the middle of
-        # the stair, so that one empty step between them leaves room for his hands
-        self._aside_on_stair = self.FOLLOW_ASIDE if first_step_at is not None and body.id in self.partner else 0.0
         t0 = body.t
         w = _Way(t0=t0, start=(body.x, body.y), legs=[*via, goal], stair=stair_name, top_step=top_step, why=why,
-                 earliest=math.ceil((behind - t0) * 10 - 1e-6) / 10 if behind is not None and behind > t0 else 0.0)
-        w.plan = self._corners(body, w.legs, stair_name, top_step, t0)
+                 earliest=math.ceil((behind - t0) * 10 - 1e-6) / 10 if behind is not None and behind > t0 else 0.0,
+                 # a 下射 following his 上射 up or down a stair (下射從之中等) climbs on his left, nearer the
+                 # middle of the stair, so that one empty step between them leaves room for his hands
+                 lane_aside=self.FOLLOW_ASIDE if first_step_at is not None and body.id in self.partner else 0.0)
+        w.plan = self._corners(body, w.legs, w)
         if not w.plan or not self._time_path(body, w.plan, t0):
             return
         w.stays = not top_step and w.legs[-1][2] != STAIR
@@ -94,7 +93,7 @@ class Walking:
             spot = (gx + dx, gy + dy, glevel)
             if not self._fits(glevel, spot[0], spot[1], standing):
                 continue
-            alt = self._corners(body, [*via, spot], w.stair, w.top_step, w.t0)
+            alt = self._corners(body, [*via, spot], w)
             if alt and not self.ground.boxed_in and self._time_path(body, alt, w.t0):
                 w.plan, w.legs = alt, [*via, spot]
                 self.explain.append(f"  {body.id} stands {math.hypot(dx, dy):.1f} m aside: those standing "
@@ -142,7 +141,7 @@ class Walking:
         if c is not None:
             ox, oy, oz = self.position_at(self.bodies[c[0]], c[1])
             self._extra_standing.append((ox, oy, self.ground.level_at(ox, oy, oz)))
-            replan = self._corners(body, w.legs, w.stair, w.top_step, w.t0)
+            replan = self._corners(body, w.legs, w)
             if replan and self._time_path(body, replan, w.t0):
                 found = self._first_clear(body, replan, w.t0, tail=w.stays, delays=w.later(self.DELAYS))
                 if found is not None:
@@ -168,7 +167,7 @@ class Walking:
                                      self.near_tracks(body, spot, spot, t0, horizon))
             if len(spans) and (spans[:, 1] > reach).any():
                 continue
-            alt = self._corners(body, [*w.legs[:-1], (gx + dx, gy + dy, glevel)], w.stair, w.top_step, t0)
+            alt = self._corners(body, [*w.legs[:-1], (gx + dx, gy + dy, glevel)], w)
             if not alt:
                 continue
             found = self._first_clear(body, alt, t0, tail=True, delays=w.later(self.DELAYS))
@@ -221,18 +220,21 @@ class Walking:
         """A conflict the planner could not wait out or walk round, kept in the plan's ``conflicts``."""
         self.conflicts.append(f"{self.current.id if self.current else '-'} {body.id} ~ {c[0]} at {c[1]:.1f} s{what}")
 
-    def _corners(self, body: Body, legs, stair_name, top_step: bool, t0: float) -> list[tuple[float, float, float, str]]:
-        """Corner points (x, y, z, kind) from where the body is through each leg's end in turn."""
+    def _corners(self, body: Body, legs, w: "_Way") -> list[tuple[float, float, float, str]]:
+        """Corner points (x, y, z, kind) from where the body is through each leg's end in turn (the stair,
+        top step, setting-out time and lane of the walk ``w``)."""
         plan: list[tuple[float, float, float, str]] = []
         cur = (body.x, body.y, body.level)
         for i, (gx, gy, glevel) in enumerate(legs):
             last = i == len(legs) - 1
-            leg = self._leg(body, cur, (gx, gy, glevel), stair_name, top_step and last, t0)
+            top_step = w.top_step and last
+            leg = self._leg(body, cur, (gx, gy, glevel), w.stair, top_step, w.t0, w.lane_aside)
             plan.extend(leg)
-            cur = (gx, gy, glevel) if not (top_step and last and leg) else (leg[-1][0], leg[-1][1], STAIR)
+            cur = (gx, gy, glevel) if not (top_step and leg) else (leg[-1][0], leg[-1][1], STAIR)
         return plan
 
-    def _leg(self, body: Body, cur, goal, stair_name, top_step, t) -> list[tuple[float, float, float, str]]:
+    def _leg(self, body: Body, cur, goal, stair_name, top_step, t,
+             lane_aside: float = 0.0) -> list[tuple[float, float, float, str]]:
         """Corner points (x, y, z, kind) from cur to goal; a stair is climbed one step at a time, going up
         in its east lane and down in its west lane (相左: those who meet keep each other on the left)."""
         (cx, cy, clevel), (gx, gy, glevel) = cur, goal
@@ -268,7 +270,7 @@ class Walking:
             return out
         st = self.reading.stairs.get(stair_name or "") or self._conventional_stair(body)
         if clevel == COURT:
-            lane = self._lane(st, up=True)
+            lane = self._lane(st, True, lane_aside)
             fx, fy = g.foot(st, lane)
             for x, y in self._route(body, COURT, (cx, cy), (fx, fy), t)[1:]:
                 out.append((x, y, 0.0, COURT))
@@ -281,7 +283,7 @@ class Walking:
             for x, y in self._route(body, HALL, (hx, hy), (gx, gy), t)[1:]:
                 out.append((x, y, H, HALL))
         else:  # hall → court
-            lane = self._lane(st, up=False)
+            lane = self._lane(st, False, lane_aside)
             hx, hy = g.head(st, lane)
             for x, y in self._route(body, HALL, (cx, cy), (hx, hy), t)[1:]:
                 out.append((x, y, H, HALL))
@@ -294,10 +296,10 @@ class Walking:
                     out.append((x, y, 0.0, COURT))
         return out
 
-    def _lane(self, st, up: bool) -> float:
-        """The lane of a stair taken going up or down, nearer the middle for one following his partner."""
+    def _lane(self, st, up: bool, aside: float = 0.0) -> float:
+        """The lane of a stair taken going up or down, ``aside`` nearer its middle (one following his partner)."""
         lane = self.ground.lane(st, up)
-        return lane - math.copysign(min(self._aside_on_stair, abs(lane) + st.width / 2 - 0.35), lane)
+        return lane - math.copysign(min(aside, abs(lane) + st.width / 2 - 0.35), lane)
 
     def _route(self, body: Body, level: str, a, b, t) -> list[tuple[float, float]]:
         try:
