@@ -10,27 +10,13 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent / "fixtures"))
-from mini_plan import make_plan, standin_ground  # noqa: E402
+from mini_fixtures import ground, plan, raw  # noqa: E402,F401 (fixtures)
 
 from reconstruct.model.plan import Plan  # noqa: E402
 from reconstruct.render import captions, video  # noqa: E402
 from reconstruct.scene.shots import plan_shots, project  # noqa: E402
 
 SIZE = (320, 180)
-
-@pytest.fixture(scope="module")
-def raw():
-    return make_plan()
-
-
-@pytest.fixture(scope="module")
-def plan(raw):
-    return Plan.from_dict(raw)
-
-
-@pytest.fixture(scope="module")
-def ground():
-    return standin_ground()
 
 
 def test_fixture_json_matches_generator(raw, plan):

@@ -53,6 +53,18 @@ def _set_camera(cam, pose: CameraPose) -> None:
     O.set_camera(cam, pose.eye, pose.target, pose.up, pose.view_angle)
 
 
+
+def _figures_actor(pl, poly, name: str):
+    """The people and props as one vertex-coloured mesh (the baked background's or the live layer's)."""
+    return O.add_mesh(pl, poly, scalars="rgb", rgb=True, ambient=0.34, diffuse=0.72, specular=0.0,
+                      smooth_shading=True, name=name, reset_camera=False)
+
+
+def _shown(pl):
+    """Open the plotter's window off screen: (renderer, render window, camera)."""
+    pl.show(auto_close=False)
+    return pl.renderer, pl.ren_win, pl.renderer.GetActiveCamera()
+
 class FrameRenderer:
     """Two persistent off-screen VTK scenes: the full frame (static meshes and everyone, FXAA, cached
     per camera pose) and the moving layer (only what moves, supersampled over its screen box)."""
@@ -93,24 +105,18 @@ class FrameRenderer:
                 self.roof_actors.append(a)
         L = self.layer
         self.poly = O.triangles(L.vertices, L.faces, L.colors, L.normals)
-        self.baked_actor = O.add_mesh(pl, self.poly, scalars="rgb", rgb=True, ambient=0.34, diffuse=0.72,
-                                      specular=0.0, smooth_shading=True, name="baked", reset_camera=False)
+        self.baked_actor = _figures_actor(pl, self.poly, "baked")
         self.pl = pl
-        pl.show(auto_close=False)
-        self.ren, self.rw = pl.renderer, pl.ren_win
-        self.cam = pl.renderer.GetActiveCamera()
+        self.ren, self.rw, self.cam = _shown(pl)
 
     def _layer_scene(self, sky) -> None:
         """The moving layer's own window, ss times the frame, no FXAA."""
         w, h = self.size
         lpl = _scene((w * self.ss, h * self.ss), False, sky)
         self.lpoly = O.triangles(np.zeros((3, 3)), [[0, 1, 2]], np.zeros((3, 3), np.uint8), np.tile([0, 0, 1.0], (3, 1)))
-        self.live_actor = O.add_mesh(lpl, self.lpoly, scalars="rgb", rgb=True, ambient=0.34, diffuse=0.72,
-                                     specular=0.0, smooth_shading=True, name="live", reset_camera=False)
+        self.live_actor = _figures_actor(lpl, self.lpoly, "live")
         self.lpl = lpl
-        lpl.show(auto_close=False)
-        self.lren, self.lrw = lpl.renderer, lpl.ren_win
-        self.lcam = lpl.renderer.GetActiveCamera()
+        self.lren, self.lrw, self.lcam = _shown(lpl)
 
     def reset(self) -> None:
         """Forget the cached background and the live set (the next frame is drawn as by a new renderer)."""
