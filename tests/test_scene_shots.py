@@ -7,16 +7,11 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent / "fixtures"))
-from mini_plan import make_plan  # noqa: E402
+from mini_fixtures import raw  # noqa: E402,F401 (fixture)
 
 from reconstruct.model.plan import Plan  # noqa: E402
 from reconstruct.scene.sampler import PlanSampler  # noqa: E402
 from reconstruct.scene.shots import plan_shots, project  # noqa: E402
-
-@pytest.fixture(scope="module")
-def raw():
-    return make_plan()
-
 
 @pytest.fixture(scope="module")
 def mini(raw):
