@@ -5,6 +5,7 @@ import math
 
 
 from ..text.placement import heading_of
+from .occupancy import GAP
 from .bodies import Body
 from .walkable import COURT, HALL, STAIR
 
@@ -61,7 +62,7 @@ class Actions:
         elif a.verb == "exit":
             gate = self.reading.landmarks["门"].position
             self.walk(b, (gate[0], gate[1] + 0.6, COURT), "出 by the 门")
-            x, y = self.free_spot(b, gate[0], gate[1] - 1.5, COURT, b.t)
+            x, y = self.occupancy.free_spot(b, gate[0], gate[1] - 1.5, COURT, b.t)
             self.walk(b, (x, y, COURT), "outside the 门")
         else:                                   # enter
             gate = self.reading.landmarks["门"].position
@@ -79,7 +80,7 @@ class Actions:
             slot = self._adhoc_slot(b, a)      # 北上 / 東上: one place each, in rank order
         if slot is not None:
             x, y, level, fh = slot
-        x, y = self.free_spot(b, x, y, level, b.t)
+        x, y = self.occupancy.free_spot(b, x, y, level, b.t)
         if v == "exit" and slot is not None:
             # out of the gate, down the lane a metre in front of the file, and into one's place from in
             # front of it (not past the shoulders of those already standing: routed through them, a
@@ -104,7 +105,7 @@ class Actions:
     def _formation(self, b: Body, a) -> None:
         slot = self._formation_slot(b.id, a.place, a.rank) or self._adhoc_slot(b, a)
         x, y, level, fh = slot
-        x, y = self.free_spot(b, x, y, level, b.t)
+        x, y = self.occupancy.free_spot(b, x, y, level, b.t)
         via, by_way = self._text_via(b, a, level)
         self.walk(b, (x, y, level), f"to his slot in {a.place} (rank order)" + by_way, a.stair, via=via,
                   behind=self._ahead(a.place))
@@ -120,7 +121,7 @@ class Actions:
             return
         # one pace onto the hall from the head of the lane going up, clear of the stair's head
         hx, hy = self.ground.head(st, self.ground.lane(st, True))
-        hx, hy = self.free_spot(b, hx, hy + self.GAP + 0.05, HALL, b.t)
+        hx, hy = self.occupancy.free_spot(b, hx, hy + GAP + 0.05, HALL, b.t)
         after = self._partner_third_step(b, st)
         why = f"升 by the {st.id}"
         if after is not None:
@@ -130,7 +131,7 @@ class Actions:
     def _descend(self, b: Body, a) -> None:
         st = self.reading.stairs.get(a.stair or "") or self._conventional_stair(b)
         fx, fy = self.ground.foot(st)
-        fx, fy = self.free_spot(b, fx, fy, COURT, b.t)
+        fx, fy = self.occupancy.free_spot(b, fx, fy, COURT, b.t)
         after = self._partner_third_step(b, st, down=True)
         why = f"降 by the {st.id}"
         if after is not None:

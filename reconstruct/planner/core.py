@@ -16,19 +16,17 @@ import heapq
 from contextlib import contextmanager
 from typing import Any
 
-import numpy as np
-
 from ..text.names import NameIndex, traditional
 from ..layout.reading import Reading
 from ..model.plan import FORMAT  # noqa: F401 (re-exported)
 from ..model.plan import Plan
-from .walkable import COURT, HALL, Ground
 from .actions import Actions
 from .courtesy import Courtesy
 from .shooting import Shooting
 from .tallies import Tallies
 from .document import Document
 from .occupancy import Occupancy
+from .state import RITE_FILE, PlanState
 from .pairs import Pairs
 from .places import Places
 from .walking import Walking
@@ -37,18 +35,20 @@ from .pace import Pace
 from .bodies import Body, PropBody, TrackIndex
 
 
-class Planner(Places, Occupancy, Walking, Pairs, Courtesy, Actions, Shooting, Tallies, Document):
+class Planner(Places, Walking, Pairs, Courtesy, Actions, Shooting, Tallies, Document):
     """Plan a rite on a reading.  ``Planner(reading, rite).run()`` returns the plan document."""
 
     def __init__(self, reading: Reading, rite, pace: Pace = Pace()) -> None:
-        self.reading, self.rite, self.pace = reading, rite, pace
-        self.ground = Ground(reading)
-        self.bodies: dict[str, Body] = {}
-        self.props: dict[str, PropBody] = {}
-        self.explain: list[str] = []
-        self.conflicts: list[str] = []
-        self._deferrable = False
-        self.event_times: dict[str, tuple[float, float]] = {}
+        self.rite = rite
+        self.state = st = PlanState(reading, pace, source=getattr(rite, "file", "") or RITE_FILE,
+                                    track_index=TrackIndex(len(rite.people)),
+                                    aliases={a: p.id for p in rite.people for a in p.aliases},
+                                    prop_kinds={p.id: p.kind for p in rite.props})
+        self.reading, self.pace, self.ground = reading, pace, st.ground
+        self.bodies, self.props, self.explain, self.conflicts = st.bodies, st.props, st.explain, st.conflicts
+        self.event_times = st.event_times
+        self.aliases, self.prop_kinds, self.stated = st.aliases, st.prop_kinds, st.stated
+        self.occupancy = Occupancy(st)
         self.names = NameIndex()
         for lm in reading.landmarks.values():
             self.names.add(lm.id, [traditional(lm.id), *lm.aliases])
@@ -57,14 +57,6 @@ class Planner(Places, Occupancy, Walking, Pairs, Courtesy, Actions, Shooting, Ta
         for p in rite.props:
             self.names.add(p.id)
         self.person_ids = {p.id for p in rite.people}
-        self.prop_kinds = {p.id: p.kind for p in rite.props}
-        self.track_index = TrackIndex(len(rite.people))
-        self._standing_memo: tuple = (None, [])
-        self._end_levels: tuple = (None, None)     # (index version, level of where each track ends)
-        self._spots: dict[tuple, tuple] = {}      # candidate spots round a place, and which the ground allows
-        self._by_slot: list[Body] = []
-        self.aliases = {a: p.id for p in rite.people for a in p.aliases}
-        self._extra_standing: list[tuple[float, float, str]] = []
         self._last_walk: dict[str, tuple[str, float, list]] = {}
         # the 下射 of each pair → his 上射 (pairs are listed 上射, 下射 in rank order)
         self.partner: dict[str, str] = {}
@@ -76,32 +68,15 @@ class Planner(Places, Occupancy, Walking, Pairs, Courtesy, Actions, Shooting, Ta
         self._behind: dict[str, int] = {}
         self._file_length: dict[str, int] = {}
         self._procession: dict[tuple[str, str], float] = {}   # (event, file) → when the last one set out
-        # nobody stops where the stairs' lanes meet the court or the hall: others must pass there
-        self.keepout: list[tuple[float, float, str]] = []
-        for st in reading.stairs.values():
-            for up in (True, False):
-                lane = self.ground.lane(st, up)
-                self.keepout += [(*self.ground.foot(st, lane), COURT), (st.x + lane, -st.run - 0.1, COURT),
-                                 (*self.ground.head(st, lane), HALL)]
-        # … nor in the gate's passage, inside or out (those who leave or come in pass there)
-        gx, gy = reading.gate[0], reading.gate[1]
-        half = max(0.3, reading.gate_width / 2)
-        self.keepout += [(gx + dx, gy + dy, COURT) for dx in np.linspace(-half, half, max(3, int(2 * half / 0.4) + 1))
-                         for dy in (1.5, 0.5, -0.5, -1.5, -2.5)]
-        self.stated: dict[str, tuple[str, float]] = {}   # the facing the text gave someone in this event
-        self.current: Any = None       # the event being planned, for error messages
-        self.current_who = ""
         self._init_archery()
 
-    def fail(self, what: str) -> None:
-        ev = self.current
-        where = f"event {ev.id} “{ev.text}” [{ev.span[0]}:{ev.span[1]}]" if ev else "initial state"
-        who = f" ({self.current_who})" if self.current_who else ""
-        raise PlanError(ev.source if ev is not None and ev.source else self.rite_file, where + who, what)
+    current = property(lambda self: self.state.current, lambda self, v: setattr(self.state, "current", v))
+    current_who = property(lambda self: self.state.current_who,
+                           lambda self, v: setattr(self.state, "current_who", v))
+    _deferrable = property(lambda self: self.state.deferrable, lambda self, v: setattr(self.state, "deferrable", v))
 
-    @property
-    def rite_file(self) -> str:
-        return getattr(self.rite, "file", "") or "assets/rite/rite.yaml"
+    def fail(self, what: str) -> None:
+        self.state.fail(what)
 
     def run(self) -> Plan:
         with _without_cyclic_gc():
@@ -136,7 +111,7 @@ class Planner(Places, Occupancy, Walking, Pairs, Courtesy, Actions, Shooting, Ta
                     heapq.heappush(ready, (s, index[d], d))
         if done != len(events):
             stuck = [e.id for e in events if e.id not in ends][:3]
-            raise PlanError(self.rite_file, "events", f"events never become ready (missing or cyclic `after`): {stuck}")
+            raise PlanError(self.state.source, "events", f"events never become ready (missing or cyclic `after`): {stuck}")
         return self.document()
 
     def perform(self, ev, start: float) -> float:

@@ -16,6 +16,7 @@ from operator import itemgetter
 import numpy as np
 
 from ..model import footprint
+from .occupancy import DELAYS
 from .bodies import Body
 from .geometry import _bearing
 from .walkable import COURT, HALL, STAIR
@@ -71,9 +72,9 @@ class Courtesy:
     def _let_pass(self, b: Body, posture: str, dur: float) -> None:
         """Before bowing, let those already planned to pass close by go past (a short wait)."""
         extra = b.beyond(posture)
-        for delay in self.DELAYS[:10]:
+        for delay in DELAYS[:10]:
             t = b.t + delay
-            if self.conflict(b, [(t, b.x, b.y, b.z), (t + dur, b.x, b.y, b.z)], extra=extra) is None:
+            if self.occupancy.conflict(b, [(t, b.x, b.y, b.z), (t + dur, b.x, b.y, b.z)], extra=extra) is None:
                 if delay:
                     self.explain.append(f"  {b.id} waits {delay:.1f} s for those passing before he bows")
                     b.hold_until(t)
@@ -108,7 +109,7 @@ class Courtesy:
             for way in ways or self.ROOM_WAYS:
                 a = math.radians(h + way)
                 x, y = b.x + math.sin(a) * d, b.y + math.cos(a) * d
-                if self.ground.is_free(level, x, y) and self.clear_of_lanes(level, np.asarray([[x, y]]))[0] \
+                if self.ground.is_free(level, x, y) and self.occupancy.clear_of_lanes(level, np.asarray([[x, y]]))[0] \
                         and room(x, y) >= 0.0:
                     self.explain.append(f"  {b.id} steps {d:.1f} m {'back' if way == 180.0 else 'aside'} "
                                         "to have room to bow")
@@ -120,7 +121,7 @@ class Courtesy:
         his level, as planned so far: where, the code of their outline, their heading (each way he stands
         in that time)."""
         out = []
-        for o in self.near_tracks(b, (b.x - 2.0, b.y - 2.0), (b.x + 2.0, b.y + 2.0), t0, t1):
+        for o in self.occupancy.near_tracks(b, (b.x - 2.0, b.y - 2.0), (b.x + 2.0, b.y + 2.0), t0, t1):
             if not o.keys:
                 continue
             i0 = max(0, bisect.bisect_right(o.keys, t0, key=itemgetter(0)) - 1)
@@ -222,10 +223,10 @@ class Courtesy:
         if math.dist((gx, gy), up_plan[-1][:2]) > 1.2:
             goals.reverse()             # his own place lies away from the leader's: stay a step behind him
         for goal in goals:
-            if goal is None or not self._fits(glevel, goal[0], goal[1]):
+            if goal is None or not self.occupancy.fits(glevel, goal[0], goal[1]):
                 continue
             plan = [*way, (goal[0], goal[1], up_plan[-1][2], glevel)]
-            found = self._first_clear(b, plan, t_go, tail=True, delays=self.DELAYS[:8])
+            found = self.occupancy.first_clear(b, plan, t_go, tail=True, delays=DELAYS[:8])
             if found is not None:
                 w.plan = plan
                 w.why += f", a step behind {self.partner[b.id]}, led by the hand"

@@ -8,6 +8,8 @@ import numpy as np
 import shapely
 from shapely.geometry import LineString
 
+from .timing import from_here
+from .occupancy import DELAYS, GAP, SAME_LEVEL
 from .bodies import Body
 from .geometry import _too_close
 from .walkable import COURT, HALL
@@ -29,7 +31,7 @@ class Pairs:
             return found
         up = self.bodies[self.partner[body.id]]
         ts = np.arange(t_go, timed[-1][0] + 0.05, 0.1)
-        u = np.asarray([self.position_at(up, t) for t in ts])
+        u = np.asarray([self.occupancy.position_at(up, t) for t in ts])
         t_up = float(ts[int(np.argmin(np.hypot(u[:, 0] - jx, u[:, 1] - jy)))])
         late = timed[k][0] - t_up
         t_a = timed[walk0 - 1][0] if walk0 else t_go + delay
@@ -48,8 +50,8 @@ class Pairs:
         shift = span - new_span
         adj = [((t_a + (t - t_a) * f) if i <= k and t > t_a else (t - shift if i > k else t), x, y, z, h)
                for i, (t, x, y, z, h) in enumerate(timed)]
-        pts = self._from_here(body, t_go + delay, adj)
-        if self.conflict(body, pts) or self.standing_conflict(body, pts[-1], self._tail_end(pts[-1][0])):
+        pts = from_here(body, t_go + delay, adj)
+        if self.occupancy.conflict(body, pts) or self.occupancy.standing_conflict(body, pts[-1], self.occupancy.tail_end(pts[-1][0])):
             return found
         return delay, adj
 
@@ -88,7 +90,7 @@ class Pairs:
         ts = np.r_[ts, max(a[-1, 0], b[-1, 0])]          # and where both stand in the end
         ax, ay, az = (np.interp(ts, a[:, 0], a[:, j]) for j in (1, 2, 3))
         bx, by, bz = (np.interp(ts, b[:, 0], b[:, j]) for j in (1, 2, 3))
-        return bool(_too_close(ax - bx, ay - by, np.abs(az - bz) < self.SAME_LEVEL, self.GAP).any())
+        return bool(_too_close(ax - bx, ay - by, np.abs(az - bz) < SAME_LEVEL, GAP).any())
 
     def _delay_pair(self, body: Body, side_plan, t_go: float):
         """Plan a pair together: when the 下射 cannot set out beside his 上射 as the 上射 was planned, both
@@ -102,26 +104,26 @@ class Pairs:
                 or any(k[1:4] != later[-1][1:4] for k in later[walked[-1] + 1:])):
             return None
         xy = np.asarray([(x, y) for x, y, *_ in [*up_plan, *side_plan]] + [(body.x, body.y), start])
-        among = [b for b in self.near_tracks(body, xy.min(0), xy.max(0), t_go, self._tail_end(t_go + 30.0))
+        among = [b for b in self.occupancy.near_tracks(body, xy.min(0), xy.max(0), t_go, self.occupancy.tail_end(t_go + 30.0))
                  if b is not up]
-        delays = self.DELAYS[1:12]
+        delays = DELAYS[1:12]
         # who can meet either of them on the way, over every wait tried (the walks only shift in time)
         up_way = np.asarray([k[1:3] for k in up.keys[n - 1:]], float)
-        up_meet = [b for b, _ in self._may_meet(up, up_way, among, up.keys[n - 1][0] - 1.0,
+        up_meet = [b for b, _ in self.occupancy.may_meet(up, up_way, among, up.keys[n - 1][0] - 1.0,
                                                 later[-1][0] + delays[-1] + 1.0)]
         now = self._time_path(body, side_plan, t_go)          # setting out at once
-        my_way = np.asarray([p[1:3] for p in self._from_here(body, t_go, now)], float)
-        my_meet = [b for b, _ in self._may_meet(body, my_way, among, t_go + delays[0] - 1.0,
+        my_way = np.asarray([p[1:3] for p in from_here(body, t_go, now)], float)
+        my_meet = [b for b, _ in self.occupancy.may_meet(body, my_way, among, t_go + delays[0] - 1.0,
                                                 now[-1][0] + delays[-1] + 1.0)]
         for delay in delays:
             up_pts = [(up.keys[n - 1][0], *up.keys[n - 1][1:4])] + [(k[0] + delay, *k[1:4]) for k in later]
-            if self.conflict(up, up_pts, up_meet) or self.standing_conflict(
-                    up, up_pts[-1], self._tail_end(up_pts[-1][0]), among):
+            if self.occupancy.conflict(up, up_pts, up_meet) or self.occupancy.standing_conflict(
+                    up, up_pts[-1], self.occupancy.tail_end(up_pts[-1][0]), among):
                 continue
             timed = self._time_path(body, side_plan, t_go + delay)
-            pts = self._from_here(body, t_go + delay, timed)
-            if self.conflict(body, pts, my_meet) or self.standing_conflict(
-                    body, pts[-1], self._tail_end(pts[-1][0]), among) or self._too_near(pts, up_pts):
+            pts = from_here(body, t_go + delay, timed)
+            if self.occupancy.conflict(body, pts, my_meet) or self.occupancy.standing_conflict(
+                    body, pts[-1], self.occupancy.tail_end(pts[-1][0]), among) or self._too_near(pts, up_pts):
                 continue
             up.shift(n, delay)
             up.t += delay

@@ -7,6 +7,7 @@ import math
 import numpy as np
 
 from ..text.placement import PlaceError, heading_of, parse_place, unit_vector
+from .occupancy import GAP
 from .bodies import Body, PropBody
 from .geometry import _bearing
 from .walkable import COURT, HALL, PERSON_GAP, ROUTE_MARGIN, STAIR
@@ -136,10 +137,10 @@ class Places:
         if not place.offsets:
             return x, y, level
         ux, uy = unit_vector(place.offsets[-1][0], self.reading.diagonal)
-        others = self.standing(b, b.t, level)
+        others = self.occupancy.standing(b, b.t, level)
         for push in (0.0, 0.3, 0.6, 0.9, 1.2, 1.5):
             px, py = x + ux * push, y + uy * push
-            if self.ground.is_free(level, px, py) and all(math.dist((px, py), o) >= self.GAP + 0.1 for o in others):
+            if self.ground.is_free(level, px, py) and all(math.dist((px, py), o) >= GAP + 0.1 for o in others):
                 return px, py, level
         return x, y, level
 
@@ -163,11 +164,10 @@ class Places:
             self.current_who = p.id
             x, y, level, fh = self._initial_place(p.id, ini.at)
             heading = heading_of(ini.heading) if ini.heading else (fh if fh is not None else 0.0)
-            b = Body(p.id, x, y, H if level == HALL else 0.0, heading, ini.posture or "stand", level,
-                     index=self.track_index, slot=len(self._by_slot), kinds=self.prop_kinds)
-            self._by_slot.append(b)
+            b = self.state.add_body(Body(p.id, x, y, H if level == HALL else 0.0, heading, ini.posture or "stand",
+                                         level, kinds=self.prop_kinds))
             # spread people given the same spot (e.g. the 弟子 at 堂西)
-            x2, y2 = self.free_spot(b, x, y, level, 0.0)
+            x2, y2 = self.occupancy.free_spot(b, x, y, level, 0.0)
             b.x, b.y = x2, y2
             self.bodies[p.id] = b
             b.key(0.0)

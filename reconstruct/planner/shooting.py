@@ -253,7 +253,7 @@ class Shooting:
             gx = sum(p.x for p in group) / len(group)
             gy = max(max(p.y for p in group), hy + 0.35)
             # he stands north of them (on the side of the hall), within reach
-            self.walk(b, (*self.free_spot(b, gx, gy + 0.6, COURT, b.t), COURT), "to the arrows before the 侯")
+            self.walk(b, (*self.occupancy.free_spot(b, gx, gy + 0.6, COURT, b.t), COURT), "to the arrows before the 侯")
             self.face(b, 180.0)
             for pr in group:
                 b.gesture(b.t, b.t + self.pace.take_arrow, "take_arrow", pr.id)

@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .timing import from_here
+from .occupancy import ASIDE, DELAYS, GAP, LONG_DELAYS
 from .bodies import Body
 from .errors import _Blocked
 from .geometry import _RING, _bearing, _turn_delta
@@ -74,13 +76,13 @@ class Walking:
         if found is None and w.stays and body.id in self.leading:
             found = self._walk_behind(body, w)
         if found is None:
-            found = self._first_clear(body, w.plan, t0, tail=w.stays, delays=self._first_delays(body, w, first_step_at))
+            found = self.occupancy.first_clear(body, w.plan, t0, tail=w.stays, delays=self._first_delays(body, w, first_step_at))
         if found is None:
             found = self._walk_round(body, w)
-        if found is None and w.stays and self._first_clear(body, w.plan, t0) is not None:
+        if found is None and w.stays and self.occupancy.first_clear(body, w.plan, t0) is not None:
             found = self._walk_aside(body, w)
         if found is None and w.stays:      # a busy way: wait longer for it to clear, the spot staying clear
-            found = self._first_clear(body, w.plan, t0, tail=True, delays=w.later(self.LONG_DELAYS))
+            found = self.occupancy.first_clear(body, w.plan, t0, tail=True, delays=w.later(LONG_DELAYS))
         if found is None:
             found = self._walk_at_last(body, w)
         self._write_walk(body, w, found)
@@ -88,10 +90,10 @@ class Walking:
     def _aside_of_the_boxed_in(self, body: Body, w: "_Way", via: list) -> None:
         """Those standing there leave no way to the goal: the nearest spot round it that can be reached."""
         gx, gy, glevel = w.legs[-1]
-        standing = self.standing(body, w.t0, glevel)
-        for dx, dy in self._ASIDE:
+        standing = self.occupancy.standing(body, w.t0, glevel)
+        for dx, dy in ASIDE:
             spot = (gx + dx, gy + dy, glevel)
-            if not self._fits(glevel, spot[0], spot[1], standing):
+            if not self.occupancy.fits(glevel, spot[0], spot[1], standing):
                 continue
             alt = self._corners(body, [*via, spot], w)
             if alt and not self.ground.boxed_in and self._time_path(body, alt, w.t0):
@@ -109,7 +111,7 @@ class Walking:
             if abreast is None:
                 return None
             side_plan, t_go, join = abreast   # set out with him (waiting for him if he is later)
-            found = self._first_clear(body, side_plan, t_go, quick=True, tail=True)
+            found = self.occupancy.first_clear(body, side_plan, t_go, quick=True, tail=True)
             if found is None:
                 found = self._delay_pair(body, side_plan, t_go)
             if found is not None:
@@ -128,26 +130,26 @@ class Walking:
                           if self.ground.level_at(x, y, z) == STAIR), None)
             if step1 is not None and first_step_at > step1:
                 d0 = math.ceil((first_step_at - step1) * 10 - 1e-6) / 10
-                delays = tuple(d0 + d for d in self.DELAYS)
-        if w.earliest > (delays or self.DELAYS)[0]:
-            delays = w.later(self.DELAYS)
+                delays = tuple(d0 + d for d in DELAYS)
+        if w.earliest > (delays or DELAYS)[0]:
+            delays = w.later(DELAYS)
         return delays
 
     def _walk_round(self, body: Body, w: "_Way"):
         """Route round the person met, where he is when one would meet him."""
         found = None
         timed = self._time_path(body, w.plan, w.t0)
-        c = self.conflict(body, self._from_here(body, w.t0, timed))
-        if c is not None:
-            ox, oy, oz = self.position_at(self.bodies[c[0]], c[1])
-            self._extra_standing.append((ox, oy, self.ground.level_at(ox, oy, oz)))
+        c = self.occupancy.conflict(body, from_here(body, w.t0, timed))
+        if c is None:
+            return None
+        ox, oy, oz = self.occupancy.position_at(self.bodies[c[0]], c[1])
+        with self.occupancy.assuming_standing(ox, oy, self.ground.level_at(ox, oy, oz)):
             replan = self._corners(body, w.legs, w)
             if replan and self._time_path(body, replan, w.t0):
-                found = self._first_clear(body, replan, w.t0, tail=w.stays, delays=w.later(self.DELAYS))
+                found = self.occupancy.first_clear(body, replan, w.t0, tail=w.stays, delays=w.later(DELAYS))
                 if found is not None:
                     w.plan = replan
                     self.explain.append(f"  {body.id} goes round {c[0]}")
-        self._extra_standing.clear()
         return found
 
     def _walk_aside(self, body: Body, w: "_Way"):
@@ -155,22 +157,22 @@ class Walking:
         itself is busy for any short wait, when no spot aside helps (the caller waits for it to clear)."""
         t0 = w.t0
         gx, gy, glevel = w.legs[-1]
-        horizon = self._tail_end(t0)
+        horizon = self.occupancy.tail_end(t0)
         gz = self.reading.hall_height if glevel == HALL else 0.0
-        for dx, dy in self._ASIDE:
-            if not self._fits(glevel, gx + dx, gy + dy):
+        for dx, dy in ASIDE:
+            if not self.occupancy.fits(glevel, gx + dx, gy + dy):
                 continue
             # a spot someone will still pass or stop on after one could possibly be there is no use
             reach = t0 + 3.0 * math.dist((body.x, body.y), (gx + dx, gy + dy)) / self.pace.hall + 60.0
             spot = np.asarray([gx + dx, gy + dy])
-            spans = self._near_times(body, gx + dx, gy + dy, gz, t0, horizon,
-                                     self.near_tracks(body, spot, spot, t0, horizon))
+            spans = self.occupancy.near_times(body, gx + dx, gy + dy, gz, t0, horizon,
+                                     self.occupancy.near_tracks(body, spot, spot, t0, horizon))
             if len(spans) and (spans[:, 1] > reach).any():
                 continue
             alt = self._corners(body, [*w.legs[:-1], (gx + dx, gy + dy, glevel)], w)
             if not alt:
                 continue
-            found = self._first_clear(body, alt, t0, tail=True, delays=w.later(self.DELAYS))
+            found = self.occupancy.first_clear(body, alt, t0, tail=True, delays=w.later(DELAYS))
             if found is not None:
                 w.plan = alt
                 self.explain.append(f"  {body.id} stands {math.hypot(dx, dy):.1f} m aside: the spot is on another's path")
@@ -180,12 +182,12 @@ class Walking:
     def _walk_at_last(self, body: Body, w: "_Way"):
         """A clear way there after any wait (a conflict standing there is reported, never silent); or,
         when the way is blocked by people not yet planned to move, let them go first."""
-        found = self._first_clear(body, w.plan, w.t0, delays=w.later(self.DELAYS + self.LONG_DELAYS))
+        found = self.occupancy.first_clear(body, w.plan, w.t0, delays=w.later(DELAYS + LONG_DELAYS))
         if found is None and self._deferrable:
             raise _Blocked(body.id)
         if found is not None and w.stays:
-            pts = self._from_here(body, w.t0 + found[0], found[1])
-            c = self.standing_conflict(body, pts[-1], self._tail_end(pts[-1][0]))
+            pts = from_here(body, w.t0 + found[0], found[1])
+            c = self.occupancy.standing_conflict(body, pts[-1], self.occupancy.tail_end(pts[-1][0]))
             if c is not None:        # reported, never silent: someone planned earlier passes the spot
                 self._report(body, c, " (standing)")
         return found
@@ -194,7 +196,7 @@ class Walking:
         """Write the walk's keys (after its wait), arrive standing, remember it."""
         if found is None:
             timed = self._time_path(body, w.plan, w.t0)
-            c = self.conflict(body, self._from_here(body, w.t0, timed))
+            c = self.occupancy.conflict(body, from_here(body, w.t0, timed))
             delay = 0.0
             if c is not None:
                 self._report(body, c)
@@ -303,7 +305,7 @@ class Walking:
 
     def _route(self, body: Body, level: str, a, b, t) -> list[tuple[float, float]]:
         try:
-            return self.ground.route(level, a, b, self.standing(body, t, level))
+            return self.ground.route(level, a, b, self.occupancy.standing(body, t, level))
         except ValueError as e:
             self.fail(f"{body.id} cannot get there: {e}")
         raise AssertionError
@@ -376,11 +378,11 @@ class Walking:
                 break
             if body.level != STAIR and not self.ground.is_free(level, nx_, ny_):
                 nx_, ny_ = self.ground.free_point(level, nx_, ny_)
-            if body.level != STAIR and not self.clear_of_lanes(level, np.asarray([[nx_, ny_]]))[0]:
+            if body.level != STAIR and not self.occupancy.clear_of_lanes(level, np.asarray([[nx_, ny_]]))[0]:
                 continue          # not into the way up or down a stair
             path = [(body.t, body.x, body.y, z), (body.t + 0.9, nx_, ny_, z)]
-            if self.conflict(body, path) is None and self.standing_conflict(
-                    body, path[-1], self._tail_end(body.t + 0.9)) is None:
+            if self.occupancy.conflict(body, path) is None and self.occupancy.standing_conflict(
+                    body, path[-1], self.occupancy.tail_end(body.t + 0.9)) is None:
                 break
         body.x, body.y = nx_, ny_
         body.t += 0.9
@@ -399,7 +401,7 @@ class Walking:
             gx, gy = body.x + (x - body.x) * f, body.y + (y - body.y) * f
         else:
             gx, gy = x, y - within if level == COURT else y - within
-        gx, gy = self.free_spot(body, gx, gy, level, body.t, roomy=roomy)
+        gx, gy = self.occupancy.free_spot(body, gx, gy, level, body.t, roomy=roomy)
         if blevel == level:
             gx, gy = self._open_side(body, x, y, level, within, (gx, gy))
         self.walk(body, (gx, gy, level), why)
@@ -409,11 +411,11 @@ class Walking:
                    first: tuple[float, float]) -> tuple[float, float]:
         """Where to stand to reach (x, y): the nearest spot, unless people around box the way to it in;
         then the side of the thing (or person) that can be walked up to."""
-        standing = self.standing(body, body.t, level)
+        standing = self.occupancy.standing(body, body.t, level)
         sides = [(x + within * math.sin(a), y + within * math.cos(a)) for a in _RING[::2]]
         sides.sort(key=lambda p: math.dist(p, (body.x, body.y)))       # the near sides first
         for gx, gy in [first, *sides]:
-            if not self.ground.is_free(level, gx, gy) or any(math.dist((gx, gy), o) < self.GAP + 0.05 for o in standing):
+            if not self.ground.is_free(level, gx, gy) or any(math.dist((gx, gy), o) < GAP + 0.05 for o in standing):
                 continue
             self.ground.route(level, (body.x, body.y), (gx, gy), standing)
             if not self.ground.boxed_in:
