@@ -47,7 +47,7 @@ class Actions:
             self.fail(f"verb {a.verb} cannot be planned")
         getattr(self, handler)(b, a)
         if a.heading and a.verb in self.FACE_AFTER:
-            self.face(b, self.heading_toward(b, a.heading))
+            self.moves.face(b, self.heading_toward(b, a.heading))
             self.stated[b.id] = (self.current.id if self.current else "", b.heading)
 
     # -- walking verbs
@@ -56,17 +56,17 @@ class Actions:
         if a.place:
             self._go_to(b, a)
         elif a.verb in ("go", "step_forward"):
-            self.nudge(b, b.heading, self.pace.step)
+            self.moves.nudge(b, b.heading, self.pace.step)
         elif a.verb == "step_back":
-            self.nudge(b, b.heading + 180, self.pace.step)
+            self.moves.nudge(b, b.heading + 180, self.pace.step)
         elif a.verb == "exit":
             gate = self.reading.landmarks["门"].position
-            self.walk(b, (gate[0], gate[1] + 0.6, COURT), "出 by the 门")
+            self.walking.walk(b, (gate[0], gate[1] + 0.6, COURT), "出 by the 门")
             x, y = self.occupancy.free_spot(b, gate[0], gate[1] - 1.5, COURT, b.t)
-            self.walk(b, (x, y, COURT), "outside the 门")
+            self.walking.walk(b, (x, y, COURT), "outside the 门")
         else:                                   # enter
             gate = self.reading.landmarks["门"].position
-            self.walk(b, (gate[0], gate[1] + 1.5, COURT), "入 by the 门")
+            self.walking.walk(b, (gate[0], gate[1] + 1.5, COURT), "入 by the 门")
 
     def _go_to(self, b: Body, a) -> None:
         v = a.verb
@@ -95,66 +95,66 @@ class Actions:
             why += " (出: through the 门, the only way out)"
         if a.stair:
             why += f" by the {a.stair} (stated)"
-        self.walk(b, (x, y, level), why, a.stair, via=via, behind=self._ahead(a.place) if slot else None,
+        self.walking.walk(b, (x, y, level), why, a.stair, via=via, behind=self._ahead(a.place) if slot else None,
                   aside=v == "go" and slot is None)
         if slot is not None:
             self._set_out(b, a.place)
             if v == "exit" and not a.heading:
-                self.face(b, fh)         # in his place in the file outside, facing as the file faces
+                self.moves.face(b, fh)         # in his place in the file outside, facing as the file faces
 
     def _formation(self, b: Body, a) -> None:
         slot = self._formation_slot(b.id, a.place, a.rank) or self._adhoc_slot(b, a)
         x, y, level, fh = slot
         x, y = self.occupancy.free_spot(b, x, y, level, b.t)
         via, by_way = self._text_via(b, a, level)
-        self.walk(b, (x, y, level), f"to his slot in {a.place} (rank order)" + by_way, a.stair, via=via,
+        self.walking.walk(b, (x, y, level), f"to his slot in {a.place} (rank order)" + by_way, a.stair, via=via,
                   behind=self._ahead(a.place))
         self._set_out(b, a.place)
-        self.face(b, fh)
+        self.moves.face(b, fh)
 
     def _ascend(self, b: Body, a) -> None:
-        st = self.reading.stairs.get(a.stair or "") or self._conventional_stair(b)
+        st = self.reading.stairs.get(a.stair or "") or self.routes.conventional_stair(b)
         if a.top_step:
-            self.walk(b, (st.x + self.ground.lane(st, True), st.step_y(st.steps), HALL),
+            self.walking.walk(b, (st.x + self.ground.lane(st, True), st.step_y(st.steps), HALL),
                       f"up the {st.id} to the top step (盡階不升堂)", st.id, top_step=True)
-            self.face(b, 0.0)
+            self.moves.face(b, 0.0)
             return
         # one pace onto the hall from the head of the lane going up, clear of the stair's head
         hx, hy = self.ground.head(st, self.ground.lane(st, True))
         hx, hy = self.occupancy.free_spot(b, hx, hy + GAP + 0.05, HALL, b.t)
-        after = self._partner_third_step(b, st)
+        after = self.pairs.partner_third_step(b, st)
         why = f"升 by the {st.id}"
         if after is not None:
-            why += f", a step behind {self.partner[b.id]} (上射先升三等，下射從之中等)"
-        self.walk(b, (hx, hy, HALL), why, st.id, first_step_at=after)
+            why += f", a step behind {self.pairs.partner_of(b.id)} (上射先升三等，下射從之中等)"
+        self.walking.walk(b, (hx, hy, HALL), why, st.id, first_step_at=after)
 
     def _descend(self, b: Body, a) -> None:
-        st = self.reading.stairs.get(a.stair or "") or self._conventional_stair(b)
+        st = self.reading.stairs.get(a.stair or "") or self.routes.conventional_stair(b)
         fx, fy = self.ground.foot(st)
         fx, fy = self.occupancy.free_spot(b, fx, fy, COURT, b.t)
-        after = self._partner_third_step(b, st, down=True)
+        after = self.pairs.partner_third_step(b, st, down=True)
         why = f"降 by the {st.id}"
         if after is not None:
-            why += f", a step behind {self.partner[b.id]} (上射降三等，下射從之中等)"
-        self.walk(b, (fx, fy, COURT), why, st.id, first_step_at=after)
+            why += f", a step behind {self.pairs.partner_of(b.id)} (上射降三等，下射從之中等)"
+        self.walking.walk(b, (fx, fy, COURT), why, st.id, first_step_at=after)
 
     def _sidestep(self, b: Body, a) -> None:
-        self.nudge(b, heading_of(a.heading) if a.heading else b.heading + 90, self.pace.step)
+        self.moves.nudge(b, heading_of(a.heading) if a.heading else b.heading + 90, self.pace.step)
 
     # -- the body
     def _face(self, b: Body, a) -> None:
         if a.heading:
-            self.face(b, self.heading_toward(b, a.heading))
+            self.moves.face(b, self.heading_toward(b, a.heading))
             self.stated[b.id] = (self.current.id if self.current else "", b.heading)
 
     def _kneel(self, b: Body, a) -> None:
-        self.posture(b, "kneel", self.pace.kneel)
+        self.moves.posture(b, "kneel", self.pace.kneel)
 
     def _rise(self, b: Body, a) -> None:
-        self.posture(b, "stand", self.pace.rise)
+        self.moves.posture(b, "stand", self.pace.rise)
 
     def _stand(self, b: Body, a) -> None:
-        self.posture(b, "stand", self.pace.settle)
+        self.moves.posture(b, "stand", self.pace.settle)
 
     DRESS = {"bare": ("bare_left_arm", True), "cover": ("bare_left_arm", False),
              "gear_on": ("gear", True), "gear_off": ("gear", False)}
@@ -163,7 +163,7 @@ class Actions:
         """袒 / 襲 / 決遂 / 說決拾."""
         key, value = self.DRESS[a.verb]
         b.gesture(b.t, b.t + self.pace.dress, a.verb, None)
-        self.hold(b, self.pace.dress)
+        self.moves.hold(b, self.pace.dress)
         b.set_state(b.t, **{key: value})
 
     def _hold_bow(self, b: Body, a) -> None:
@@ -172,14 +172,14 @@ class Actions:
         was, now = b.state.get("bow"), a.text or "strung"
         if was is not None and was != now:
             b.gesture(b.t, b.t + self.pace.hold_bow, "string_bow" if now == "strung" else "unstring_bow", None)
-        self.hold(b, self.pace.hold_bow)
+        self.moves.hold(b, self.pace.hold_bow)
         b.set_state(b.t, bow=a.text or "strung")
 
     def _tuck(self, b: Body, a) -> None:
         """搢扑: stick it in the belt, taking it up first if it lies where he left it."""
         if a.prop and a.prop in self.props and self.props[a.prop].carrier != b.id:
             self._take(b, a)
-            self.hold(b, self.pace.tuck)
+            self.moves.hold(b, self.pace.tuck)
         else:
             self._timed(b, a)
 
@@ -193,23 +193,23 @@ class Actions:
             self._near_fixture(b, "尊", 1.0)
         if a.verb in ("announce", "reply") and a.other and self.stated.get(b.id, ("",))[0] != (
                 self.current.id if self.current else ""):
-            self.face(b, self.heading_toward(b, a.other))   # unless the text gave his facing
+            self.moves.face(b, self.heading_toward(b, a.other))   # unless the text gave his facing
         if a.verb in self.GESTURE_OF:
             b.gesture(b.t, b.t + dur, self.GESTURE_OF[a.verb], a.prop)
-        self.hold(b, dur)
+        self.moves.hold(b, dur)
 
     def _gesture(self, b: Body, a) -> None:
         """A gesture of the vocabulary (``text`` = its kind) with a prop or nobody, for its duration."""
         dur = a.duration if a.duration is not None else self.pace.gesture
         b.gesture(b.t, b.t + dur, a.text, a.prop or a.other)
-        self.hold(b, dur)
+        self.moves.hold(b, dur)
 
     def _hold_arrow(self, b: Body, a) -> None:
         """挟一个: one arrow held across the bow (taken up first where it lies)."""
         if a.prop and self.props[a.prop].carrier != b.id:
             self._take(b, a)
         b.gesture(b.t, b.t + self.pace.hold_arrow, "hold_arrow", a.prop)
-        self.hold(b, self.pace.hold_arrow)
+        self.moves.hold(b, self.pace.hold_arrow)
 
     def _text_via(self, b: Body, a, level: str) -> tuple[list, str]:
         """The via points the text names for an action (由X之南 …), and the words that explain them."""
@@ -222,18 +222,18 @@ class Actions:
             return
         level = HALL if lm.position[2] > self.reading.hall_height / 2 else COURT
         if (b.level if b.level != STAIR else HALL) != level or math.hypot(lm.position[0] - b.x, lm.position[1] - b.y) > within + 0.8:
-            self.approach(b, lm.position[0], lm.position[1], level, within + 0.3, f"to the {name}")
+            self.walking.approach(b, lm.position[0], lm.position[1], level, within + 0.3, f"to the {name}")
 
     def _take(self, b: Body, a) -> None:
         P = self.pace
         if a.prop is None:
-            self.hold(b, P.handle)
+            self.moves.hold(b, P.handle)
             return
         pr = self.props.get(a.prop)
         if pr is None:
             self.fail(f"unknown prop {a.prop}")
         if pr.carrier == b.id:
-            self.hold(b, 0.3)
+            self.moves.hold(b, 0.3)
             return
         if pr.carrier is not None:
             giver = self.bodies[pr.carrier]
@@ -246,7 +246,7 @@ class Actions:
             level = HALL if pr.z > self.reading.hall_height / 2 else COURT
             self._reach(b, pr.x, pr.y, level, 0.6, f"to take the {a.prop}")
             b.gesture(b.t, b.t + P.handle, "take", a.prop)
-            self.hold(b, P.handle)
+            self.moves.hold(b, P.handle)
         self.carry(a.prop, b.id, b.t)
         self.hold_things(b, b.t, add=a.prop)
 
@@ -262,7 +262,7 @@ class Actions:
         blevel = b.level if b.level != STAIR else HALL
         if b.posture == "kneel" and blevel == level and math.hypot(x - b.x, y - b.y) <= self.KNEEL_REACH:
             return
-        self.approach(b, x, y, level, within, why)
+        self.walking.approach(b, x, y, level, within, why)
 
     def hold_things(self, b: Body, t: float, add: str | None = None, remove: str | None = None) -> None:
         """What one holds from time t: ``add`` taken into the hand, ``remove`` set down or handed over."""
@@ -276,7 +276,7 @@ class Actions:
     def _put(self, b: Body, a) -> None:
         P = self.pace
         if a.prop is None:
-            self.hold(b, P.handle)
+            self.moves.hold(b, P.handle)
             return
         if a.prop not in self.props:
             self.fail(f"unknown prop {a.prop}")
@@ -292,7 +292,7 @@ class Actions:
             x, y = b.x + 0.5 * math.sin(h), b.y + 0.5 * math.cos(h)
             level = b.level if b.level != STAIR else HALL
         b.gesture(b.t, b.t + P.handle, "set_down", a.prop)
-        self.hold(b, P.handle)
+        self.moves.hold(b, P.handle)
         z = (self.reading.hall_height if level == HALL else 0.0) + on
         self.set_down(a.prop, x, y, z, b.t)
         self.hold_things(b, b.t, remove=a.prop)
@@ -316,7 +316,7 @@ class Actions:
         """Hand-overs are done facing the way the text says (北面拜受, 西面拜送), not face to face."""
         ev, h = self.stated.get(b.id, ("", None))
         if h is not None and self.current is not None and ev == self.current.id:
-            self.face(b, h)
+            self.moves.face(b, h)
 
     def _meet(self, b: Body, other: Body, why: str, roomy: bool = True) -> None:
         """A hand-over: come within arm's reach (:attr:`HAND_REACH`) of the other, wait for him, hand over.
@@ -325,10 +325,10 @@ class Actions:
         :meth:`free_spot`); else the nearest free spot, as one who takes another by the hand must."""
         level = other.level if other.level != STAIR else HALL
         if not (b.posture == "kneel" and math.hypot(other.x - b.x, other.y - b.y) <= self.KNEEL_REACH):
-            self.approach(b, other.x, other.y, level, self.HAND_REACH, why, roomy)
+            self.walking.approach(b, other.x, other.y, level, self.HAND_REACH, why, roomy)
         b.hold_until(max(b.t, other.t))
         self._keep_stated_facing(b)
-        self.hold(b, self.pace.hand_over)
+        self.moves.hold(b, self.pace.hand_over)
 
     def _give(self, b: Body, a) -> None:
         if a.other is None:

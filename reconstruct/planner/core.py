@@ -28,14 +28,16 @@ from .document import Document
 from .occupancy import Occupancy
 from .state import RITE_FILE, PlanState
 from .pairs import Pairs
+from .routes import Routes
+from .moves import Moves
 from .places import Places
 from .walking import Walking
-from .errors import PlanError, _Blocked
+from .errors import Blocked, PlanError
 from .pace import Pace
 from .bodies import Body, PropBody, TrackIndex
 
 
-class Planner(Places, Walking, Pairs, Courtesy, Actions, Shooting, Tallies, Document):
+class Planner(Places, Courtesy, Actions, Shooting, Tallies, Document):
     """Plan a rite on a reading.  ``Planner(reading, rite).run()`` returns the plan document."""
 
     def __init__(self, reading: Reading, rite, pace: Pace = Pace()) -> None:
@@ -57,14 +59,10 @@ class Planner(Places, Walking, Pairs, Courtesy, Actions, Shooting, Tallies, Docu
         for p in rite.props:
             self.names.add(p.id)
         self.person_ids = {p.id for p in rite.people}
-        self._last_walk: dict[str, tuple[str, float, list]] = {}
-        # the 下射 of each pair → his 上射 (pairs are listed 上射, 下射 in rank order)
-        self.partner: dict[str, str] = {}
-        for name in ("三耦", "宾主人", "大夫耦", "众耦"):
-            g = rite.groups.get(name, [])
-            for up, down in zip(g[0::2], g[1::2]):
-                self.partner[down] = up
-        self.leading: dict[str, list] = {}      # who is led by the hand → the open ``lead`` gesture
+        self.routes = Routes(st, self.occupancy)
+        self.moves = Moves(st, self.occupancy)
+        self.pairs = Pairs(st, self.occupancy, self.routes, Pairs.of_groups(rite.groups))
+        self.walking = Walking(st, self.occupancy, self.routes, self.pairs, self.moves)
         self._behind: dict[str, int] = {}
         self._file_length: dict[str, int] = {}
         self._procession: dict[tuple[str, str], float] = {}   # (event, file) → when the last one set out
@@ -153,7 +151,7 @@ class Planner(Places, Walking, Pairs, Courtesy, Actions, Shooting, Tallies, Docu
             try:
                 self.act(self._body(a.who), a)
                 done += 1
-            except _Blocked:
+            except Blocked:
                 deferred[who] = done
                 mine = [x for x in queue[i:] if self.aliases.get(x.who, x.who) == who]
                 queue = queue[:i] + [x for x in queue[i:] if self.aliases.get(x.who, x.who) != who] + mine

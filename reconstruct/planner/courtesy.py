@@ -27,7 +27,6 @@ class Courtesy:
 
     BOW_REACH = 2.0         # metres: one bows to someone this near …
     BOW_FACING = 100.0      # … turned towards him: the bower lies within this of the way he faces
-    LEAD_STEP = 0.9         # seconds: one led by the hand a step behind the one who leads him
 
     # -- bows
     def _bow(self, b: Body, a) -> None:
@@ -36,10 +35,10 @@ class Courtesy:
         if other is not None:
             self._await_bowee(b, other, answer=False)
         if a.other:
-            self.face(b, self.heading_toward(b, a.other))
+            self.moves.face(b, self.heading_toward(b, a.other))
         self._room_to_bow(b, "bow", self.pace.bow * a.count, other)
         t0 = b.t
-        self.posture(b, "bow", self.pace.bow * a.count, "stand")
+        self.moves.posture(b, "bow", self.pace.bow * a.count, "stand")
         b.gesture(t0, b.t, "bow", other.id if other is not None else None)
 
     def _kneel_bow(self, b: Body, a) -> None:
@@ -50,7 +49,7 @@ class Courtesy:
         back = "kneel" if b.posture == "kneel" else "stand"
         self._room_to_bow(b, "kneel_bow", self.pace.kneel_bow * a.count, other)
         t0 = b.t
-        self.posture(b, "kneel_bow", self.pace.kneel_bow * a.count, back)
+        self.moves.posture(b, "kneel_bow", self.pace.kneel_bow * a.count, back)
         b.gesture(t0, b.t, "kneel_bow", other.id if other is not None else None)
 
     ROOM_STEPS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6)    # how far one may step to have room to bow
@@ -113,7 +112,7 @@ class Courtesy:
                         and room(x, y) >= 0.0:
                     self.explain.append(f"  {b.id} steps {d:.1f} m {'back' if way == 180.0 else 'aside'} "
                                         "to have room to bow")
-                    self.nudge(b, h + way, d)
+                    self.moves.nudge(b, h + way, d)
                     return
 
     def _people_near(self, b: Body, t0: float, t1: float) -> list[tuple[float, float, int, float]]:
@@ -198,62 +197,14 @@ class Courtesy:
             self.fail("lead needs the person led (other)")
         led = self._body(a.other)
         self._meet(b, led, f"to take {led.id} by the hand", roomy=False)
-        if self.partner.get(led.id) not in (None, b.id):
-            self.fail(f"{led.id} is already walking with {self.partner[led.id]}")
-        self.partner[led.id] = b.id
-        self.leading[led.id] = b.gesture(b.t - self.pace.hand_over, None, "lead", led.id)
+        self.pairs.take_by_hand(b.id, led.id, b.gesture(b.t - self.pace.hand_over, None, "lead", led.id))
         led.hold_until(b.t)
-
-    def _walk_behind(self, b: Body, w):
-        """One led by the hand where he cannot walk beside the one who leads him (the way beside runs into a
-        stair or a fixture, or others): a step behind him on his very way, setting out as he has gone a step,
-        to his own place, or where that lies past the leader, to a step behind him.  Returns (delay from when
-        he could set out, timed way), or None."""
-        last = self._partner_walk(b)
-        if last is None:
-            return None
-        _, t_up, up_start, up_plan, _ = last
-        if not up_plan or math.dist(up_start, (b.x, b.y)) > 2.5 or math.dist(up_plan[-1][:2], w.legs[-1][:2]) > 2.5:
-            return None
-        gx, gy, glevel = w.legs[-1]
-        level = b.level if b.level in (COURT, HALL) else glevel
-        way = [(up_start[0], up_start[1], b.z, level), *up_plan[:-1]]
-        t_go = max(w.t0, t_up + self.LEAD_STEP)
-        goals = [(gx, gy), self._step_behind(up_start, up_plan)]
-        if math.dist((gx, gy), up_plan[-1][:2]) > 1.2:
-            goals.reverse()             # his own place lies away from the leader's: stay a step behind him
-        for goal in goals:
-            if goal is None or not self.occupancy.fits(glevel, goal[0], goal[1]):
-                continue
-            plan = [*way, (goal[0], goal[1], up_plan[-1][2], glevel)]
-            found = self.occupancy.first_clear(b, plan, t_go, tail=True, delays=DELAYS[:8])
-            if found is not None:
-                w.plan = plan
-                w.why += f", a step behind {self.partner[b.id]}, led by the hand"
-                return found[0] + t_go - w.t0, found[1]
-        return None
-
-    @staticmethod
-    def _step_behind(start, plan, step: float = 0.8):
-        """The point a step back from the end of a way (start, then corners (x, y, z, kind)), on the way."""
-        pts = [tuple(start[:2]), *[(p[0], p[1]) for p in plan]]
-        left = step
-        for (ax, ay), (bx, by) in zip(reversed(pts[:-1]), reversed(pts[1:])):
-            d = math.hypot(bx - ax, by - ay)
-            if d >= left:
-                f = left / d
-                return bx + (ax - bx) * f, by + (ay - by) * f
-            left -= d
-        return None
 
     def _release(self, b: Body, a) -> None:
         """The hand let go: the one led walks on his own again."""
         if a.other is None:
             self.fail("release needs the person let go (other)")
         led = self._body(a.other)
-        g = self.leading.pop(led.id, None)
-        if g is None or self.partner.get(led.id) != b.id:
-            self.fail(f"{b.id} does not lead {led.id}")
+        g = self.pairs.let_go(b.id, led.id)
         b.hold_until(max(b.t, led.t))
         g[1] = round(b.t, 3)
-        del self.partner[led.id]

@@ -265,7 +265,7 @@ class Places:
 
     def _set_out(self, b: Body, place: str) -> None:
         """Remember when the one who just walked to his place in a file set out (see :meth:`_ahead`)."""
-        last = self._last_walk.get(b.id)
+        last = self.state.walks.get(b.id)
         ev = self.current.id if self.current else ""
         if last is not None and last[0] == ev:
             self._procession[(ev, place)] = max(last[1], self._procession.get((ev, place), last[1]))

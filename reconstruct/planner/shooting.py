@@ -22,15 +22,15 @@ class Shooting:
         """The pairs in shooting order, the outcome of rounds 2 (before the passage: its tallies are counted at
         80) and 3 (shot to music in the passage), and where tallies and arrows lie."""
         g = self.rite.groups
-        self.pairs = [(up, down) for name in ("三耦", "宾主人", "大夫耦", "众耦")
+        self.order = [(up, down) for name in ("三耦", "宾主人", "大夫耦", "众耦")
                       for up, down in zip(g.get(name, [])[0::2], g.get(name, [])[1::2])]
-        self.archers = [a for p in self.pairs for a in p]
+        self.archers = [a for p in self.order for a in p]
         prm = self.rite.archery
         victor = self.rite.options.get("victor", RIGHT)
         rate = lambda who: prm.rate(who, g)  # noqa: E731
         try:
-            self.rounds = {2: outcomes(self.pairs, rate, prm.seed, 2, victor, False, prm.off_beat),
-                           3: outcomes(self.pairs, rate, prm.seed, 3, victor, True, prm.off_beat)}
+            self.rounds = {2: outcomes(self.order, rate, prm.seed, 2, victor, False, prm.off_beat),
+                           3: outcomes(self.order, rate, prm.seed, 3, victor, True, prm.off_beat)}
         except ValueError as e:
             self.fail(str(e))
         self.tally_layout = TallyLayout(self.reading)
@@ -56,11 +56,11 @@ class Shooting:
             for g in body.gestures:
                 if g[1] is None and g[2] == "play":
                     g[1] = round(max(g[0], b.t), 3)
-        self.hold(b, self.pace.settle)
+        self.moves.hold(b, self.pace.settle)
 
     def _play(self, b: Body, a) -> None:
         """鼓瑟 / 歌: he plays (or sings) until the music ends."""
-        self.hold(b, self.pace.settle)
+        self.moves.hold(b, self.pace.settle)
         b.gesture(b.t, None, "play", a.text or None)
 
     def music_played(self, duration: float) -> Music | None:
@@ -91,7 +91,7 @@ class Shooting:
         if a.other is None or a.other not in self.bodies:
             self.fail("shoot needs the partner: WHO shoot other=PARTNER (the pair loose by turns)")
         down = self.bodies[a.other]
-        pair = next((i for i, p in enumerate(self.pairs) if p == (up.id, down.id)), None)
+        pair = next((i for i, p in enumerate(self.order) if p == (up.id, down.id)), None)
         if pair is None:
             self.fail(f"{up.id} and {down.id} are not a pair of the rite's pair lists")
         rnd = 3
@@ -119,11 +119,11 @@ class Shooting:
         for who in (hz, sh):
             if who.posture == "kneel" and who.t <= end + 10:
                 who.hold_until(max(who.t, end))
-                self.posture(who, "stand", self.pace.rise)
+                self.moves.posture(who, "stand", self.pace.rise)
         for body in (up, down):                  # 卒射，南面揖
             body.hold_until(end)
-        self.posture(up, "bow", self.pace.bow, "stand")
-        self.posture(down, "bow", self.pace.bow, "stand")
+        self.moves.posture(up, "bow", self.pace.bow, "stand")
+        self.moves.posture(down, "bow", self.pace.bow, "stand")
         self.shots += landed
         self._shot_pairs += 1
         self._tally_round = rnd
@@ -186,12 +186,12 @@ class Shooting:
         t = max(s.land + 0.2, hz.t)
         hz.hold_until(t)
         if hz.posture != "kneel":
-            self.posture(hz, "kneel", P.kneel)
+            self.moves.posture(hz, "kneel", P.kneel)
         t = hz.t
         hz.gesture(t, t + P.call, "call", s.arrow)
         hz.gesture(t, t + P.raise_flag, "raise_flag", "旌")
         hz.gesture(t + P.raise_flag, t + P.raise_flag + P.lower_flag, "lower_flag", "旌")
-        self.hold(hz, P.raise_flag + P.lower_flag)
+        self.moves.hold(hz, P.raise_flag + P.lower_flag)
 
     # ------------------------------------------------------------------ the arrows handled
     def _my_arrows(self, who: str) -> list[str]:
@@ -220,12 +220,12 @@ class Shooting:
 
     def _kneel_take(self, b: Body, arrows: list[str]) -> None:
         P = self.pace
-        self.posture(b, "kneel", P.kneel)
+        self.moves.posture(b, "kneel", P.kneel)
         b.gesture(b.t, b.t + P.take_arrow, "take_arrow", arrows[0] if len(arrows) == 1 else None)
         for ar in arrows:
             self.carry(ar, b.id, b.t + 0.3)
-        self.hold(b, P.take_arrow)
-        self.posture(b, "stand", P.rise)
+        self.moves.hold(b, P.take_arrow)
+        self.moves.posture(b, "stand", P.rise)
         b.set_state(b.t, holding=sorted({*b.state.get("holding", []), *arrows}))
 
     def _tuck_arrows(self, b: Body, a) -> None:
@@ -234,7 +234,7 @@ class Shooting:
         b.gesture(b.t, b.t + self.pace.tuck_arrows, "tuck_arrows", None)
         for i, ar in enumerate(arrows):
             self.carry(ar, b.id, b.t + 0.5, "carried" if i == 0 else "tucked")
-        self.hold(b, self.pace.tuck_arrows)
+        self.moves.hold(b, self.pace.tuck_arrows)
 
     def _gather_arrows(self, b: Body, a) -> None:
         """弟子取矢 at the target (``text`` = part/parts: this junior's share): walks from spot to spot in
@@ -253,12 +253,12 @@ class Shooting:
             gx = sum(p.x for p in group) / len(group)
             gy = max(max(p.y for p in group), hy + 0.35)
             # he stands north of them (on the side of the hall), within reach
-            self.walk(b, (*self.occupancy.free_spot(b, gx, gy + 0.6, COURT, b.t), COURT), "to the arrows before the 侯")
-            self.face(b, 180.0)
+            self.walking.walk(b, (*self.occupancy.free_spot(b, gx, gy + 0.6, COURT, b.t), COURT), "to the arrows before the 侯")
+            self.moves.face(b, 180.0)
             for pr in group:
                 b.gesture(b.t, b.t + self.pace.take_arrow, "take_arrow", pr.id)
                 self.carry(pr.id, b.id, b.t + 0.3)
-                self.hold(b, self.pace.take_arrow)
+                self.moves.hold(b, self.pace.take_arrow)
             b.set_state(b.t, holding=sorted({*b.state.get("holding", []), *(pr.id for pr in group)}))
 
     def _lay_arrows(self, b: Body, a) -> None:
@@ -266,16 +266,16 @@ class Shooting:
         mine = sorted(pr.id for pr in self.props.values() if pr.kind == "矢" and pr.carrier == b.id)
         if not mine:
             return
-        self.posture(b, "kneel", self.pace.kneel)
+        self.moves.posture(b, "kneel", self.pace.kneel)
         n0 = sum(1 for pr in self.props.values() if pr.kind == "矢" and pr.carrier is None
                  and abs(pr.y - self.rack.fy) < 0.1 and abs(pr.x - self.rack.fx) < 1.0)
         b.gesture(b.t, b.t + self.pace.handle, "lay_arrows", None)
         for i, ar in enumerate(mine):
             x, y, z, h = self.rack.heap(n0 + i)
             self.set_down(ar, x, y, z, b.t + self.pace.handle, heading=h)
-        self.hold(b, self.pace.handle)
+        self.moves.hold(b, self.pace.handle)
         b.set_state(b.t, holding=[h for h in b.state.get("holding", []) if h not in mine])
-        self.posture(b, "stand", self.pace.rise)
+        self.moves.posture(b, "stand", self.pace.rise)
 
     def _count_arrows(self, b: Body, a) -> None:
         """司马乘之: kneeling south of the 楅, he counts the arrows off in fours with both hands (左右抚矢而
@@ -290,7 +290,7 @@ class Shooting:
                 x, y, z, h = self.rack.slot(g, k)
                 self.carry(ar, b.id, t + 0.3)
                 self.set_down(ar, x, y, z, t + self.pace.count_arrows, heading=h)
-            self.hold(b, self.pace.count_arrows)
+            self.moves.hold(b, self.pace.count_arrows)
 
     def arrange_arrows_on_rack(self) -> None:
         """At the start every arrow lies on the 楅, counted off in fours (司马乘矢如初, before the passage)."""
@@ -308,12 +308,12 @@ class Shooting:
         mine = [ar for ar in self._my_arrows(b.id) if self.props[ar].carrier == b.id]
         if a.place:
             x, y, level, _ = self.resolve(a.place, b.id)
-            self.approach(b, x, y, level, 0.6, f"to lay his arrows at {a.place}")
+            self.walking.approach(b, x, y, level, 0.6, f"to lay his arrows at {a.place}")
         h = math.radians(b.heading)
         x, y = b.x + 0.5 * math.sin(h), b.y + 0.5 * math.cos(h)
         z = self.reading.hall_height if b.level == "hall" else 0.0
         b.gesture(b.t, b.t + self.pace.handle, "set_down", mine[0] if mine else None)
-        self.hold(b, self.pace.handle)
+        self.moves.hold(b, self.pace.handle)
         for i, ar in enumerate(mine):
             self.set_down(ar, x + 0.03 * (i - 1.5) * math.cos(h), y - 0.03 * (i - 1.5) * math.sin(h), z + 0.01, b.t,
                           heading=b.heading)

@@ -55,7 +55,7 @@ class Tallies:
         """A gesture of ``dur`` s from now; returns when it ends."""
         t = b.t
         b.gesture(t, t + dur, kind, obj)
-        self.hold(b, dur)
+        self.moves.hold(b, dur)
         return t + dur
 
     # ------------------------------------------------------------------ while the pairs shoot
@@ -65,7 +65,7 @@ class Tallies:
         P, L = self.pace, self.tally_layout
         sh.hold_until(max(sh.t, t_ready - 6.0))
         if sh.posture != "kneel":
-            self.posture(sh, "kneel", P.kneel)
+            self.moves.posture(sh, "kneel", P.kneel)
         if self.t_hand:
             t = self._act_with(sh, "return_tallies", P.lay_tally, self.t_hand[0])
             for tid in self.t_hand:
@@ -82,7 +82,7 @@ class Tallies:
             self._place_tally(tid, L.in_holder(i), t)
             self.t_hand.remove(tid)
         self.t_zhong = new
-        self.posture(sh, "stand", P.rise)
+        self.moves.posture(sh, "stand", P.rise)
 
     def _lay_tally(self, sh: Body, s: Shot) -> None:
         """释获: kneeling, one tally from his hand for a hit on the beat, to his right for the 上射, to his left
@@ -90,7 +90,7 @@ class Tallies:
         P = self.pace
         sh.hold_until(max(sh.t, s.land + 1.0))
         if sh.posture != "kneel":
-            self.posture(sh, "kneel", P.kneel)
+            self.moves.posture(sh, "kneel", P.kneel)
         if not self.t_hand:
             self.explain.append(f"  释获者 has no tally left in his hand for {s.arrow} (算八十: 略以十耦为正)")
             return
@@ -102,7 +102,7 @@ class Tallies:
     def _lay_spare(self, b: Body, a) -> None:
         """委余获于中西: what is left in his hand, laid with the rest west of the 中."""
         if not self.t_hand:
-            self.hold(b, self.pace.settle)
+            self.moves.hold(b, self.pace.settle)
             return
         t = self._act_with(b, "return_tallies", self.pace.lay_tally, self.t_hand[0])
         for tid in self.t_hand:
@@ -168,13 +168,13 @@ class Tallies:
                 self.t_hand.remove(tid)
             c["pairs"].append(pair)
         if not held:
-            self.hold(b, self.pace.settle)
+            self.moves.hold(b, self.pace.settle)
 
     def _lay_odd(self, b: Body, side: str, c: dict) -> None:
         """一算为奇，奇则又缩诸纯下: a single one left, lengthwise below the pairs."""
         odd = self.t_laid[side]
         if not odd:
-            self.hold(b, self.pace.settle)
+            self.moves.hold(b, self.pace.settle)
             return
         self._into_hand(b, odd, b.t + 0.2)
         t = self._act_with(b, "lay_tally", self.pace.take_tallies, odd[0])
@@ -219,9 +219,9 @@ class Tallies:
         if (a.text or "") == "纯数" or result == "左右钧":
             self.scores.append(Score(self._tally_round, n_r, n_l, result, result + ("，" + words if words else "")))
         if a.other and self.stated.get(b.id, ("",))[0] != (self.current.id if self.current else ""):
-            self.face(b, self.heading_toward(b, a.other))
+            self.moves.face(b, self.heading_toward(b, a.other))
         b.gesture(b.t, b.t + self.pace.announce + self.pace.speak_char * len(said), "announce", said)
-        self.hold(b, self.pace.announce + self.pace.speak_char * len(said))
+        self.moves.hold(b, self.pace.announce + self.pace.speak_char * len(said))
         self.explain.append(f"  释获者 reports round {self._tally_round}: {said} (右 {n_r}, 左 {n_l})")
 
     def _reset_tallies(self, b: Body, a) -> None:
