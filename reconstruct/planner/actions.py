@@ -47,7 +47,7 @@ class Actions:
             self.fail(f"verb {a.verb} cannot be planned")
         getattr(self, handler)(b, a)
         if a.heading and a.verb in self.FACE_AFTER:
-            self.moves.face(b, self.heading_toward(b, a.heading))
+            self.moves.face(b, self.places.heading_toward(b, a.heading))
             self.stated[b.id] = (self.current.id if self.current else "", b.heading)
 
     # -- walking verbs
@@ -70,14 +70,14 @@ class Actions:
 
     def _go_to(self, b: Body, a) -> None:
         v = a.verb
-        x, y, level, fh = self.resolve(a.place, b.id)
+        x, y, level, fh = self.places.resolve(a.place, b.id)
         via, by_way = self._text_via(b, a, level)
         if v == "exit" and a.place in ("门", "門"):
             y -= 1.5
         # one's slot when the place is a formation one belongs to (反位, or 門外 as the guests leave)
-        slot = self._formation_slot(b.id, a.place) if v in ("go", "exit") else None
+        slot = self.places.formation_slot(b.id, a.place) if v in ("go", "exit") else None
         if slot is None and v == "go" and a.rank:
-            slot = self._adhoc_slot(b, a)      # 北上 / 東上: one place each, in rank order
+            slot = self.places.adhoc_slot(b, a.place, a.rank, a.heading)      # 北上 / 東上: one place each, in rank order
         if slot is not None:
             x, y, level, fh = slot
         x, y = self.occupancy.free_spot(b, x, y, level, b.t)
@@ -95,21 +95,21 @@ class Actions:
             why += " (出: through the 门, the only way out)"
         if a.stair:
             why += f" by the {a.stair} (stated)"
-        self.walking.walk(b, (x, y, level), why, a.stair, via=via, behind=self._ahead(a.place) if slot else None,
+        self.walking.walk(b, (x, y, level), why, a.stair, via=via, behind=self.places.ahead(a.place) if slot else None,
                   aside=v == "go" and slot is None)
         if slot is not None:
-            self._set_out(b, a.place)
+            self.places.set_out(b, a.place)
             if v == "exit" and not a.heading:
                 self.moves.face(b, fh)         # in his place in the file outside, facing as the file faces
 
     def _formation(self, b: Body, a) -> None:
-        slot = self._formation_slot(b.id, a.place, a.rank) or self._adhoc_slot(b, a)
+        slot = self.places.formation_slot(b.id, a.place, a.rank) or self.places.adhoc_slot(b, a.place, a.rank, a.heading)
         x, y, level, fh = slot
         x, y = self.occupancy.free_spot(b, x, y, level, b.t)
         via, by_way = self._text_via(b, a, level)
         self.walking.walk(b, (x, y, level), f"to his slot in {a.place} (rank order)" + by_way, a.stair, via=via,
-                  behind=self._ahead(a.place))
-        self._set_out(b, a.place)
+                  behind=self.places.ahead(a.place))
+        self.places.set_out(b, a.place)
         self.moves.face(b, fh)
 
     def _ascend(self, b: Body, a) -> None:
@@ -144,7 +144,7 @@ class Actions:
     # -- the body
     def _face(self, b: Body, a) -> None:
         if a.heading:
-            self.moves.face(b, self.heading_toward(b, a.heading))
+            self.moves.face(b, self.places.heading_toward(b, a.heading))
             self.stated[b.id] = (self.current.id if self.current else "", b.heading)
 
     def _kneel(self, b: Body, a) -> None:
@@ -193,7 +193,7 @@ class Actions:
             self._near_fixture(b, "尊", 1.0)
         if a.verb in ("announce", "reply") and a.other and self.stated.get(b.id, ("",))[0] != (
                 self.current.id if self.current else ""):
-            self.moves.face(b, self.heading_toward(b, a.other))   # unless the text gave his facing
+            self.moves.face(b, self.places.heading_toward(b, a.other))   # unless the text gave his facing
         if a.verb in self.GESTURE_OF:
             b.gesture(b.t, b.t + dur, self.GESTURE_OF[a.verb], a.prop)
         self.moves.hold(b, dur)
@@ -213,7 +213,7 @@ class Actions:
 
     def _text_via(self, b: Body, a, level: str) -> tuple[list, str]:
         """The via points the text names for an action (由X之南 …), and the words that explain them."""
-        via = [p for p in (self._via_point(name, b, level) for name in a.via) if p is not None]
+        via = [p for p in (self.places.via_point(name, b, level) for name in a.via) if p is not None]
         return via, (f" by way of {', '.join(a.via)} (the text's via)" if a.via else "")
 
     def _near_fixture(self, b: Body, name: str, within: float) -> None:
@@ -224,151 +224,24 @@ class Actions:
         if (b.level if b.level != STAIR else HALL) != level or math.hypot(lm.position[0] - b.x, lm.position[1] - b.y) > within + 0.8:
             self.walking.approach(b, lm.position[0], lm.position[1], level, within + 0.3, f"to the {name}")
 
+    # -- things handled, bows, the hand (the parts that do them)
     def _take(self, b: Body, a) -> None:
-        P = self.pace
-        if a.prop is None:
-            self.moves.hold(b, P.handle)
-            return
-        pr = self.props.get(a.prop)
-        if pr is None:
-            self.fail(f"unknown prop {a.prop}")
-        if pr.carrier == b.id:
-            self.moves.hold(b, 0.3)
-            return
-        if pr.carrier is not None:
-            giver = self.bodies[pr.carrier]
-            self._meet(b, giver, f"to receive the {a.prop} from {pr.carrier}")
-            b.gesture(b.t - P.hand_over, b.t, "receive", a.prop)
-            giver.gesture(b.t - P.hand_over, b.t, "hand_over", b.id)
-            giver.hold_until(b.t)
-            self.hold_things(giver, b.t, remove=a.prop)
-        else:
-            level = HALL if pr.z > self.reading.hall_height / 2 else COURT
-            self._reach(b, pr.x, pr.y, level, 0.6, f"to take the {a.prop}")
-            b.gesture(b.t, b.t + P.handle, "take", a.prop)
-            self.moves.hold(b, P.handle)
-        self.carry(a.prop, b.id, b.t)
-        self.hold_things(b, b.t, add=a.prop)
-
-    # how far one kneeling reaches without getting up (leaning forward from the heels)
-    KNEEL_REACH = 1.25
-    # how far apart two stand to hand something over: face to face, both holding a thing before the
-    # chest, their outlines just clear; the arms reach halfway across
-    HAND_REACH = 0.8
-
-    def _reach(self, b: Body, x: float, y: float, level: str, within: float, why: str) -> None:
-        """Come within reach of a spot: kneeling (坐取, 坐奠, 不興), one leans to it without rising when it
-        lies within :attr:`KNEEL_REACH`; otherwise one walks up to it."""
-        blevel = b.level if b.level != STAIR else HALL
-        if b.posture == "kneel" and blevel == level and math.hypot(x - b.x, y - b.y) <= self.KNEEL_REACH:
-            return
-        self.walking.approach(b, x, y, level, within, why)
-
-    def hold_things(self, b: Body, t: float, add: str | None = None, remove: str | None = None) -> None:
-        """What one holds from time t: ``add`` taken into the hand, ``remove`` set down or handed over."""
-        held = set(b.state.get("holding", []))
-        if add:
-            held.add(add)
-        if remove:
-            held.discard(remove)
-        b.set_state(t, holding=sorted(held))
+        self.handling.take(b, a.prop)
 
     def _put(self, b: Body, a) -> None:
-        P = self.pace
-        if a.prop is None:
-            self.moves.hold(b, P.handle)
-            return
-        if a.prop not in self.props:
-            self.fail(f"unknown prop {a.prop}")
-        if self.props[a.prop].carrier != b.id:
-            self._take(b, a)        # one sets down only what one has: pick it up (or receive it) first
-        on = 0.0
-        if a.place:
-            x, y, level, _ = self.resolve(a.place, b.id)
-            x, y, on = self._on_or_below(a.place, x, y, b)
-            self._reach(b, x, y, level, 0.6, f"to set the {a.prop} at {a.place}")
-        else:
-            h = math.radians(b.heading)
-            x, y = b.x + 0.5 * math.sin(h), b.y + 0.5 * math.cos(h)
-            level = b.level if b.level != STAIR else HALL
-        b.gesture(b.t, b.t + P.handle, "set_down", a.prop)
-        self.moves.hold(b, P.handle)
-        z = (self.reading.hall_height if level == HALL else 0.0) + on
-        self.set_down(a.prop, x, y, z, b.t)
-        self.hold_things(b, b.t, remove=a.prop)
-
-    # the height of the top of a stand one sets things on (丰: 形蓋似豆而卑, 鄭; its top 0.47 m up)
-    TOPS = {"丰": 0.47}
-
-    def _on_or_below(self, place: str, x: float, y: float, b: Body) -> tuple[float, float, float]:
-        """Setting a thing at a stand (a prop such as the 丰): on its top (丰上, or the stand named alone),
-        or at its foot on the side of the one who sets it down (丰下); (x, y, height above the floor)."""
-        base = place[:-1] if place.endswith(("上", "下")) else place
-        pr = self.props.get(base)
-        if pr is None or pr.kind not in self.TOPS or pr.carrier is not None:
-            return x, y, 0.0
-        if place.endswith("下"):
-            d = math.hypot(b.x - pr.x, b.y - pr.y) or 1.0
-            return pr.x + 0.28 * (b.x - pr.x) / d, pr.y + 0.28 * (b.y - pr.y) / d, 0.0
-        return pr.x, pr.y, self.TOPS[pr.kind]
-
-    def _keep_stated_facing(self, b: Body) -> None:
-        """Hand-overs are done facing the way the text says (北面拜受, 西面拜送), not face to face."""
-        ev, h = self.stated.get(b.id, ("", None))
-        if h is not None and self.current is not None and ev == self.current.id:
-            self.moves.face(b, h)
-
-    def _meet(self, b: Body, other: Body, why: str, roomy: bool = True) -> None:
-        """A hand-over: come within arm's reach (:attr:`HAND_REACH`) of the other, wait for him, hand over.
-        One who kneels (迭飲於坐) reaches from where he kneels to one who has come up to him.  ``roomy``:
-        where the spot within reach is taken, one a little further that leaves room to pass (see
-        :meth:`free_spot`); else the nearest free spot, as one who takes another by the hand must."""
-        level = other.level if other.level != STAIR else HALL
-        if not (b.posture == "kneel" and math.hypot(other.x - b.x, other.y - b.y) <= self.KNEEL_REACH):
-            self.walking.approach(b, other.x, other.y, level, self.HAND_REACH, why, roomy)
-        b.hold_until(max(b.t, other.t))
-        self._keep_stated_facing(b)
-        self.moves.hold(b, self.pace.hand_over)
+        self.handling.put(b, a.prop, a.place)
 
     def _give(self, b: Body, a) -> None:
-        if a.other is None:
-            self.fail("give needs the person who receives")
-        other = self._body(a.other)
-        if a.prop and a.prop not in self.props:
-            self.fail(f"unknown prop {a.prop}")
-        if a.prop and self.props[a.prop].carrier == other.id:
-            b.hold_until(other.t)          # he has received it already (受, written before 授): one hand-over
-            return
-        self._meet(b, other, f"to hand over to {other.id}")
-        b.gesture(b.t - self.pace.hand_over, b.t, "hand_over", other.id)
-        if a.prop:
-            other.gesture(b.t - self.pace.hand_over, b.t, "receive", a.prop)
-            self.carry(a.prop, other.id, b.t)
-            self.hold_things(b, b.t, remove=a.prop)
-            other.hold_until(b.t)
-            self.hold_things(other, b.t, add=a.prop)
+        self.handling.give(b, a.other, a.prop)
 
-    def carry(self, prop_id: str, who: str | None, t: float, how: str = "carried") -> None:
-        """From time t the prop is in someone's hand (or, ``how="tucked"``, in his belt), or nobody's."""
-        pr = self.props.get(prop_id)
-        if pr is None:
-            self.fail(f"unknown prop {prop_id}")
-        if pr.carrier == who and (who is None or pr.how == how):
-            return
-        if pr.carrier is not None and pr.intervals and pr.intervals[-1][2] is None:
-            pr.intervals[-1][2] = t
-        if pr.carrier != who:
-            pr.carriers.append([round(t, 3), who])
-        pr.carrier, pr.how = who, how
-        if who is not None:
-            pr.intervals.append([who, t, None, how])
+    def _bow(self, b: Body, a) -> None:
+        self.courtesy.bow(b, a.other, a.count)
 
-    def set_down(self, prop_id: str, x: float, y: float, z: float, t: float, heading: float | None = None,
-                 posture: str = "rest") -> None:
-        """The prop lies (or, ``posture="upright"``, stands) at (x, y, z) from time t, turned to ``heading``."""
-        pr = self.props[prop_id]
-        self.carry(prop_id, None, t)
-        pr.x, pr.y, pr.z = x, y, z
-        if heading is not None:
-            pr.heading = heading % 360
-        pr.keys.append([round(t, 3), round(x, 4), round(y, 4), round(z, 4), round(pr.heading, 2), posture])
+    def _kneel_bow(self, b: Body, a) -> None:
+        self.courtesy.kneel_bow(b, a.other, a.count)
+
+    def _lead(self, b: Body, a) -> None:
+        self.courtesy.lead(b, a.other)
+
+    def _release(self, b: Body, a) -> None:
+        self.courtesy.release(b, a.other)

@@ -31,13 +31,16 @@ from .pairs import Pairs
 from .routes import Routes
 from .moves import Moves
 from .places import Places
+from .cast import names_of, place_cast
+from .custody import Custody
+from .handling import Handling
 from .walking import Walking
 from .errors import Blocked, PlanError
 from .pace import Pace
 from .bodies import Body, PropBody, TrackIndex
 
 
-class Planner(Places, Courtesy, Actions, Shooting, Tallies, Document):
+class Planner(Actions, Shooting, Tallies, Document):
     """Plan a rite on a reading.  ``Planner(reading, rite).run()`` returns the plan document."""
 
     def __init__(self, reading: Reading, rite, pace: Pace = Pace()) -> None:
@@ -51,21 +54,14 @@ class Planner(Places, Courtesy, Actions, Shooting, Tallies, Document):
         self.event_times = st.event_times
         self.aliases, self.prop_kinds, self.stated = st.aliases, st.prop_kinds, st.stated
         self.occupancy = Occupancy(st)
-        self.names = NameIndex()
-        for lm in reading.landmarks.values():
-            self.names.add(lm.id, [traditional(lm.id), *lm.aliases])
-        for p in rite.people:
-            self.names.add(p.id, p.aliases)
-        for p in rite.props:
-            self.names.add(p.id)
-        self.person_ids = {p.id for p in rite.people}
         self.routes = Routes(st, self.occupancy)
         self.moves = Moves(st, self.occupancy)
         self.pairs = Pairs(st, self.occupancy, self.routes, Pairs.of_groups(rite.groups))
         self.walking = Walking(st, self.occupancy, self.routes, self.pairs, self.moves)
-        self._behind: dict[str, int] = {}
-        self._file_length: dict[str, int] = {}
-        self._procession: dict[tuple[str, str], float] = {}   # (event, file) → when the last one set out
+        self.custody = Custody(st)
+        self.places = Places(st, self.occupancy, names_of(reading, rite), rite.formations)
+        self.handling = Handling(st, self.walking, self.moves, self.custody, self.places)
+        self.courtesy = Courtesy(st, self.occupancy, self.moves, self.places, self.pairs, self.handling)
         self._init_archery()
 
     current = property(lambda self: self.state.current, lambda self, v: setattr(self.state, "current", v))
@@ -81,7 +77,7 @@ class Planner(Places, Courtesy, Actions, Shooting, Tallies, Document):
             return self._run()
 
     def _run(self) -> Plan:
-        self.initial()
+        place_cast(self.state, self.rite, self.places, self.occupancy, self.custody)
         self.arrange_arrows_on_rack()
         self.arrange_tallies()
         events = self.rite.events

@@ -154,20 +154,20 @@ class Shooting:
             self.fail(f"{b.id} has no arrow {arrow} to shoot")
         t_nock = t_loose - P.draw - P.nock
         if self.props[arrow].carrier != b.id:
-            self.carry(arrow, b.id, t_nock)          # (an arrow not taken up before: from the belt)
+            self.custody.carry(arrow, b.id, t_nock)          # (an arrow not taken up before: from the belt)
         b.gesture(t_nock, t_nock + P.nock, "nock", arrow)
         b.gesture(t_loose - P.draw, t_loose, "draw", arrow)
         b.gesture(t_loose - 0.05, t_loose, "loose", arrow)
         nxt = f"{b.id}矢{x.k + 1}"
         if x.k < 4 and nxt in self.props:
-            self.carry(nxt, b.id, t_loose + 0.3, "carried")
+            self.custody.carry(nxt, b.id, t_loose + 0.3, "carried")
             b.gesture(t_loose + 0.3, t_loose + 0.3 + P.hold_arrow, "hold_arrow", nxt)
         h = math.radians(b.heading)
         start = np.array([b.x + 0.3 * math.sin(h), b.y + 0.3 * math.cos(h), b.z + 1.45])
         end, lie = landing(self.reading, x, x.u)
         ts, pts = flight(start, end, self.rite.archery.arrow_speed)
         pr = self.props[arrow]
-        self.carry(arrow, None, t_loose)
+        self.custody.carry(arrow, None, t_loose)
         b.set_state(t_loose, holding=[h for h in b.state.get("holding", []) if h != arrow])
         bearing = math.degrees(math.atan2(end[0] - start[0], end[1] - start[1])) % 360
         pr.heading = bearing
@@ -175,7 +175,7 @@ class Shooting:
             pr.keys.append([round(t_loose + tt, 3), round(p[0], 4), round(p[1], 4), round(p[2], 4),
                             round(bearing, 2), "flight"])
         land = t_loose + float(ts[-1])
-        self.set_down(arrow, *end, land, heading=bearing)
+        self.custody.set_down(arrow, *end, land, heading=bearing)
         on = not self._music or x.on_beat
         return Shot(b.id, arrow, x.round, round(t_loose, 3), round(land, 3), x.hit, x.side, on, x.hit and on,
                     tuple(round(float(c), 4) for c in end))
@@ -223,7 +223,7 @@ class Shooting:
         self.moves.posture(b, "kneel", P.kneel)
         b.gesture(b.t, b.t + P.take_arrow, "take_arrow", arrows[0] if len(arrows) == 1 else None)
         for ar in arrows:
-            self.carry(ar, b.id, b.t + 0.3)
+            self.custody.carry(ar, b.id, b.t + 0.3)
         self.moves.hold(b, P.take_arrow)
         self.moves.posture(b, "stand", P.rise)
         b.set_state(b.t, holding=sorted({*b.state.get("holding", []), *arrows}))
@@ -233,7 +233,7 @@ class Shooting:
         arrows = [ar for ar in self._my_arrows(b.id) if self.props[ar].carrier == b.id]
         b.gesture(b.t, b.t + self.pace.tuck_arrows, "tuck_arrows", None)
         for i, ar in enumerate(arrows):
-            self.carry(ar, b.id, b.t + 0.5, "carried" if i == 0 else "tucked")
+            self.custody.carry(ar, b.id, b.t + 0.5, "carried" if i == 0 else "tucked")
         self.moves.hold(b, self.pace.tuck_arrows)
 
     def _gather_arrows(self, b: Body, a) -> None:
@@ -257,7 +257,7 @@ class Shooting:
             self.moves.face(b, 180.0)
             for pr in group:
                 b.gesture(b.t, b.t + self.pace.take_arrow, "take_arrow", pr.id)
-                self.carry(pr.id, b.id, b.t + 0.3)
+                self.custody.carry(pr.id, b.id, b.t + 0.3)
                 self.moves.hold(b, self.pace.take_arrow)
             b.set_state(b.t, holding=sorted({*b.state.get("holding", []), *(pr.id for pr in group)}))
 
@@ -272,7 +272,7 @@ class Shooting:
         b.gesture(b.t, b.t + self.pace.handle, "lay_arrows", None)
         for i, ar in enumerate(mine):
             x, y, z, h = self.rack.heap(n0 + i)
-            self.set_down(ar, x, y, z, b.t + self.pace.handle, heading=h)
+            self.custody.set_down(ar, x, y, z, b.t + self.pace.handle, heading=h)
         self.moves.hold(b, self.pace.handle)
         b.set_state(b.t, holding=[h for h in b.state.get("holding", []) if h not in mine])
         self.moves.posture(b, "stand", self.pace.rise)
@@ -288,8 +288,8 @@ class Shooting:
             b.gesture(t, t + self.pace.count_arrows, "count_arrows", arrows[0])
             for k, ar in enumerate(arrows, 1):          # each moved by hand to its group
                 x, y, z, h = self.rack.slot(g, k)
-                self.carry(ar, b.id, t + 0.3)
-                self.set_down(ar, x, y, z, t + self.pace.count_arrows, heading=h)
+                self.custody.carry(ar, b.id, t + 0.3)
+                self.custody.set_down(ar, x, y, z, t + self.pace.count_arrows, heading=h)
             self.moves.hold(b, self.pace.count_arrows)
 
     def arrange_arrows_on_rack(self) -> None:
@@ -307,7 +307,7 @@ class Shooting:
         """釋矢: the arrows one carries laid down together, at the place named or half a metre before him."""
         mine = [ar for ar in self._my_arrows(b.id) if self.props[ar].carrier == b.id]
         if a.place:
-            x, y, level, _ = self.resolve(a.place, b.id)
+            x, y, level, _ = self.places.resolve(a.place, b.id)
             self.walking.approach(b, x, y, level, 0.6, f"to lay his arrows at {a.place}")
         h = math.radians(b.heading)
         x, y = b.x + 0.5 * math.sin(h), b.y + 0.5 * math.cos(h)
@@ -315,7 +315,7 @@ class Shooting:
         b.gesture(b.t, b.t + self.pace.handle, "set_down", mine[0] if mine else None)
         self.moves.hold(b, self.pace.handle)
         for i, ar in enumerate(mine):
-            self.set_down(ar, x + 0.03 * (i - 1.5) * math.cos(h), y - 0.03 * (i - 1.5) * math.sin(h), z + 0.01, b.t,
+            self.custody.set_down(ar, x + 0.03 * (i - 1.5) * math.cos(h), y - 0.03 * (i - 1.5) * math.sin(h), z + 0.01, b.t,
                           heading=b.heading)
         b.set_state(b.t, holding=[p for p in b.state.get("holding", []) if p not in mine])
 
@@ -325,11 +325,11 @@ class Shooting:
             self.fail("give_arrows needs the one who receives them (other)")
         other = self._body(a.other)
         mine = [ar for ar in self._my_arrows(b.id) if self.props[ar].carrier == b.id]
-        self._meet(b, other, f"to hand his arrows to {other.id}")
+        self.handling.meet(b, other, f"to hand his arrows to {other.id}")
         b.gesture(b.t - self.pace.hand_over, b.t, "hand_over", other.id)
         other.gesture(b.t - self.pace.hand_over, b.t, "receive", mine[0] if mine else None)
         for ar in mine:
-            self.carry(ar, other.id, b.t)
+            self.custody.carry(ar, other.id, b.t)
         other.hold_until(b.t)
         b.set_state(b.t, holding=[p for p in b.state.get("holding", []) if p not in mine])
         other.set_state(b.t, holding=sorted({*other.state.get("holding", []), *mine}))

@@ -44,11 +44,11 @@ class Tallies:
             pr.x, pr.y, pr.z, pr.heading = x, y, z, h
             pr.keys[0] = [0.0, round(x, 4), round(y, 4), round(z, 4), round(h, 2), posture]
         else:
-            self.set_down(tid, x, y, z, t, heading=h, posture=posture)
+            self.custody.set_down(tid, x, y, z, t, heading=h, posture=posture)
 
     def _into_hand(self, b: Body, ids: list[str], t: float) -> None:
         for tid in ids:
-            self.carry(tid, b.id, t)
+            self.custody.carry(tid, b.id, t)
         self.t_hand += [x for x in ids if x not in self.t_hand]
 
     def _act_with(self, b: Body, kind: str, dur: float, obj: str | None = None) -> float:
@@ -219,7 +219,7 @@ class Tallies:
         if (a.text or "") == "纯数" or result == "左右钧":
             self.scores.append(Score(self._tally_round, n_r, n_l, result, result + ("，" + words if words else "")))
         if a.other and self.stated.get(b.id, ("",))[0] != (self.current.id if self.current else ""):
-            self.moves.face(b, self.heading_toward(b, a.other))
+            self.moves.face(b, self.places.heading_toward(b, a.other))
         b.gesture(b.t, b.t + self.pace.announce + self.pace.speak_char * len(said), "announce", said)
         self.moves.hold(b, self.pace.announce + self.pace.speak_char * len(said))
         self.explain.append(f"  释获者 reports round {self._tally_round}: {said} (右 {n_r}, 左 {n_l})")
@@ -260,7 +260,7 @@ class Tallies:
         x, y = b.x + 0.45 * math.sin(h), b.y + 0.45 * math.cos(h)
         t = self._act_with(b, "set_down", self.pace.handle, self.t_hand[0] if self.t_hand else None)
         for i, tid in enumerate(self.t_hand):
-            self.set_down(tid, x + 0.004 * (i % 10), y + 0.004 * (i // 10), 0.005 + 0.005 * (i // 40), t,
+            self.custody.set_down(tid, x + 0.004 * (i % 10), y + 0.004 * (i // 10), 0.005 + 0.005 * (i // 40), t,
                           heading=b.heading)
         self.t_hand = []
         b.set_state(b.t, holding=[x for x in b.state.get("holding", []) if not x.startswith("算")])
