@@ -8,78 +8,99 @@ Conflicts between people are resolved by waiting, in rank order of planning
 (prioritised planning), never by random steering, so the same inputs give the
 same plan byte for byte.  The result is the ``xiangshe-plan/1`` document of
 ``shared/docs/plan-format.md``; every output reads it and none re-plans.
+
+:class:`Planner` holds the planning state (:class:`.state.PlanState`) and the parts that act on it, each
+made with the state and the few other parts it calls (:func:`build_parts`); the verb table
+(:mod:`.actions`) performs each action with them.
 """
 from __future__ import annotations
 
 import gc
 import heapq
 from contextlib import contextmanager
-from typing import Any
 
-from ..text.names import NameIndex, traditional
 from ..layout.reading import Reading
 from ..model.plan import FORMAT  # noqa: F401 (re-exported)
 from ..model.plan import Plan
-from .actions import Actions
-from .courtesy import Courtesy
-from .shooting import Shooting
-from .tallies import Tallies
-from .document import Document
-from .occupancy import Occupancy
-from .state import RITE_FILE, PlanState
-from .pairs import Pairs
-from .routes import Routes
-from .moves import Moves
-from .places import Places
+from .actions import Parts, act
+from .archery import RIGHT, RackLayout, TallyLayout, rounds_of, shooting_order
+from .arrows import Arrows
+from .bodies import Body, TrackIndex
 from .cast import names_of, place_cast
+from .courtesy import Courtesy
 from .custody import Custody
-from .handling import Handling
-from .walking import Walking
+from .document import Document
 from .errors import Blocked, PlanError
+from .handling import Handling
+from .moves import Moves
+from .occupancy import Occupancy
 from .pace import Pace
-from .bodies import Body, PropBody, TrackIndex
+from .pairs import Pairs
+from .places import Places
+from .routes import Routes
+from .shooting import Shooting
+from .state import RITE_FILE, PlanState
+from .tallies import Tallies
+from .walking import Walking
 
 
-class Planner(Actions, Shooting, Tallies, Document):
+def build_parts(state: PlanState, rite) -> Parts:
+    """The planner's parts for a rite, each made with the state and the parts it calls (in that order:
+    none calls a part made after it)."""
+    reading = state.reading
+    order = shooting_order(rite.groups)
+    occupancy = Occupancy(state)
+    routes = Routes(state, occupancy)
+    moves = Moves(state, occupancy)
+    pairs = Pairs(state, occupancy, routes, {down: up for up, down in order})
+    walking = Walking(state, occupancy, routes, pairs, moves)
+    custody = Custody(state)
+    places = Places(state, occupancy, names_of(reading, rite), rite.formations)
+    handling = Handling(state, walking, moves, custody, places)
+    courtesy = Courtesy(state, occupancy, moves, places, pairs, handling)
+    try:
+        rounds = rounds_of(order, rite.archery, rite.groups, rite.options.get("victor", RIGHT))
+    except ValueError as e:
+        state.fail(str(e))
+    tallies = Tallies(state, custody, moves, places, TallyLayout(reading))
+    archers = [a for pair in order for a in pair]
+    shooting = Shooting(state, custody, moves, tallies, order, rounds, rite.archery)
+    arrows = Arrows(state, custody, moves, walking, handling, occupancy, places, archers,
+                    RackLayout(reading, len(archers)))
+    return Parts(state, occupancy, routes, moves, pairs, walking, places, custody, handling, courtesy, tallies,
+                 shooting, arrows)
+
+
+class Planner:
     """Plan a rite on a reading.  ``Planner(reading, rite).run()`` returns the plan document."""
 
     def __init__(self, reading: Reading, rite, pace: Pace = Pace()) -> None:
         self.rite = rite
-        self.state = st = PlanState(reading, pace, source=getattr(rite, "file", "") or RITE_FILE,
-                                    track_index=TrackIndex(len(rite.people)),
-                                    aliases={a: p.id for p in rite.people for a in p.aliases},
-                                    prop_kinds={p.id: p.kind for p in rite.props})
-        self.reading, self.pace, self.ground = reading, pace, st.ground
-        self.bodies, self.props, self.explain, self.conflicts = st.bodies, st.props, st.explain, st.conflicts
-        self.event_times = st.event_times
-        self.aliases, self.prop_kinds, self.stated = st.aliases, st.prop_kinds, st.stated
-        self.occupancy = Occupancy(st)
-        self.routes = Routes(st, self.occupancy)
-        self.moves = Moves(st, self.occupancy)
-        self.pairs = Pairs(st, self.occupancy, self.routes, Pairs.of_groups(rite.groups))
-        self.walking = Walking(st, self.occupancy, self.routes, self.pairs, self.moves)
-        self.custody = Custody(st)
-        self.places = Places(st, self.occupancy, names_of(reading, rite), rite.formations)
-        self.handling = Handling(st, self.walking, self.moves, self.custody, self.places)
-        self.courtesy = Courtesy(st, self.occupancy, self.moves, self.places, self.pairs, self.handling)
-        self._init_archery()
+        self.state = PlanState(reading, pace, source=getattr(rite, "file", "") or RITE_FILE,
+                               track_index=TrackIndex(len(rite.people)),
+                               aliases={a: p.id for p in rite.people for a in p.aliases},
+                               prop_kinds={p.id: p.kind for p in rite.props})
+        self.parts = build_parts(self.state, rite)
 
-    current = property(lambda self: self.state.current, lambda self, v: setattr(self.state, "current", v))
-    current_who = property(lambda self: self.state.current_who,
-                           lambda self, v: setattr(self.state, "current_who", v))
-    _deferrable = property(lambda self: self.state.deferrable, lambda self, v: setattr(self.state, "deferrable", v))
+    @property
+    def bodies(self) -> dict[str, Body]:
+        """Everyone as planned (their keys, how long each waited)."""
+        return self.state.bodies
 
-    def fail(self, what: str) -> None:
-        self.state.fail(what)
+    @property
+    def explain(self) -> list[str]:
+        """Why each path goes where it goes, line by line (``--explain``)."""
+        return self.state.explain
 
     def run(self) -> Plan:
         with _without_cyclic_gc():
             return self._run()
 
     def _run(self) -> Plan:
-        place_cast(self.state, self.rite, self.places, self.occupancy, self.custody)
-        self.arrange_arrows_on_rack()
-        self.arrange_tallies()
+        p = self.parts
+        place_cast(self.state, self.rite, p.places, p.occupancy, p.custody)
+        p.arrows.arrange_on_rack()
+        p.tallies.arrange(p.shooting.rounds[2])
         events = self.rite.events
         index = {e.id: i for i, e in enumerate(events)}
         ends: dict[str, float] = {}
@@ -96,7 +117,7 @@ class Planner(Actions, Shooting, Tallies, Document):
             ev = events[index[eid]]
             end = self.perform(ev, start)
             ends[eid] = end
-            self.event_times[eid] = (start, end)
+            self.state.event_times[eid] = (start, end)
             done += 1
             for d in dependents.get(eid, []):
                 waiting[d].discard(eid)
@@ -106,11 +127,14 @@ class Planner(Actions, Shooting, Tallies, Document):
         if done != len(events):
             stuck = [e.id for e in events if e.id not in ends][:3]
             raise PlanError(self.state.source, "events", f"events never become ready (missing or cyclic `after`): {stuck}")
-        return self.document()
+        return Document(self.state, self.rite).plan(self.parts.shooting, self.parts.tallies)
 
     def perform(self, ev, start: float) -> float:
-        self.current = ev
-        self.explain.append(f"{ev.id} [{ev.span[0]}:{ev.span[1]}] {ev.text}")
+        """Perform an event from time ``start``, its phases (split by ``sync``) one after another; returns
+        when it ends."""
+        st = self.state
+        st.current = ev
+        st.explain.append(f"{ev.id} [{ev.span[0]}:{ev.span[1]}] {ev.text}")
         if ev.rule or not ev.actions:
             return start
         phases: list[list] = [[]]
@@ -121,48 +145,50 @@ class Planner(Actions, Shooting, Tallies, Document):
                 phases[-1].append(a)
         t = start
         for phase in phases:
-            people = {self.aliases.get(a.who, a.who) for a in phase}
+            people = {st.aliases.get(a.who, a.who) for a in phase}
             for pid in sorted(people):
-                b = self._body(pid)
+                b = st.body(pid)
                 if b.t < t:
                     b.hold_until(t)
             self._perform_phase(phase)
-            self.current_who = ""
-            t = max([t, *[self._body(p).t for p in people]])
+            st.current_who = ""
+            t = max([t, *[st.body(p).t for p in people]])
         return t
 
     def _perform_phase(self, phase: list) -> None:
         """The actions of one phase in order; someone whose way is blocked by people who have not yet
         been planned to move (they move later in the phase) is planned after them instead, when nothing
         the others do in the phase depends on him."""
+        st = self.state
         queue = list(phase)
         deferred: dict[str, int] = {}      # who → how many actions had been done when he was put back
         done = 0
         i = 0
         while i < len(queue):
             a = queue[i]
-            who = self.aliases.get(a.who, a.who)
-            self.current_who = a.who
-            self._deferrable = deferred.get(who, -1) < done and self._independent(who, queue[i:])
+            who = st.aliases.get(a.who, a.who)
+            st.current_who = a.who
+            st.deferrable = deferred.get(who, -1) < done and self._independent(who, queue[i:])
             try:
-                self.act(self._body(a.who), a)
+                act(self.parts, st.body(a.who), a)
                 done += 1
             except Blocked:
                 deferred[who] = done
-                mine = [x for x in queue[i:] if self.aliases.get(x.who, x.who) == who]
-                queue = queue[:i] + [x for x in queue[i:] if self.aliases.get(x.who, x.who) != who] + mine
-                self.explain.append(f"  {who} lets the others in this step go first: his way is blocked")
+                mine = [x for x in queue[i:] if st.aliases.get(x.who, x.who) == who]
+                queue = queue[:i] + [x for x in queue[i:] if st.aliases.get(x.who, x.who) != who] + mine
+                st.explain.append(f"  {who} lets the others in this step go first: his way is blocked")
                 continue
             i += 1
-        self._deferrable = False
+        st.deferrable = False
 
     def _independent(self, who: str, rest: list) -> bool:
         """Whether the others' remaining actions could run before his: no hand-over with him, nothing
         placed relative to him, none of the things he holds or handles, and others still to move."""
-        b = self.bodies[who]
-        names = {who, *(a for a, p in self.aliases.items() if p == who)}
-        mine = [x for x in rest if self.aliases.get(x.who, x.who) == who]
-        theirs = [x for x in rest if self.aliases.get(x.who, x.who) != who]
+        aliases = self.state.aliases
+        b = self.state.bodies[who]
+        names = {who, *(a for a, p in aliases.items() if p == who)}
+        mine = [x for x in rest if aliases.get(x.who, x.who) == who]
+        theirs = [x for x in rest if aliases.get(x.who, x.who) != who]
         if not theirs or any(x.other for x in mine):
             return False
         props = set(b.state.get("holding", [])) | {x.prop for x in mine if x.prop}
@@ -173,14 +199,6 @@ class Planner(Actions, Shooting, Tallies, Document):
             if any(n in f for n in names for f in fields):
                 return False
         return True
-
-    def _body(self, who: str) -> Body:
-        who = self.aliases.get(who, who)
-        if who not in self.bodies:
-            self.fail(f"unknown person {who}")
-        return self.bodies[who]
-
-
 
 
 @contextmanager

@@ -30,16 +30,6 @@ class Pairs:
         self.partner: dict[str, str] = dict(partner or {})    # who walks with whom → the one he follows
         self.leading: dict[str, list] = {}      # who is led by the hand → the open ``lead`` gesture
 
-    @staticmethod
-    def of_groups(groups: dict[str, list[str]]) -> dict[str, str]:
-        """The 下射 of each pair → his 上射, from the rite's pair lists (listed 上射, 下射 in rank order)."""
-        partner: dict[str, str] = {}
-        for name in ("三耦", "宾主人", "大夫耦", "众耦"):
-            g = groups.get(name, [])
-            for up, down in zip(g[0::2], g[1::2]):
-                partner[down] = up
-        return partner
-
     # -- who walks with whom
     def partner_of(self, who: str) -> str | None:
         """The one he walks with (his 上射, or the one who leads him by the hand), or None."""
