@@ -14,7 +14,7 @@ import shapely
 from shapely.geometry import Point, Polygon
 
 from ..model.plan import Plan, Track
-from ..model.reading import Reading
+from ..model.reading import Reading, Roof
 from ..planner.walkable import BLOCKING
 
 MIN_GAP = 0.45
@@ -116,9 +116,7 @@ def flights(plan: Plan, reading: Reading) -> list[Finding]:
     """Arrows in flight: exempt from the speed limit for people, not from walls and the hall — every
     sampled point of a flight stays above the ground, under the hall's roof while under it, above its
     floor, and out of columns, walls and fixtures (the target where a hit ends excepted)."""
-    from ..scene.ground import _Roof
-
-    roof = _Roof(reading)
+    roof = Roof(reading)
     hall = Polygon(reading.hall_footprint)
     H = reading.hall_height
     solid = [(lm.id, Polygon(lm.footprint), lm.kind) for lm in reading.landmarks.values()

@@ -75,6 +75,29 @@ class Stair:
         return -self.run + (k - 0.5) * self.tread
 
 
+class Roof:
+    """The hall's gable roof (夏屋 兩下) as a reading derives it: eaves ``eave_height`` above the floor
+    at ``ys`` (south) and ``yn`` (north), the ridge over the 棟 at ``yr``; :meth:`z` is its underside."""
+
+    def __init__(self, r: "Reading") -> None:
+        p = r.params
+        self.H = r.hall_height
+        self.ys = -p["eave"]
+        self.yn = p["depth"] + p["eave"]
+        self.yr = p["y_dong"]
+        self.ze = self.H + p["eave_height"]
+        self.zr = self.ze + p["roof_rise"]
+        self.t = 0.16                   # the roof's thickness
+
+    def z(self, y: float) -> float:
+        """Underside of the roof above a latitude y."""
+        if y <= self.yr:
+            f = (y - self.ys) / (self.yr - self.ys)
+        else:
+            f = (self.yn - y) / (self.yn - self.yr)
+        return self.ze + (self.zr - self.ze) * max(0.0, min(1.0, f))
+
+
 @dataclass(frozen=True)
 class Reading:
     """A resolved reading: the ground in metres, ready for the planner and the renderers."""

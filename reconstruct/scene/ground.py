@@ -24,7 +24,7 @@ from typing import NamedTuple
 import numpy as np
 import trimesh
 
-from ..model.reading import Reading
+from ..model.reading import Reading, Roof
 
 TRIANGLE_BUDGET = 40_000
 
@@ -182,26 +182,8 @@ def fit(mesh: trimesh.Trimesh, size) -> trimesh.Trimesh:
 # ---------------------------------------------------------------------------
 # The hall.
 
-class _Roof:
-    """The gable roof (夏屋 兩下): eaves at eave_height above the floor, ridge over the 棟."""
-
-    def __init__(self, r: Reading):
-        p = r.params
-        self.H = r.hall_height
-        self.ys = -p["eave"]
-        self.yn = p["depth"] + p["eave"]
-        self.yr = p["y_dong"]
-        self.ze = self.H + p["eave_height"]
-        self.zr = self.ze + p["roof_rise"]
-        self.t = 0.16
-
-    def z(self, y: float) -> float:
-        """Underside of the roof above a latitude y."""
-        if y <= self.yr:
-            f = (y - self.ys) / (self.yr - self.ys)
-        else:
-            f = (self.yn - y) / (self.yn - self.yr)
-        return self.ze + (self.zr - self.ze) * max(0.0, min(1.0, f))
+class _Roof(Roof):
+    """The gable roof (:class:`~reconstruct.model.reading.Roof`) and its slopes as meshes."""
 
     def slope(self, x0: float, x1: float, south: bool) -> trimesh.Trimesh:
         ya, yb = (self.ys, self.yr) if south else (self.yr, self.yn)
