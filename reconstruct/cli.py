@@ -13,10 +13,11 @@ import sys
 from pathlib import Path
 
 from .errors import InputError
+from .model.defaults import (DAFU, DAFU_RANGE, FPS, FRAME_MAX, FRAME_MIN, FRAME_SIZE, FRAME_SIZES, ZHONGBIN,
+                             ZHONGBIN_RANGE, frame_size_problem, size_text)
 from .resources import DEFAULT_LAYOUT
 
 OUT = Path("out")
-SIZES = ("1280x720", "1920x1080", "3840x2160")
 DEFAULT_VIDEO = OUT / "xiangshe.mp4"
 
 
@@ -38,8 +39,8 @@ def _number(kind: type, lo: float, hi: float, what: str):
 
 
 positive_int = _number(int, 1, 10**6, "must be 1 or more")
-count = _number(int, 0, 500, "must be between 0 and 500")
-zhongbin = _number(int, 1, 500, "must be between 1 and 500")
+dafu = _number(int, *DAFU_RANGE, "must be between {} and {}".format(*DAFU_RANGE))
+zhongbin = _number(int, *ZHONGBIN_RANGE, "must be between {} and {}".format(*ZHONGBIN_RANGE))
 positive_float = _number(float, 1e-6, 1e6, "must be a positive number")
 crf = _number(int, 0, 51, "x264's quality runs from 0 to 51")
 
@@ -61,12 +62,15 @@ def parse_point(value: str) -> float | int | str:
 
 
 def parse_size(value: str) -> tuple[int, int]:
-    m = re.fullmatch(r"(\d+)x(\d+)", value.strip())
+    """A frame size ``WxH``: any even width and height within the limits (video and stills alike)."""
+    m = re.fullmatch(r"(\d{1,6})x(\d{1,6})", value.strip())
     if not m:
-        raise argparse.ArgumentTypeError(f"{value!r}: size is WxH, one of {', '.join(SIZES)}")
+        raise argparse.ArgumentTypeError(f"{value!r}: size is WxH, even, from {FRAME_MIN}x{FRAME_MIN} to "
+                                         f"{size_text(FRAME_MAX)} (e.g. {', '.join(map(size_text, FRAME_SIZES))})")
     w, h = int(m.group(1)), int(m.group(2))
-    if w % 2 or h % 2 or w < 16 or h < 16 or w > 7680 or h > 4320:
-        raise argparse.ArgumentTypeError(f"{value!r}: width and height must be even, from 16 to 7680x4320")
+    problem = frame_size_problem(w, h)
+    if problem:
+        raise argparse.ArgumentTypeError(f"{value!r}: {problem}")
     return w, h
 
 
@@ -109,8 +113,8 @@ def _with_layout(sp: argparse.ArgumentParser) -> None:
 
 def _with_cast(sp: argparse.ArgumentParser, saved_plan: bool = True) -> None:
     g = sp.add_argument_group("the rite (when planning)")
-    g.add_argument("--zhongbin", type=zhongbin, default=None, help="number of 衆賓 (default: the rite's, 3)")
-    g.add_argument("--dafu", type=count, default=None, help="number of 大夫 (default: the rite's, 1)")
+    g.add_argument("--zhongbin", type=zhongbin, default=None, help=f"number of 衆賓 (default: the rite's, {ZHONGBIN})")
+    g.add_argument("--dafu", type=dafu, default=None, help=f"number of 大夫 (default: the rite's, {DAFU})")
     g.add_argument("--option", type=option, action="append", default=[], metavar="NAME=CHOICE",
                    help="an interpretive option of the rite script (e.g. victor=左)")
     g.add_argument("--rite", type=Path, default=None, help="the rite script (default: the shipped one)")
@@ -355,7 +359,8 @@ def _still_parser(sub) -> None:
     _with_layout(sp)
     sp.add_argument("--view", default="overview", help="overview | plan | hall | range | a view named in the reading")
     sp.add_argument("--out", type=Path)
-    sp.add_argument("--size", type=parse_size, default=(1280, 720), metavar="WxH")
+    sp.add_argument("--size", type=parse_size, default=FRAME_SIZE, metavar="WxH",
+                    help=f"image size: any even WxH up to {size_text(FRAME_MAX)} (default {size_text(FRAME_SIZE)})")
     sp.add_argument("--no-labels", action="store_true")
     sp.set_defaults(func=cmd_still)
 
@@ -401,9 +406,10 @@ def _video_parser(sub) -> None:
     sp.add_argument("--to", dest="end", type=parse_point, default=None, metavar="X",
                     help="end: footnote number (its last event's end), event id, or 12.5s")
     sp.add_argument("--speed", type=positive_float, default=1.0, help="plan seconds per video second (default 1)")
-    sp.add_argument("--size", type=parse_size, default=(1280, 720), metavar="WxH",
-                    help=f"frame size: {', '.join(SIZES)} (default 1280x720)")
-    sp.add_argument("--fps", type=positive_int, default=25)
+    sp.add_argument("--size", type=parse_size, default=FRAME_SIZE, metavar="WxH",
+                    help=f"frame size: any even WxH up to {size_text(FRAME_MAX)}, e.g. "
+                         f"{', '.join(map(size_text, FRAME_SIZES))} (default {size_text(FRAME_SIZE)})")
+    sp.add_argument("--fps", type=positive_int, default=FPS)
     sp.add_argument("--crf", type=crf, default=18, help="x264 quality, 0–51 (lower = better, bigger)")
     sp.add_argument("--frames", type=Path, default=None, metavar="DIR", help="also write every frame as PNG")
     sp.add_argument("--labels", action="store_true", help="name tags over heads in every shot")

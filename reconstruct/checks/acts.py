@@ -21,11 +21,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..model.vocabulary import GestureKind
+
 if TYPE_CHECKING:
     from .statements import PlanView, Result, Statement
 
 ACT_RELATIONS = ("drinks", "bows", "holds", "hands_over")
-BOWS = ("bow", "kneel_bow")
+BOWS = (GestureKind.BOW, GestureKind.KNEEL_BOW)
 ANSWER_WITHIN = 30.0        # seconds: a bow to one who bowed to one this shortly before answers his
 
 

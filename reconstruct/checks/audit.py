@@ -15,7 +15,7 @@ from shapely.geometry import Point, Polygon
 
 from ..model.plan import Plan, Track
 from ..model.reading import Reading, Roof
-from ..planner.walkable import BLOCKING
+from ..model.vocabulary import BLOCKING
 
 MIN_GAP = 0.45
 MAX_SPEED = 2.0

@@ -25,7 +25,9 @@ import yaml
 
 from ..errors import InputError
 from ..inputs import read_text
+from ..model.defaults import CHI_M
 from ..model.plan import Event, Plan, Track
+from ..model.vocabulary import Posture
 from ..resources import STATEMENTS
 from ..text.names import NameIndex, simplified, traditional
 from ..text.placement import HEADINGS
@@ -37,7 +39,7 @@ CATALOGUE = STATEMENTS
 
 RELATIONS = ("west_of", "east_of", "south_of", "north_of", "aligned_x", "aligned_y", "facing", "posture",
              "level", "distance", "path_side", "near", *ACT_RELATIONS)
-POSTURES = ("stand", "walk", "kneel", "bow", "kneel_bow")
+POSTURES = tuple(Posture)
 LEVELS = ("hall", "stair", "court")
 SIDES = {"east": (1.0, 0.0), "west": (-1.0, 0.0), "north": (0.0, 1.0), "south": (0.0, -1.0)}
 DIRECTIONAL = {"west_of": "west", "east_of": "east", "south_of": "south", "north_of": "north"}
@@ -290,7 +292,7 @@ class PlanView:
         for coll in self.kinds.values():
             for ident, item in coll.items():
                 self.names.add(ident, [traditional(ident), *item.aliases])
-        self.chi_m = float(plan.measures.get("chi_m", 0.231))
+        self.chi_m = float(plan.measures.get("chi_m", CHI_M))
         self.hall_h = plan.hall_height
         self.stairs = [lm.footprint for lm in plan.landmarks.values() if lm.kind == "stair" and lm.footprint]
         self.events = plan.events

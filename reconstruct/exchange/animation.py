@@ -40,6 +40,7 @@ import numpy as np
 import pygltflib as g
 from scipy.spatial.transform import Rotation
 
+from ..model.defaults import FPS, FRAME_SIZE
 from ..model.plan import Plan
 from ..model.reading import Reading
 from ..outputs import atomic_path
@@ -110,7 +111,7 @@ def _look_quat(eye, target, up) -> np.ndarray:
 def gather_camera(b: GltfBuilder, anim: AnimWriter, plan: Plan) -> int | None:
     """One perspective camera following :func:`reconstruct.scene.shots.plan_shots` (holds, cuts, eased moves)."""
     from ..scene.shots import plan_shots
-    size, duration = (1280, 720), plan.duration
+    size, duration = FRAME_SIZE, plan.duration
     path = plan_shots(plan, size)
     if not path.shots:
         return None
@@ -142,7 +143,7 @@ def gather_events(plan: Plan) -> list[dict]:
              "start": e.start, "end": e.end, "actors": list(e.actors)} for e in plan.events]
 
 
-def build_animated(reading: Reading, plan: Plan, *, fps_hint: float = 25, camera: bool = False,
+def build_animated(reading: Reading, plan: Plan, *, fps_hint: float = FPS, camera: bool = False,
                    ground_parts=None, compaction: Compaction | None = None) -> tuple[g.GLTF2, dict]:
     """The GLTF2 of the animated scene and a summary dict (nodes, animated nodes, keys, bytes of
     animation data: ``anim_bytes`` written, ``anim_raw_bytes`` of the exact float32 channels).
@@ -176,7 +177,7 @@ def build_animated(reading: Reading, plan: Plan, *, fps_hint: float = 25, camera
     return gltf, summary
 
 
-def export_animated(reading: Reading, plan: Plan, target: str | Path, fmt: str = "glb", fps_hint: float = 25,
+def export_animated(reading: Reading, plan: Plan, target: str | Path, fmt: str = "glb", fps_hint: float = FPS,
                     camera: bool = False) -> Path:
     """Write the ground, every person and prop and the whole passage as one animation (GLB or glTF).
 

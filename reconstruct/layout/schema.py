@@ -14,6 +14,8 @@ import math
 
 from pydantic import BaseModel, ConfigDict, Field, PlainValidator, StringConstraints, field_validator
 
+from ..model.defaults import CHI_M, CHI_M_RANGE
+from ..model.vocabulary import LandmarkKind
 from ..text.units import DEFAULT_CHI_PER_UNIT
 
 MAX_NUMBER = 10_000.0          # any plain number in a reading (尺, metres of a view, degrees)
@@ -51,7 +53,7 @@ class ReadingInfo(_Strict):
 
 
 class UnitsSpec(_Strict):
-    chi_m: float = Field(0.231, gt=0.1, lt=0.4)
+    chi_m: float = Field(CHI_M, gt=CHI_M_RANGE[0], lt=CHI_M_RANGE[1])
     diagonal: Literal["bearing", "both_axes"] = "bearing"
     chi_per: dict[str, Annotated[float, Field(gt=0, le=MAX_NUMBER)]] = {}
     cite: str = ""
@@ -110,7 +112,7 @@ class RangeSpec(_Strict):
 
 class LandmarkSpec(_Strict):
     label_en: str = ""
-    kind: str = "mark"
+    kind: LandmarkKind = Field(LandmarkKind.MARK, strict=False)   # a word of the vocabulary
     at: str | None = None
     x: LengthText | None = None
     y: LengthText | None = None

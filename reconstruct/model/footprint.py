@@ -19,14 +19,18 @@ from __future__ import annotations
 
 import numpy as np
 
+from .vocabulary import Posture, PropKind
+
 __all__ = ["POSTURES", "HOLDS", "TWO_HANDED", "OUTLINES", "code", "hold_of", "reach", "clearance", "reach_max"]
 
-POSTURES: tuple[str, ...] = ("stand", "walk", "kneel", "bow", "kneel_bow")
+POSTURES: tuple[str, ...] = tuple(Posture)
 # what the hands hold, as it changes the outline: nothing (or a small thing in one hand: a 扑, arrows),
 # a thing held before the chest in both hands, a bow in the left hand
 HOLDS: tuple[str, ...] = ("plain", "both_hands", "bow")
 # the kinds of things held in both hands (the figures hold them before the chest)
-TWO_HANDED = frozenset({"觯", "爵", "丰", "荐", "俎", "瑟", "旌", "算"})
+K = PropKind
+TWO_HANDED = frozenset({K.觯, K.爵, K.丰, K.荐, K.俎, K.瑟, K.旌, K.算})
+del K
 
 # (posture, what the hands hold) → the outline's corners (x to the right, y forward), clockwise
 OUTLINES: dict[tuple[str, str], tuple[tuple[float, float], ...]] = {

@@ -23,13 +23,16 @@ import numpy as np
 from ..errors import InputError
 from ..inputs import MAX_PLAN_BYTES, read_text
 from ..outputs import atomic_path
+from .defaults import CHI_M_RANGE
 from .reading import Landmark, Reading
 from .track import KEY_DTYPE, Steps, Track  # noqa: F401 (the plan's tracks; KEY_DTYPE re-exported)
+from .vocabulary import GestureKind, Posture, PropPosture
 
 FORMAT = "xiangshe-plan/1"
 
-POSTURES = ("stand", "walk", "kneel", "bow", "kneel_bow")        # of people
-PROP_POSTURES = ("rest", "carried", "tucked", "flight", "upright")   # of props: tucked = in the belt (搢)
+POSTURES = tuple(Posture)               # of people (model/vocabulary.py)
+PROP_POSTURES = tuple(PropPosture)      # of props: tucked = in the belt (搢)
+GESTURE_KINDS = frozenset(GestureKind)
 
 
 @dataclass(frozen=True)
@@ -386,8 +389,8 @@ class _Reader:
         m, hall = self.mapping(d.get("measures", {}), "measures"), self.mapping(d.get("hall", {}), "hall")
         for k, v in m.items():
             self.number(v, f"measures.{k}")
-        if "chi_m" in m and not 0 < m["chi_m"] < 10:
-            self.fail("measures.chi_m", "the 尺 is a positive length in metres")
+        if "chi_m" in m and not CHI_M_RANGE[0] < m["chi_m"] < CHI_M_RANGE[1]:
+            self.fail("measures.chi_m", f"the 尺 is a length in metres between {CHI_M_RANGE[0]} and {CHI_M_RANGE[1]}")
         if hall.get("height_m") is not None:
             self.number(hall["height_m"], "hall.height_m")
         if hall.get("footprint") is not None:
@@ -472,7 +475,7 @@ class _Reader:
                      self.whole(x.get("左", 0), f"{w}.左"), self.text(x.get("result"), f"{w}.result"),
                      self.text(x.get("announced"), f"{w}.announced"))
 
-    def track(self, rows: Any, where: str) -> Track:
+    def track(self, rows: Any, where: str, postures: frozenset[str] = frozenset(POSTURES)) -> Track:
         if not isinstance(rows, list) or not rows:
             self.fail(where, "a track needs a list of keys [t, x, y, z, heading, posture]")
         prev = -math.inf
@@ -486,6 +489,8 @@ class _Reader:
                 self.number(r[4], w)
             if len(r) > 5 and not isinstance(r[5], str):
                 self.fail(w, "the posture is a word")
+            if len(r) > 5 and r[5] not in postures:
+                self.fail(w, f"posture {r[5][:40]!r}; one of {', '.join(sorted(postures))}")
             if r[0] < prev:
                 self.fail(w, "keys out of time order")
             prev = r[0]
@@ -502,6 +507,9 @@ class _Reader:
             if not isinstance(g, list) or len(g) < 3 or not isinstance(g[2], str) or (
                     len(g) > 3 and g[3] is not None and not isinstance(g[3], str)):
                 self.fail(f"{w}.gestures[{i}]", "a gesture is [t0, t1, kind, object]")
+            if g[2] not in GESTURE_KINDS:
+                self.fail(f"{w}.gestures[{i}]", f"unknown gesture {g[2][:40]!r} (see GestureKind in "
+                                                "reconstruct/model/vocabulary.py)")
             gestures.append(Gesture(self.number(g[0], f"{w}.gestures[{i}]"), self.number(g[1], f"{w}.gestures[{i}]"),
                                     str(g[2]), g[3] if len(g) > 3 else None))
         states = self.steps(v.get("states"), f"{w}.states")
@@ -531,7 +539,8 @@ class _Reader:
             if r[1] is not None and not isinstance(r[1], str):
                 self.fail(f"{w}.carrier", "a carrier is a person's id or null")
         label = self.text(v.get("label"), f"{w}.label")
-        return Prop(ident, self.text(v.get("kind"), f"{w}.kind", label), self.track(v.get("keys"), f"{w}.keys"),
+        return Prop(ident, self.text(v.get("kind"), f"{w}.kind", label),
+                    self.track(v.get("keys"), f"{w}.keys", frozenset(PROP_POSTURES)),
                     label=label, aliases=self.texts(v.get("aliases"), f"{w}.aliases"),
                     carriers=Steps.from_rows(carriers))
 

@@ -7,6 +7,8 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool
 
+from .vocabulary import Posture, PropKind, PropPosture, Side
+
 
 class _M(BaseModel):
     # numbers finite, true/false only from true/false (never from 1 or "yes")
@@ -16,20 +18,20 @@ class _M(BaseModel):
 class Person(_M):
     id: str
     label_en: str
-    side: str = ""          # "宾党" | "主党" | ""
+    side: Side = Side.NONE
     role: str = ""
     aliases: list[str] = []
 
 
 class Prop(_M):
     id: str
-    kind: str               # the trailing noun: 觯, 爵, 丰, 荐, 俎, 弓, 矢, 扑, 算, 旌, 中, 楅 …
+    kind: PropKind          # the trailing noun: 觯, 爵, 丰, 荐, 俎, 弓, 矢, 扑, 算, 旌, 中, 楅 …
 
 
 class Initial(_M):
     at: str
     heading: str | None = None
-    posture: str = "stand"
+    posture: Posture | PropPosture = Posture.STAND     # a person's posture, or a prop's
     held_by: str | None = None
     holds: list[str] = []
     bare: StrictBool = False

@@ -15,6 +15,7 @@ from typing import Callable, NamedTuple
 
 from ..model.rite import Action
 from ..text.placement import heading_of
+from ..model.vocabulary import GestureKind, Posture
 from .arrows import Arrows
 from .bodies import Body
 from .courtesy import Courtesy
@@ -206,17 +207,17 @@ def face(p: Parts, b: Body, a: Action) -> None:
 
 @verb("kneel", face_after=True)
 def kneel(p: Parts, b: Body, a: Action) -> None:
-    p.moves.posture(b, "kneel", p.state.pace.kneel)
+    p.moves.posture(b, Posture.KNEEL, p.state.pace.kneel)
 
 
 @verb("rise", face_after=True)
 def rise(p: Parts, b: Body, a: Action) -> None:
-    p.moves.posture(b, "stand", p.state.pace.rise)
+    p.moves.posture(b, Posture.STAND, p.state.pace.rise)
 
 
 @verb("stand", face_after=True)
 def stand(p: Parts, b: Body, a: Action) -> None:
-    p.moves.posture(b, "stand", p.state.pace.settle)
+    p.moves.posture(b, Posture.STAND, p.state.pace.settle)
 
 
 DRESS = {"bare": ("bare_left_arm", True), "cover": ("bare_left_arm", False),
@@ -227,7 +228,7 @@ DRESS = {"bare": ("bare_left_arm", True), "cover": ("bare_left_arm", False),
 def dress(p: Parts, b: Body, a: Action) -> None:
     """袒 / 襲 / 決遂 / 說決拾."""
     key, value = DRESS[a.verb]
-    b.gesture(b.t, b.t + p.state.pace.dress, a.verb, None)
+    b.gesture(b.t, b.t + p.state.pace.dress, GestureKind(a.verb), None)
     p.moves.hold(b, p.state.pace.dress)
     b.set_state(b.t, **{key: value})
 
@@ -238,13 +239,14 @@ def hold_bow(p: Parts, b: Body, a: Action) -> None:
     was the other way)."""
     was, now = b.state.get("bow"), a.text or "strung"
     if was is not None and was != now:
-        b.gesture(b.t, b.t + p.state.pace.hold_bow, "string_bow" if now == "strung" else "unstring_bow", None)
+        b.gesture(b.t, b.t + p.state.pace.hold_bow, GestureKind.STRING_BOW if now == "strung" else GestureKind.UNSTRING_BOW, None)
     p.moves.hold(b, p.state.pace.hold_bow)
     b.set_state(b.t, bow=a.text or "strung")
 
 
 # what the hands do in the timed acts (plan-format "What hands do")
-GESTURE_OF = {"drink": "drink", "offer": "sacrifice", "wash": "wash", "pour": "pour", "count": "count_tallies"}
+GESTURE_OF = {"drink": GestureKind.DRINK, "offer": GestureKind.SACRIFICE, "wash": GestureKind.WASH,
+              "pour": GestureKind.POUR, "count": GestureKind.COUNT_TALLIES}
 
 
 @verb("wash", "pour", "drink", "offer", "count", "perform", "wait", face_after=True)
@@ -359,7 +361,7 @@ def hold_arrow(p: Parts, b: Body, a: Action) -> None:
     """挟一个: one arrow held across the bow (taken up first where it lies)."""
     if a.prop and p.state.props[a.prop].carrier != b.id:
         p.handling.take(b, a.prop)
-    b.gesture(b.t, b.t + p.state.pace.hold_arrow, "hold_arrow", a.prop)
+    b.gesture(b.t, b.t + p.state.pace.hold_arrow, GestureKind.HOLD_ARROW, a.prop)
     p.moves.hold(b, p.state.pace.hold_arrow)
 
 

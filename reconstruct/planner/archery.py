@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..model.reading import Reading
+from ..model.vocabulary import PropPosture
 
 G = 9.81
 RIGHT, LEFT = "右", "左"
@@ -132,18 +133,18 @@ class TallyLayout:
 
     def in_holder(self, i: int) -> tuple[float, float, float, float, str]:
         """The i-th (0…7) of the eight standing in the deer's back (鑿背容八算)."""
-        return self.cx + 0.05 - 0.025 * (i % 4), self.cy - 0.02 + 0.04 * (i // 4), 0.30, 0.0, "upright"
+        return self.cx + 0.05 - 0.025 * (i % 4), self.cy - 0.02 + 0.04 * (i // 4), 0.30, 0.0, PropPosture.UPRIGHT
 
     def pile(self, i: int) -> tuple[float, float, float, float, str]:
         """The i-th of the spare ones west of the 中, laid crosswise, tips south (橫委其餘于中西，南末)."""
         return (self.cx - 0.42 - 0.012 * (i % 6), self.cy - 0.06 + 0.024 * ((i // 6) % 6),
-                0.005 + 0.008 * (i // 36), self.CROSSWISE, "rest")
+                0.005 + 0.008 * (i // 36), self.CROSSWISE, PropPosture.REST)
 
     def laid(self, side: str, i: int) -> tuple[float, float, float, float, str]:
         """The i-th laid for a hit: to his right (south) for the 上射, to his left (north) for the 下射."""
         s = -1.0 if side == RIGHT else 1.0
         return (self.sx + 0.30 + 0.05 * (i // 12), self.sy + s * (0.42 + 0.022 * (i % 12)), 0.005,
-                self.LENGTHWISE, "rest")
+                self.LENGTHWISE, PropPosture.REST)
 
     def counted(self, side: str, where: str, j: int, i: int) -> tuple[float, float, float, float, str]:
         """Counted: tally i of the j-th bundle of ten pairs (lengthwise, each bundle apart), of the pairs
@@ -152,10 +153,10 @@ class TallyLayout:
         base = self.sy + s * 0.55
         if where == "bundle":
             return self.sx + 0.52, base + s * 0.16 * j + 0.004 * (i % 4), 0.005 + 0.006 * (i // 4), \
-                self.LENGTHWISE, "rest"
+                self.LENGTHWISE, PropPosture.REST
         if where == "pairs":
             return self.sx + 0.34 - 0.03 * j, base + 0.01 * (i % 2), 0.005, self.CROSSWISE, "rest"
-        return self.sx + 0.18, base, 0.005, self.LENGTHWISE, "rest"      # the odd one
+        return self.sx + 0.18, base, 0.005, self.LENGTHWISE, PropPosture.REST      # the odd one
 
 
 class RackLayout:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 
+from ..model.vocabulary import GestureKind, Posture, PropKind, PropPosture
 from .archery import RackLayout
 from .bodies import Body
 from .custody import Custody
@@ -53,20 +54,20 @@ class Arrows:
     def _kneel_take(self, b: Body, arrows: list[str]) -> None:
         """Kneeling, he takes up arrows and rises holding them."""
         P = self.pace
-        self.moves.posture(b, "kneel", P.kneel)
-        b.gesture(b.t, b.t + P.take_arrow, "take_arrow", arrows[0] if len(arrows) == 1 else None)
+        self.moves.posture(b, Posture.KNEEL, P.kneel)
+        b.gesture(b.t, b.t + P.take_arrow, GestureKind.TAKE_ARROW, arrows[0] if len(arrows) == 1 else None)
         for ar in arrows:
             self.custody.carry(ar, b.id, b.t + 0.3)
         self.moves.hold(b, P.take_arrow)
-        self.moves.posture(b, "stand", P.rise)
+        self.moves.posture(b, Posture.STAND, P.rise)
         b.set_state(b.t, holding=sorted({*b.state.get("holding", []), *arrows}))
 
     def tuck(self, b: Body) -> None:
         """搢三挟一个: three arrows in the belt, one held across the bow."""
         arrows = [ar for ar in self.mine(b.id) if self.state.props[ar].carrier == b.id]
-        b.gesture(b.t, b.t + self.pace.tuck_arrows, "tuck_arrows", None)
+        b.gesture(b.t, b.t + self.pace.tuck_arrows, GestureKind.TUCK_ARROWS, None)
         for i, ar in enumerate(arrows):
-            self.custody.carry(ar, b.id, b.t + 0.5, "carried" if i == 0 else "tucked")
+            self.custody.carry(ar, b.id, b.t + 0.5, PropPosture.CARRIED if i == 0 else PropPosture.TUCKED)
         self.moves.hold(b, self.pace.tuck_arrows)
 
     def gather(self, b: Body, share: str | None) -> None:
@@ -74,8 +75,8 @@ class Arrows:
         front of the 侯, never behind it, and takes up each arrow lying or stuck there."""
         part, parts = (int(v) for v in (share or "1/1").split("/"))
         hy = self.state.reading.landmarks["侯"].position[1]
-        lying = sorted((pr for pr in self.state.props.values() if pr.kind == "矢" and pr.carrier is None
-                        and abs(pr.y - hy) < 12.0 and pr.keys and pr.keys[-1][5] == "rest"),
+        lying = sorted((pr for pr in self.state.props.values() if pr.kind == PropKind.矢 and pr.carrier is None
+                        and abs(pr.y - hy) < 12.0 and pr.keys and pr.keys[-1][5] == PropPosture.REST),
                        key=lambda pr: (pr.x, pr.id))
         mine = lying[part - 1::parts]
         cells: dict[tuple, list] = {}
@@ -89,26 +90,26 @@ class Arrows:
             self.walking.walk(b, (*self.occupancy.free_spot(b, gx, gy + 0.6, COURT, b.t), COURT), "to the arrows before the 侯")
             self.moves.face(b, 180.0)
             for pr in group:
-                b.gesture(b.t, b.t + self.pace.take_arrow, "take_arrow", pr.id)
+                b.gesture(b.t, b.t + self.pace.take_arrow, GestureKind.TAKE_ARROW, pr.id)
                 self.custody.carry(pr.id, b.id, b.t + 0.3)
                 self.moves.hold(b, self.pace.take_arrow)
             b.set_state(b.t, holding=sorted({*b.state.get("holding", []), *(pr.id for pr in group)}))
 
     def lay(self, b: Body) -> None:
         """委矢于楅: kneeling south of the rack facing north, he lays the arrows he carries on it, nocks north."""
-        mine = sorted(pr.id for pr in self.state.props.values() if pr.kind == "矢" and pr.carrier == b.id)
+        mine = sorted(pr.id for pr in self.state.props.values() if pr.kind == PropKind.矢 and pr.carrier == b.id)
         if not mine:
             return
-        self.moves.posture(b, "kneel", self.pace.kneel)
-        n0 = sum(1 for pr in self.state.props.values() if pr.kind == "矢" and pr.carrier is None
+        self.moves.posture(b, Posture.KNEEL, self.pace.kneel)
+        n0 = sum(1 for pr in self.state.props.values() if pr.kind == PropKind.矢 and pr.carrier is None
                  and abs(pr.y - self.rack.fy) < 0.1 and abs(pr.x - self.rack.fx) < 1.0)
-        b.gesture(b.t, b.t + self.pace.handle, "lay_arrows", None)
+        b.gesture(b.t, b.t + self.pace.handle, GestureKind.LAY_ARROWS, None)
         for i, ar in enumerate(mine):
             x, y, z, h = self.rack.heap(n0 + i)
             self.custody.set_down(ar, x, y, z, b.t + self.pace.handle, heading=h)
         self.moves.hold(b, self.pace.handle)
         b.set_state(b.t, holding=[h for h in b.state.get("holding", []) if h not in mine])
-        self.moves.posture(b, "stand", self.pace.rise)
+        self.moves.posture(b, Posture.STAND, self.pace.rise)
 
     def count(self, b: Body) -> None:
         """司马乘之: kneeling south of the 楅, he counts the arrows off in fours with both hands (左右抚矢而
@@ -118,7 +119,7 @@ class Arrows:
             if not arrows:
                 continue
             t = b.t
-            b.gesture(t, t + self.pace.count_arrows, "count_arrows", arrows[0])
+            b.gesture(t, t + self.pace.count_arrows, GestureKind.COUNT_ARROWS, arrows[0])
             for k, ar in enumerate(arrows, 1):          # each moved by hand to its group
                 x, y, z, h = self.rack.slot(g, k)
                 self.custody.carry(ar, b.id, t + 0.3)
@@ -134,7 +135,7 @@ class Arrows:
                         math.dist((pr.x, pr.y), (self.rack.fx, self.rack.fy)) < 1.0:
                     x, y, z, h = self.rack.slot(g, k)
                     pr.x, pr.y, pr.z, pr.heading = x, y, z, h
-                    pr.keys[0] = [0.0, round(x, 4), round(y, 4), round(z, 4), round(h, 2), "rest"]
+                    pr.keys[0] = [0.0, round(x, 4), round(y, 4), round(z, 4), round(h, 2), PropPosture.REST]
 
     def put(self, b: Body, place: str | None = None) -> None:
         """釋矢: the arrows one carries laid down together, at the place named or half a metre before him."""
@@ -145,7 +146,7 @@ class Arrows:
         h = math.radians(b.heading)
         x, y = b.x + 0.5 * math.sin(h), b.y + 0.5 * math.cos(h)
         z = self.state.reading.hall_height if b.level == "hall" else 0.0
-        b.gesture(b.t, b.t + self.pace.handle, "set_down", mine[0] if mine else None)
+        b.gesture(b.t, b.t + self.pace.handle, GestureKind.SET_DOWN, mine[0] if mine else None)
         self.moves.hold(b, self.pace.handle)
         for i, ar in enumerate(mine):
             self.custody.set_down(ar, x + 0.03 * (i - 1.5) * math.cos(h), y - 0.03 * (i - 1.5) * math.sin(h), z + 0.01, b.t,
@@ -159,8 +160,8 @@ class Arrows:
         other = self.state.body(other)
         mine = [ar for ar in self.mine(b.id) if self.state.props[ar].carrier == b.id]
         self.handling.meet(b, other, f"to hand his arrows to {other.id}")
-        b.gesture(b.t - self.pace.hand_over, b.t, "hand_over", other.id)
-        other.gesture(b.t - self.pace.hand_over, b.t, "receive", mine[0] if mine else None)
+        b.gesture(b.t - self.pace.hand_over, b.t, GestureKind.HAND_OVER, other.id)
+        other.gesture(b.t - self.pace.hand_over, b.t, GestureKind.RECEIVE, mine[0] if mine else None)
         for ar in mine:
             self.custody.carry(ar, other.id, b.t)
         other.hold_until(b.t)

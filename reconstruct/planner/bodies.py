@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..model import footprint
+from ..model.vocabulary import Posture, PropPosture
 
 
 class TrackIndex:
@@ -98,7 +99,7 @@ class Body:
     def _put_row(self, i: int, row: list) -> None:
         if i >= len(self._buf):
             self._buf = np.vstack([self._buf, np.zeros_like(self._buf)])
-        self._buf[i] = (row[0], row[1], row[2], row[3], 1.0 if row[5] == "walk" else 0.0, self.beyond(row[5]))
+        self._buf[i] = (row[0], row[1], row[2], row[3], 1.0 if row[5] == Posture.WALK else 0.0, self.beyond(row[5]))
         self._n = max(self._n, i + 1)
         if self.index is not None:
             self.index.add(self.slot, self._buf[i - 1] if i else None, self._buf[i])
@@ -117,7 +118,7 @@ class Body:
     def beyond(self, posture: str) -> float:
         """How much farther his outline reaches in a posture than standing (a bow's joined hands pushed
         forward, a 拜's head down to the mat): others keep that much more room from him then."""
-        return max(0.0, float(footprint.reach_max(self.code(posture)) - footprint.reach_max(self.code("stand"))))
+        return max(0.0, float(footprint.reach_max(self.code(posture)) - footprint.reach_max(self.code(Posture.STAND))))
 
     def array(self) -> np.ndarray:
         """(n, 6): time, x, y, z, whether walking and how far he reaches beyond a standing figure (see
@@ -178,5 +179,5 @@ class PropBody:
     keys: list[list] = field(default_factory=list)
     carriers: list[list] = field(default_factory=list)
     intervals: list[list] = field(default_factory=list)  # [carrier, t0, t1, how]: how = carried | tucked
-    how: str = "carried"                # in the hand, or tucked in the belt (搢)
+    how: str = PropPosture.CARRIED      # in the hand, or tucked in the belt (搢)
 

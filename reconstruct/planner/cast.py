@@ -3,6 +3,7 @@ body on the ground (people given one spot spread round it), every prop lying whe
 placed relative to another prop after it) or in the hand of the one who holds it."""
 from __future__ import annotations
 
+from ..model.vocabulary import Posture, PropPosture
 from ..text.names import NameIndex, traditional
 from ..text.placement import heading_of, parse_place
 from .bodies import Body, PropBody
@@ -37,7 +38,7 @@ def place_cast(state: PlanState, rite, places: Places, occupancy: Occupancy, cus
         state.current_who = p.id
         x, y, level, fh = places.initial_place(p.id, ini.at)
         heading = heading_of(ini.heading) if ini.heading else (fh if fh is not None else 0.0)
-        b = state.add_body(Body(p.id, x, y, H if level == HALL else 0.0, heading, ini.posture or "stand",
+        b = state.add_body(Body(p.id, x, y, H if level == HALL else 0.0, heading, ini.posture or Posture.STAND,
                                 level, kinds=state.prop_kinds))
         # spread people given the same spot (e.g. the 弟子 at 堂西)
         x2, y2 = occupancy.free_spot(b, x, y, level, 0.0)
@@ -74,4 +75,4 @@ def _place_prop(state: PlanState, places: Places, custody: Custody, pr, ini) -> 
         x, y, level, _ = places.resolve(ini.at)
         z = H if level == HALL else 0.0
         state.props[pr.id] = PropBody(pr.id, pr.kind, x, y, z, heading)
-        state.props[pr.id].keys.append([0.0, round(x, 4), round(y, 4), round(z, 4), round(heading, 2), "rest"])
+        state.props[pr.id].keys.append([0.0, round(x, 4), round(y, 4), round(z, 4), round(heading, 2), PropPosture.REST])

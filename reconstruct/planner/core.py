@@ -19,7 +19,7 @@ import gc
 import heapq
 from contextlib import contextmanager
 
-from ..layout.reading import Reading
+from ..model.reading import Reading
 from ..model.plan import FORMAT  # noqa: F401 (re-exported)
 from ..model.plan import Plan
 from .actions import Parts, act

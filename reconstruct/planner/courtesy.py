@@ -16,6 +16,7 @@ from operator import itemgetter
 import numpy as np
 
 from ..model import footprint
+from ..model.vocabulary import GestureKind, Posture
 from .bodies import Body
 from .geometry import _bearing
 from .handling import Handling
@@ -52,10 +53,10 @@ class Courtesy:
             self._await_bowee(b, other, answer=False)
         if to:
             self.moves.face(b, self.places.heading_toward(b, to))
-        self._room_to_bow(b, "bow", self.pace.bow * count, other)
+        self._room_to_bow(b, Posture.BOW, self.pace.bow * count, other)
         t0 = b.t
-        self.moves.posture(b, "bow", self.pace.bow * count, "stand")
-        b.gesture(t0, b.t, "bow", other.id if other is not None else None)
+        self.moves.posture(b, Posture.BOW, self.pace.bow * count, Posture.STAND)
+        b.gesture(t0, b.t, GestureKind.BOW, other.id if other is not None else None)
 
     def kneel_bow(self, b: Body, to: str | None = None, count: int = 1) -> None:
         """拜 / 再拜 / 答拜 / 拜受 / 拜送: a kneeling bow (``count`` of them, 再拜 two), facing as the text
@@ -63,11 +64,11 @@ class Courtesy:
         other = self._bowee(to)
         if other is not None:
             self._await_bowee(b, other, answer=True)
-        back = "kneel" if b.posture == "kneel" else "stand"
-        self._room_to_bow(b, "kneel_bow", self.pace.kneel_bow * count, other)
+        back = Posture.KNEEL if b.posture == Posture.KNEEL else Posture.STAND
+        self._room_to_bow(b, Posture.KNEEL_BOW, self.pace.kneel_bow * count, other)
         t0 = b.t
-        self.moves.posture(b, "kneel_bow", self.pace.kneel_bow * count, back)
-        b.gesture(t0, b.t, "kneel_bow", other.id if other is not None else None)
+        self.moves.posture(b, Posture.KNEEL_BOW, self.pace.kneel_bow * count, back)
+        b.gesture(t0, b.t, GestureKind.KNEEL_BOW, other.id if other is not None else None)
 
     def _room_to_bow(self, b: Body, posture: str, dur: float, bowee: Body | None = None) -> None:
         """Room for the bow: where the bowing figure (the joined hands pushed forward, or the head down to
@@ -162,7 +163,7 @@ class Courtesy:
             return
         t = b.t
         if answer:
-            last = next((g for g in reversed(other.gestures) if g[2] in ("bow", "kneel_bow")), None)
+            last = next((g for g in reversed(other.gestures) if g[2] in (GestureKind.BOW, GestureKind.KNEEL_BOW)), None)
             if last is not None and last[3] == b.id and last[1] is not None and last[1] > t:
                 t = last[1]
         ready, there = self._there_from(b, other, t)
@@ -210,7 +211,7 @@ class Courtesy:
             self.state.fail("lead needs the person led (other)")
         led = self.state.body(other)
         self.handling.meet(b, led, f"to take {led.id} by the hand", roomy=False)
-        self.pairs.take_by_hand(b.id, led.id, b.gesture(b.t - self.pace.hand_over, None, "lead", led.id))
+        self.pairs.take_by_hand(b.id, led.id, b.gesture(b.t - self.pace.hand_over, None, GestureKind.LEAD, led.id))
         led.hold_until(b.t)
 
     def release(self, b: Body, other: str | None) -> None:

@@ -2,6 +2,7 @@
 each person's hands hold (a state that shapes his outline)."""
 from __future__ import annotations
 
+from ..model.vocabulary import PropPosture
 from .bodies import Body
 from .state import PlanState
 
@@ -12,7 +13,7 @@ class Custody:
     def __init__(self, state: PlanState) -> None:
         self.state = state
 
-    def carry(self, prop_id: str, who: str | None, t: float, how: str = "carried") -> None:
+    def carry(self, prop_id: str, who: str | None, t: float, how: str = PropPosture.CARRIED) -> None:
         """From time t the prop is in someone's hand (or, ``how="tucked"``, in his belt), or nobody's."""
         pr = self.state.props.get(prop_id)
         if pr is None:
@@ -28,7 +29,7 @@ class Custody:
             pr.intervals.append([who, t, None, how])
 
     def set_down(self, prop_id: str, x: float, y: float, z: float, t: float, heading: float | None = None,
-                 posture: str = "rest") -> None:
+                 posture: str = PropPosture.REST) -> None:
         """The prop lies (or, ``posture="upright"``, stands) at (x, y, z) from time t, turned to ``heading``."""
         pr = self.state.props[prop_id]
         self.carry(prop_id, None, t)

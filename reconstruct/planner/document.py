@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 
+from ..model.vocabulary import Posture, PropPosture
 from ..model.plan import Actor, Event, Gesture, LayoutRef, Plan, Prop, Steps, Track
 from ..resources import SEED, logical_name
 from .bodies import Body, PropBody
@@ -21,7 +22,7 @@ class Document:
     def __init__(self, state: PlanState, rite) -> None:
         self.state, self.rite = state, rite
 
-    def _hands(self, b: Body, ts, how: str = "carried") -> list[list]:
+    def _hands(self, b: Body, ts, how: str = PropPosture.CARRIED) -> list[list]:
         """Where a carried prop is at times ts: in the right hand, a little forward and to the right, at
         waist height (lower when kneeling), from the carrier's interpolated pose (all times at once); a
         ``tucked`` one (搢) in the belt at his right hip."""
@@ -40,13 +41,13 @@ class Document:
         head = np.asarray([key[4] for key in keys], float)
         h0, h1 = head[i], head[j]
         heading = (h0 + ((h1 - h0 + 180) % 360 - 180) * g) % 360
-        fwd, right, up, low = (0.25, 0.2, 0.95, 0.5) if how == "carried" else (0.02, 0.2, 0.9, 0.52)
+        fwd, right, up, low = (0.25, 0.2, 0.95, 0.5) if how == PropPosture.CARRIED else (0.02, 0.2, 0.9, 0.52)
         out = []
         for t, (x, y, z), hd, ii in zip(ts.tolist(), xyz.tolist(), heading.tolist(), i.tolist()):
             h = math.radians(hd)
             hx = x + fwd * math.sin(h) + right * math.cos(h)
             hy = y + fwd * math.cos(h) - right * math.sin(h)
-            out.append([round(t, 3), round(hx, 4), round(hy, 4), round(z + (low if keys[ii][5] == "kneel" else up), 4),
+            out.append([round(t, 3), round(hx, 4), round(hy, 4), round(z + (low if keys[ii][5] == Posture.KNEEL else up), 4),
                         round(hd, 2), how])
         return out
 
@@ -60,11 +61,11 @@ class Document:
             lying = [k for k in pr.keys if k[0] <= t0 + 1e-9]
             handed = any(a <= t0 - 0.3 <= (end if e is None else e) for _, a, e, _ in pr.intervals)
             if lying and t0 - 0.3 > lying[-1][0] and not handed:
-                keys.append([round(t0 - 0.3, 3), *lying[-1][1:5], "rest"])
+                keys.append([round(t0 - 0.3, 3), *lying[-1][1:5], PropPosture.REST])
             times = b.array()[:, 0]
             i0, i1 = np.searchsorted(times, t0 - 1e-6, side="left"), np.searchsorted(times, t1 + 1e-6, side="right")
             keys += self._hands(b, [*times[i0:i1], t0, t1], how)
-        keys.sort(key=lambda k: (k[0], k[5] not in ("carried", "tucked")))
+        keys.sort(key=lambda k: (k[0], k[5] not in (PropPosture.CARRIED, PropPosture.TUCKED)))
         out: list[list] = []
         for k in keys:
             if out and abs(out[-1][0] - k[0]) < 1e-9:

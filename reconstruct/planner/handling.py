@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+from ..model.vocabulary import GestureKind, Posture, PropKind
 from .bodies import Body
 from .custody import Custody
 from .moves import Moves
@@ -18,7 +19,7 @@ KNEEL_REACH = 1.25
 # chest, their outlines just clear; the arms reach halfway across
 HAND_REACH = 0.8
 # the height of the top of a stand one sets things on (丰: 形蓋似豆而卑, 鄭; its top 0.47 m up)
-TOPS = {"丰": 0.47}
+TOPS = {PropKind.丰: 0.47}
 
 
 class Handling:
@@ -45,14 +46,14 @@ class Handling:
         if pr.carrier is not None:
             giver = self.state.bodies[pr.carrier]
             self.meet(b, giver, f"to receive the {prop} from {pr.carrier}")
-            b.gesture(b.t - P.hand_over, b.t, "receive", prop)
-            giver.gesture(b.t - P.hand_over, b.t, "hand_over", b.id)
+            b.gesture(b.t - P.hand_over, b.t, GestureKind.RECEIVE, prop)
+            giver.gesture(b.t - P.hand_over, b.t, GestureKind.HAND_OVER, b.id)
             giver.hold_until(b.t)
             self.custody.hold_things(giver, b.t, remove=prop)
         else:
             level = HALL if pr.z > self.state.reading.hall_height / 2 else COURT
             self.reach(b, pr.x, pr.y, level, 0.6, f"to take the {prop}")
-            b.gesture(b.t, b.t + P.handle, "take", prop)
+            b.gesture(b.t, b.t + P.handle, GestureKind.TAKE, prop)
             self.moves.hold(b, P.handle)
         self.custody.carry(prop, b.id, b.t)
         self.custody.hold_things(b, b.t, add=prop)
@@ -61,7 +62,7 @@ class Handling:
         """Come within reach of a spot: kneeling (坐取, 坐奠, 不興), one leans to it without rising when it
         lies within ``KNEEL_REACH``; otherwise one walks up to it."""
         blevel = b.level if b.level != STAIR else HALL
-        if b.posture == "kneel" and blevel == level and math.hypot(x - b.x, y - b.y) <= KNEEL_REACH:
+        if b.posture == Posture.KNEEL and blevel == level and math.hypot(x - b.x, y - b.y) <= KNEEL_REACH:
             return
         self.walking.approach(b, x, y, level, within, why)
 
@@ -85,7 +86,7 @@ class Handling:
             h = math.radians(b.heading)
             x, y = b.x + 0.5 * math.sin(h), b.y + 0.5 * math.cos(h)
             level = b.level if b.level != STAIR else HALL
-        b.gesture(b.t, b.t + P.handle, "set_down", prop)
+        b.gesture(b.t, b.t + P.handle, GestureKind.SET_DOWN, prop)
         self.moves.hold(b, P.handle)
         z = (self.state.reading.hall_height if level == HALL else 0.0) + on
         self.custody.set_down(prop, x, y, z, b.t)
@@ -115,7 +116,7 @@ class Handling:
         where the spot within reach is taken, one a little further that leaves room to pass (see
         :meth:`.Occupancy.free_spot`); else the nearest free spot, as one who takes another by the hand must."""
         level = other.level if other.level != STAIR else HALL
-        if not (b.posture == "kneel" and math.hypot(other.x - b.x, other.y - b.y) <= KNEEL_REACH):
+        if not (b.posture == Posture.KNEEL and math.hypot(other.x - b.x, other.y - b.y) <= KNEEL_REACH):
             self.walking.approach(b, other.x, other.y, level, HAND_REACH, why, roomy)
         b.hold_until(max(b.t, other.t))
         self.keep_stated_facing(b)
@@ -132,9 +133,9 @@ class Handling:
             b.hold_until(other.t)          # he has received it already (受, written before 授): one hand-over
             return
         self.meet(b, other, f"to hand over to {other.id}")
-        b.gesture(b.t - self.pace.hand_over, b.t, "hand_over", other.id)
+        b.gesture(b.t - self.pace.hand_over, b.t, GestureKind.HAND_OVER, other.id)
         if prop:
-            other.gesture(b.t - self.pace.hand_over, b.t, "receive", prop)
+            other.gesture(b.t - self.pace.hand_over, b.t, GestureKind.RECEIVE, prop)
             self.custody.carry(prop, other.id, b.t)
             self.custody.hold_things(b, b.t, remove=prop)
             other.hold_until(b.t)

@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 
+from ..model.vocabulary import Posture
 from .bodies import Body
 from .geometry import _turn_delta
 from .occupancy import Occupancy
@@ -63,4 +64,4 @@ class Moves:
                 break
         body.x, body.y = nx_, ny_
         body.t += 0.9
-        body.key(body.t, body.posture if body.posture in ("stand", "kneel") else "stand")
+        body.key(body.t, body.posture if body.posture in (Posture.STAND, Posture.KNEEL) else Posture.STAND)

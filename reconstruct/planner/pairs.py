@@ -9,6 +9,7 @@ import numpy as np
 import shapely
 from shapely.geometry import LineString
 
+from ..model.vocabulary import Posture
 from .bodies import Body
 from .geometry import _too_close
 from .occupancy import DELAYS, GAP, SAME_LEVEL, Occupancy
@@ -139,7 +140,7 @@ class Pairs:
         up = self.state.bodies[self.partner[body.id]]
         ev, t_up, start, up_plan, n = self.state.walks[up.id]
         later = up.keys[n:]
-        walked = [i for i, k in enumerate(later) if k[5] == "walk"]
+        walked = [i for i, k in enumerate(later) if k[5] == Posture.WALK]
         if (n < 1 or not walked or (up.states and up.states[-1][0] >= t_up - 1e-6)
                 or any(k[1:4] != later[-1][1:4] for k in later[walked[-1] + 1:])):
             return None

@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 
+from ..model.vocabulary import LandmarkKind
 from ..text.names import NameIndex
 from ..text.placement import PlaceError, heading_of, parse_place, unit_vector
 from .bodies import Body
@@ -90,14 +91,14 @@ class Places:
         # on the hall only if it stands at the hall's floor (the 侯中 is high but in the court)
         level = HALL if abs(lm.position[2] - self.reading.hall_height) < 0.05 else COURT
         heading = lm.heading
-        if lm.kind == "stair":
+        if lm.kind == LandmarkKind.STAIR:
             st = self.reading.stairs[base]
             if place.offsets and not place.modifier:   # 西阶西, 阼阶东: beside the stair, below
                 level, y = COURT, -st.run / 2
             else:                   # the stair itself: its head on the hall
                 level = HALL
                 x, y = self.ground.head(st)
-        if lm.kind == "formation":
+        if lm.kind == LandmarkKind.FORMATION:
             heading = self.reading.formations[base].heading
         return x, y, level, heading, lambda d: _beside(lm, d)
 

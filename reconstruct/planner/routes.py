@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from ..model.vocabulary import Role
 from .bodies import Body
 from .occupancy import Occupancy
 from .state import PlanState
@@ -136,6 +137,6 @@ class Routes:
 
     def conventional_stair(self, body: Body):
         """賓 and his party use the 西階, the 主人 the 阼階 (first half; brief §4)."""
-        if body.id == "主人":
+        if body.id == Role.主人:
             return self.reading.stairs["阼阶"]
         return self.reading.stairs["西阶"]

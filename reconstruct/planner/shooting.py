@@ -10,6 +10,7 @@ import math
 import numpy as np
 
 from ..model.plan import Music, Shot
+from ..model.vocabulary import GestureKind, Posture, PropPosture, Role
 from .archery import RIGHT, Loose, flight, landing
 from .bodies import Body
 from .custody import Custody
@@ -50,7 +51,7 @@ class Shooting:
     def play(self, b: Body, instrument: str | None) -> None:
         """鼓瑟 / 歌: he plays (or sings) until the music ends."""
         self.moves.hold(b, self.pace.settle)
-        b.gesture(b.t, None, "play", instrument or None)
+        b.gesture(b.t, None, GestureKind.PLAY, instrument or None)
 
     def music_played(self, duration: float) -> Music | None:
         """The 驺虞 and its 节, evenly spaced (间若一), from when it began to when it ended."""
@@ -85,7 +86,7 @@ class Shooting:
             self.state.fail(f"{up.id} and {down.id} are not a pair of the rite's pair lists")
         rnd = 3
         looses = [x for x in self.rounds[rnd] if x.pair == pair]
-        sh, hz = self.state.bodies["释获者"], self.state.bodies["获者"]
+        sh, hz = self.state.bodies[Role.释获者], self.state.bodies[Role.获者]
         t_ready = max(up.t, down.t)
         self.tallies.ready(sh, t_ready)
         beats = self._beats(max(t_ready, sh.t))
@@ -106,13 +107,13 @@ class Shooting:
             if s.counted:
                 self.tallies.lay(sh, s)
         for who in (hz, sh):
-            if who.posture == "kneel" and who.t <= end + 10:
+            if who.posture == Posture.KNEEL and who.t <= end + 10:
                 who.hold_until(max(who.t, end))
-                self.moves.posture(who, "stand", self.pace.rise)
+                self.moves.posture(who, Posture.STAND, self.pace.rise)
         for body in (up, down):                  # 卒射，南面揖
             body.hold_until(end)
-        self.moves.posture(up, "bow", self.pace.bow, "stand")
-        self.moves.posture(down, "bow", self.pace.bow, "stand")
+        self.moves.posture(up, Posture.BOW, self.pace.bow, Posture.STAND)
+        self.moves.posture(down, Posture.BOW, self.pace.bow, Posture.STAND)
         self.shots += landed
         self.tallies.round = rnd
         self.state.explain.append(f"  {up.id} and {down.id} shoot by turns (拾发), the 节 from {beats[0]:.1f} s "
@@ -143,13 +144,13 @@ class Shooting:
         t_nock = t_loose - P.draw - P.nock
         if self.state.props[arrow].carrier != b.id:
             self.custody.carry(arrow, b.id, t_nock)          # (an arrow not taken up before: from the belt)
-        b.gesture(t_nock, t_nock + P.nock, "nock", arrow)
-        b.gesture(t_loose - P.draw, t_loose, "draw", arrow)
-        b.gesture(t_loose - 0.05, t_loose, "loose", arrow)
+        b.gesture(t_nock, t_nock + P.nock, GestureKind.NOCK, arrow)
+        b.gesture(t_loose - P.draw, t_loose, GestureKind.DRAW, arrow)
+        b.gesture(t_loose - 0.05, t_loose, GestureKind.LOOSE, arrow)
         nxt = f"{b.id}矢{x.k + 1}"
         if x.k < 4 and nxt in self.state.props:
-            self.custody.carry(nxt, b.id, t_loose + 0.3, "carried")
-            b.gesture(t_loose + 0.3, t_loose + 0.3 + P.hold_arrow, "hold_arrow", nxt)
+            self.custody.carry(nxt, b.id, t_loose + 0.3, PropPosture.CARRIED)
+            b.gesture(t_loose + 0.3, t_loose + 0.3 + P.hold_arrow, GestureKind.HOLD_ARROW, nxt)
         h = math.radians(b.heading)
         start = np.array([b.x + 0.3 * math.sin(h), b.y + 0.3 * math.cos(h), b.z + 1.45])
         end, lie = landing(self.state.reading, x, x.u)
@@ -161,7 +162,7 @@ class Shooting:
         pr.heading = bearing
         for tt, p in zip(ts[:-1], pts[:-1]):
             pr.keys.append([round(t_loose + tt, 3), round(p[0], 4), round(p[1], 4), round(p[2], 4),
-                            round(bearing, 2), "flight"])
+                            round(bearing, 2), PropPosture.FLIGHT])
         land = t_loose + float(ts[-1])
         self.custody.set_down(arrow, *end, land, heading=bearing)
         on = not self._music or x.on_beat
@@ -173,10 +174,10 @@ class Shooting:
         P = self.pace
         t = max(s.land + 0.2, hz.t)
         hz.hold_until(t)
-        if hz.posture != "kneel":
-            self.moves.posture(hz, "kneel", P.kneel)
+        if hz.posture != Posture.KNEEL:
+            self.moves.posture(hz, Posture.KNEEL, P.kneel)
         t = hz.t
-        hz.gesture(t, t + P.call, "call", s.arrow)
-        hz.gesture(t, t + P.raise_flag, "raise_flag", "旌")
-        hz.gesture(t + P.raise_flag, t + P.raise_flag + P.lower_flag, "lower_flag", "旌")
+        hz.gesture(t, t + P.call, GestureKind.CALL, s.arrow)
+        hz.gesture(t, t + P.raise_flag, GestureKind.RAISE_FLAG, "旌")
+        hz.gesture(t + P.raise_flag, t + P.raise_flag + P.lower_flag, GestureKind.LOWER_FLAG, "旌")
         self.moves.hold(hz, P.raise_flag + P.lower_flag)

@@ -10,6 +10,7 @@ import math
 import cn2an
 
 from ..model.plan import Score, Shot
+from ..model.vocabulary import GestureKind, Posture, PropKind
 from .archery import LEFT, RIGHT, Loose, TallyLayout
 from .bodies import Body
 from .custody import Custody
@@ -38,7 +39,7 @@ class Tallies:
         """At the start the tallies lie as the second round (its arrows ``r2``) left them: eight in the 中,
         one for each counted hit of the 上射s to the 释获者's right and of the 下射s to his left, the rest west
         of the 中."""
-        ids = sorted(pid for pid, pr in self.state.props.items() if pr.kind == "算")
+        ids = sorted(pid for pid, pr in self.state.props.items() if pr.kind == PropKind.算)
         n_r = sum(x.counted for x in r2 if x.side == RIGHT)
         n_l = sum(x.counted for x in r2 if x.side == LEFT)
         if len(ids) < 8 + n_r + n_l:
@@ -83,38 +84,38 @@ class Tallies:
         eight out of the 中, puts eight in again (取中之八算，改實八算于中) and rises holding them (興執而俟)."""
         P, L = self.pace, self.tally_layout
         sh.hold_until(max(sh.t, t_ready - 6.0))
-        if sh.posture != "kneel":
-            self.moves.posture(sh, "kneel", P.kneel)
+        if sh.posture != Posture.KNEEL:
+            self.moves.posture(sh, Posture.KNEEL, P.kneel)
         if self.t_hand:
-            t = self._act_with(sh, "return_tallies", P.lay_tally, self.t_hand[0])
+            t = self._act_with(sh, GestureKind.RETURN_TALLIES, P.lay_tally, self.t_hand[0])
             for tid in self.t_hand:
                 self._place_tally(tid, L.pile(len(self.t_pile)), t)
                 self.t_pile.append(tid)
             self.t_hand = []
         took = list(self.t_zhong)
         self._into_hand(sh, took, sh.t + 0.3)
-        self._act_with(sh, "take_tallies", P.take_tallies, took[0] if took else None)
+        self._act_with(sh, GestureKind.TAKE_TALLIES, P.take_tallies, took[0] if took else None)
         new, self.t_pile = self.t_pile[:8], self.t_pile[8:]
         self._into_hand(sh, new, sh.t + 0.2)
-        t = self._act_with(sh, "fill_holder", P.fill_holder, new[0] if new else None)
+        t = self._act_with(sh, GestureKind.FILL_HOLDER, P.fill_holder, new[0] if new else None)
         for i, tid in enumerate(new):
             self._place_tally(tid, L.in_holder(i), t)
             self.t_hand.remove(tid)
         self.t_zhong = new
-        self.moves.posture(sh, "stand", P.rise)
+        self.moves.posture(sh, Posture.STAND, P.rise)
 
     def lay(self, sh: Body, s: Shot) -> None:
         """释获: kneeling, one tally from his hand for a hit on the beat, to his right for the 上射, to his left
         for the 下射, within a second or two of the 获者's cry."""
         P = self.pace
         sh.hold_until(max(sh.t, s.land + 1.0))
-        if sh.posture != "kneel":
-            self.moves.posture(sh, "kneel", P.kneel)
+        if sh.posture != Posture.KNEEL:
+            self.moves.posture(sh, Posture.KNEEL, P.kneel)
         if not self.t_hand:
             self.state.explain.append(f"  释获者 has no tally left in his hand for {s.arrow} (算八十: 略以十耦为正)")
             return
         tid = self.t_hand.pop(0)
-        t = self._act_with(sh, "lay_tally", P.lay_tally, tid)
+        t = self._act_with(sh, GestureKind.LAY_TALLY, P.lay_tally, tid)
         self._place_tally(tid, self.tally_layout.laid(s.side, len(self.t_laid[s.side])), t)
         self.t_laid[s.side].append(tid)
 
@@ -123,7 +124,7 @@ class Tallies:
         if not self.t_hand:
             self.moves.hold(b, self.pace.settle)
             return
-        t = self._act_with(b, "return_tallies", self.pace.lay_tally, self.t_hand[0])
+        t = self._act_with(b, GestureKind.RETURN_TALLIES, self.pace.lay_tally, self.t_hand[0])
         for tid in self.t_hand:
             self._place_tally(tid, self.tally_layout.pile(len(self.t_pile)), t)
             self.t_pile.append(tid)
@@ -157,17 +158,17 @@ class Tallies:
         n_pairs = len(laid) // 2
         if gather:          # 兼敛算，实于左手: all of them, then one pair at a time back to the ground
             self._into_hand(b, laid[:2 * n_pairs], b.t + 0.3)
-            self._act_with(b, "take_tallies", P.gather, laid[0] if laid else None)
+            self._act_with(b, GestureKind.TAKE_TALLIES, P.gather, laid[0] if laid else None)
         held: list[str] = []
         for j in range(n_pairs):
             pair = laid[2 * j:2 * j + 2]
             if not gather:
                 self._into_hand(b, pair, b.t + 0.3)
-                self._act_with(b, "take_tallies", P.take_tallies, pair[0])
+                self._act_with(b, GestureKind.TAKE_TALLIES, P.take_tallies, pair[0])
             held += pair
             if len(held) == 20:               # 十纯则缩而委之，每委异之
                 k = len(c["bundle"])
-                t = self._act_with(b, "lay_tally", P.bundle, held[0])
+                t = self._act_with(b, GestureKind.LAY_TALLY, P.bundle, held[0])
                 for i, tid in enumerate(held):
                     self._place_tally(tid, L.counted(side, "bundle", k, i), t)
                     self.t_hand.remove(tid)
@@ -181,7 +182,7 @@ class Tallies:
         held = c.pop("held", [])
         for j in range(len(held) // 2):
             pair = held[2 * j:2 * j + 2]
-            t = self._act_with(b, "lay_tally", self.pace.take_tallies, pair[0])
+            t = self._act_with(b, GestureKind.LAY_TALLY, self.pace.take_tallies, pair[0])
             for i, tid in enumerate(pair):
                 self._place_tally(tid, self.tally_layout.counted(side, "pairs", len(c["pairs"]), i), t)
                 self.t_hand.remove(tid)
@@ -196,7 +197,7 @@ class Tallies:
             self.moves.hold(b, self.pace.settle)
             return
         self._into_hand(b, odd, b.t + 0.2)
-        t = self._act_with(b, "lay_tally", self.pace.take_tallies, odd[0])
+        t = self._act_with(b, GestureKind.LAY_TALLY, self.pace.take_tallies, odd[0])
         self._place_tally(odd[0], self.tally_layout.counted(side, "odd", 0, 0), t)
         self.t_hand.remove(odd[0])
         c["odd"] = list(odd)
@@ -218,7 +219,7 @@ class Tallies:
             take = list(reversed(win))[:len(win) - len(lose)]
         self._into_hand(b, take, b.t + 0.3)
         self.t_win = take
-        self._act_with(b, "take_tallies", self.pace.take_tallies * 2, take[0] if take else None)
+        self._act_with(b, GestureKind.TAKE_TALLIES, self.pace.take_tallies * 2, take[0] if take else None)
 
     def score_words(self) -> tuple[int, int, str, str]:
         """(right, left, the result, its count in 纯 and 奇) of the round counted last."""
@@ -239,7 +240,7 @@ class Tallies:
             self.scores.append(Score(self.round, n_r, n_l, result, result + ("，" + words if words else "")))
         if to and self.state.stated.get(b.id, ("",))[0] != self.state.event_id:
             self.moves.face(b, self.places.heading_toward(b, to))
-        b.gesture(b.t, b.t + self.pace.announce + self.pace.speak_char * len(said), "announce", said)
+        b.gesture(b.t, b.t + self.pace.announce + self.pace.speak_char * len(said), GestureKind.ANNOUNCE, said)
         self.moves.hold(b, self.pace.announce + self.pace.speak_char * len(said))
         self.state.explain.append(f"  释获者 reports round {self.round}: {said} (右 {n_r}, 左 {n_l})")
 
@@ -252,12 +253,12 @@ class Tallies:
         gathered = [t for t in counted + rest_laid + self.t_hand + self.t_zhong if t]
         gathered = list(dict.fromkeys(gathered))
         self._into_hand(b, gathered, b.t + 0.3)
-        self._act_with(b, "take_tallies", P.gather, gathered[0] if gathered else None)
+        self._act_with(b, GestureKind.TAKE_TALLIES, P.gather, gathered[0] if gathered else None)
         eight, rest = gathered[:8], gathered[8:]
-        t = self._act_with(b, "fill_holder", P.fill_holder, eight[0] if eight else None)
+        t = self._act_with(b, GestureKind.FILL_HOLDER, P.fill_holder, eight[0] if eight else None)
         for i, tid in enumerate(eight):
             self._place_tally(tid, L.in_holder(i), t)
-        t = self._act_with(b, "return_tallies", P.lay_tally, rest[0] if rest else None)
+        t = self._act_with(b, GestureKind.RETURN_TALLIES, P.lay_tally, rest[0] if rest else None)
         for tid in rest:
             self._place_tally(tid, L.pile(len(self.t_pile)), t)
             self.t_pile.append(tid)
@@ -269,16 +270,16 @@ class Tallies:
         """退中与算: every tally taken up (those of the 中 with it) to be carried away."""
         every = self.t_zhong + self.t_pile + self.t_hand
         self._into_hand(b, every, b.t + 0.3)
-        self._act_with(b, "take_tallies", self.pace.gather, every[0] if every else None)
+        self._act_with(b, GestureKind.TAKE_TALLIES, self.pace.gather, every[0] if every else None)
         self.t_zhong, self.t_pile = [], []
 
     def store(self, b: Body) -> None:
         """The tallies he carries set down together where he is (at 堂西: 诸所退皆俟堂西, 鄭)."""
         h = math.radians(b.heading)
         x, y = b.x + 0.45 * math.sin(h), b.y + 0.45 * math.cos(h)
-        t = self._act_with(b, "set_down", self.pace.handle, self.t_hand[0] if self.t_hand else None)
+        t = self._act_with(b, GestureKind.SET_DOWN, self.pace.handle, self.t_hand[0] if self.t_hand else None)
         for i, tid in enumerate(self.t_hand):
             self.custody.set_down(tid, x + 0.004 * (i % 10), y + 0.004 * (i // 10), 0.005 + 0.005 * (i // 40), t,
                           heading=b.heading)
         self.t_hand = []
-        b.set_state(b.t, holding=[x for x in b.state.get("holding", []) if not x.startswith("算")])
+        b.set_state(b.t, holding=[x for x in b.state.get("holding", []) if not x.startswith(PropKind.算)])

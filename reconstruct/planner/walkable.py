@@ -19,6 +19,7 @@ from shapely.geometry import LineString, Point, Polygon, box
 from shapely.ops import nearest_points
 
 from ..model.reading import Reading, Stair
+from ..model.vocabulary import BLOCKING, LandmarkKind
 
 BODY_RADIUS = 0.25          # half a shoulder width, metres
 CLEARANCE = 0.05            # extra room kept from walls and fixtures
@@ -27,9 +28,6 @@ PERSON_GAP = 0.6            # centre to centre, kept between any two people: two
 END_REACH = 1.5             # corners round people this near the start or goal link to every other corner
 ROUTE_MARGIN = 0.03         # routes keep a little more, so a way round someone is not at the gap exactly
 
-# Landmark kinds that block walking, and on which level.
-BLOCKING = {"wall", "column", "room", "target", "post", "screen", "basin", "jar", "basket", "chimes",
-            "rack", "deer", "wine"}
 
 COURT, STAIR, HALL = "court", "stair", "hall"
 LEVELS = (COURT, STAIR, HALL)
@@ -91,7 +89,7 @@ class Ground:
                 shape = Polygon(lm.footprint)
             elif lm.size:
                 shape = Point(lm.position[:2]).buffer(max(lm.size[0], lm.size[1]) / 2, 8)
-            elif lm.kind in ("post",):
+            elif lm.kind == LandmarkKind.POST:
                 shape = Point(lm.position[:2]).buffer(0.1, 8)
             else:
                 continue

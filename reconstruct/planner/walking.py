@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 
+from ..model.vocabulary import Posture
 from .bodies import Body
 from .errors import Blocked
 from .geometry import _RING, _bearing
@@ -199,10 +200,10 @@ class Walking:
         for t, x, y, z, heading in timed:
             body.walked += math.hypot(x - body.x, y - body.y)
             body.x, body.y, body.z, body.heading = x, y, z, heading
-            body.key(t, "walk")
+            body.key(t, Posture.WALK)
         # arrive: stand
         body.level = self.ground.level_at(body.x, body.y, body.z)
-        body.key(timed[-1][0], "stand")
+        body.key(timed[-1][0], Posture.STAND)
         body.t = timed[-1][0]
         self.state.explain.append(f"  {body.id}: {w.why}")
         self.state.walks[body.id] = LastWalk(self.state.event_id, w.t0 + delay, w.start, w.plan, n_before)

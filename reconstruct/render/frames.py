@@ -23,6 +23,7 @@ from . import offscreen as O
 from . import materials as M
 from . import shade as SH
 from .layer import MovingLayer
+from ..model.defaults import FRAME_SIZE
 from ..scene.shots import CameraPose
 
 __all__ = ["FrameRenderer", "ROOF_NODES", "SS", "SUN_DIR"]
@@ -69,7 +70,7 @@ class FrameRenderer:
     """Two persistent off-screen VTK scenes: the full frame (static meshes and everyone, FXAA, cached
     per camera pose) and the moving layer (only what moves, supersampled over its screen box)."""
 
-    def __init__(self, static_meshes, layer: MovingLayer, size=(1280, 720), aa: bool = True,
+    def __init__(self, static_meshes, layer: MovingLayer, size=FRAME_SIZE, aa: bool = True,
                  sky=("#c9d3d6", "#8fa6b8")):
         self.size = tuple(int(v) for v in size)
         w, h = self.size

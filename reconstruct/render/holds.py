@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..model.defaults import FRAME_SIZE
 from ..model.plan import Plan
 from ..scene.sampler import PlanSampler
 from ..scene.shots import CameraPath, project
@@ -23,7 +24,7 @@ def frame_times(t0: float, t1: float, fps: float, speed: float = 1.0) -> np.ndar
 
 
 def hold_times(plan: Plan, path: CameraPath | None, t0: float, t1: float, fps: float, speed: float = 1.0,
-               hold_after: float | None = 6.0, hold_speed: float = 8.0, size=(1280, 720),
+               hold_after: float | None = 6.0, hold_speed: float = 8.0, size=FRAME_SIZE,
                sampler: "PlanSampler | None" = None) -> tuple[np.ndarray, np.ndarray]:
     """Plan times of the video frames between ``t0`` and ``t1``, and how much faster each plays.
 

@@ -28,6 +28,7 @@ from PIL import Image, ImageDraw
 
 from . import offscreen as O
 from .painter import Painter as _Painter
+from ..model.defaults import FRAME_SIZE
 from ..scene.ground import FIELD_COLOR, GroundPart, build_ground, field_mesh
 from ..text.names import traditional
 from ..outputs import atomic_path
@@ -267,7 +268,7 @@ def _camera(reading: Reading, view: str):
 # ---------------------------------------------------------------------------
 # Public.
 
-def render_still(reading: Reading, out: str | Path, view: str = "overview", size=(1280, 720), labels: bool = True,
+def render_still(reading: Reading, out: str | Path, view: str = "overview", size=FRAME_SIZE, labels: bool = True,
                  extra_meshes: Iterable | None = None, supersample: int = 2) -> Path:
     """Render one still of the ground to a PNG (written atomically); returns the path."""
     size = (int(size[0]), int(size[1]))

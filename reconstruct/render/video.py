@@ -31,6 +31,7 @@ from .inset import InsetMap
 from .labels import TagChoice, place_labels, short_name
 from .layer import MovingLayer
 from .sound import cues_of, write_soundtrack
+from ..model.defaults import FPS, FRAME_SIZE
 from ..model.plan import Plan
 from ..scene import figures as F
 from ..scene.sampler import PlanSampler
@@ -228,7 +229,7 @@ def _chunk_frames(job: RenderJob, chunk: Chunk, pipe: FramePipeline | None):
 # ---------------------------------------------------------------------------
 # the video
 
-def render_video(plan: Plan, static_meshes, out_path, *, size=(1280, 720), fps: int = 25, crf: int = 18,
+def render_video(plan: Plan, static_meshes, out_path, *, size=FRAME_SIZE, fps: int = FPS, crf: int = 18,
                  start=None, end=None, speed: float = 1.0, frames_dir=None, labels: bool = False,
                  progress: bool = True, text: str | None = None, glosses: dict | None = None,
                  cards: bool = True, preset: str = "veryfast", aa: bool = True,
@@ -392,7 +393,7 @@ def _write_sidecars(plan: Plan, chunks: list[Chunk], out_path: Path, t0: float, 
     C.write_vtt(out_path.with_suffix(".en.vtt"), cues_en)
 
 
-def render_frames(plan: Plan, static_meshes, times, out_dir=None, *, size=(1280, 720), labels: bool = False,
+def render_frames(plan: Plan, static_meshes, times, out_dir=None, *, size=FRAME_SIZE, labels: bool = False,
                   glosses: dict | None = None, aa: bool = True, camera: CameraPath | None = None,
                   start=None, end=None) -> list[np.ndarray]:
     """Single frames at the given plan ``times``, exactly as the video shows them (camera, labels,

@@ -10,6 +10,7 @@ import shlex
 from functools import lru_cache
 from typing import Any
 
+from ..model.vocabulary import GESTURES  # noqa: F401 (re-exported: `gesture` accepts these kinds)
 from ..text.names import simplified
 from ..text.placement import DIRECTIONS
 
@@ -76,24 +77,7 @@ VERBS: dict[str, str] = {
     "release": "the hand of the one led let go (other)",
 }
 
-# What hands do (shared/docs/plan-format.md); `gesture` accepts these kinds, the planner writes them
-GESTURES: dict[str, str] = {
-    "nock": "搭矢 — an arrow set on the string", "draw": "the bow drawn", "loose": "the arrow leaves",
-    "raise_flag": "舉旌以宮", "lower_flag": "偃旌以商", "call": "獲 — the marker's cry",
-    "lay_tally": "釋獲 — one 算 set down", "take_tallies": "算 taken up", "count_tallies": "數獲",
-    "drink": "the cup at the mouth", "sacrifice": "祭 — a morsel or a drop set down as an offering",
-    "take_lung": "取肺", "pour": "酌", "wash": "洗", "hand_over": "授", "receive": "受",
-    "bare": "袒", "cover": "襲", "gear_on": "決遂", "gear_off": "說決拾", "string_bow": "張弓",
-    "unstring_bow": "弛弓", "take_arrow": "one arrow taken up", "salute": "揖 (not a posture change)",
-    "hold_arrow": "挾 — an arrow across the bow", "tuck_arrows": "搢三挾一個", "lay_arrows": "委矢",
-    "count_arrows": "乘矢", "return_tallies": "反委之", "fill_holder": "實八算于中", "take": "取",
-    "set_down": "奠 / 設", "announce": "告 (the words in object)", "play": "鼓瑟 / 歌",
-    "hold_with_bow": "兼諸弦弣 — arrows held along string and grip", "untie_arrows": "說矢束",
-    "untie_rope": "說侯之左下綱", "take_off_shoes": "說屨", "serve": "羞 — dishes carried up",
-    "point_arrow": "兼諸弦，面鏃 — the arrow held along the string, point up", "lower_flag_rest": "偃旌 at the 乏",
-    "bow": "揖 made to someone (object: the person)", "kneel_bow": "拜 made to someone (object: the person)",
-    "lead": "相 — leading someone by the hand (object: the person led)",
-}
+# What hands do: the vocabulary's gestures (reconstruct/model/vocabulary.py), re-exported for the loader
 
 # The main argument(s) a bare word after the verb fills, per verb (see docs/rite-script.md).
 POSITIONAL: dict[str, tuple[str, ...]] = {

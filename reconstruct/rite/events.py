@@ -144,7 +144,7 @@ class EventBuilder:
         if act.other is not None and act.other not in s.person_ids and act.other not in s.prop_ids:
             raise tpl.err(a, f"unknown person {act.other[:40]!r} (other)")
         if act.verb == "gesture" and act.text not in GESTURES:
-            raise tpl.err(a, f"unknown gesture {str(act.text)[:40]!r} (see GESTURES in reconstruct/rite/actions.py)")
+            raise tpl.err(a, f"unknown gesture {str(act.text)[:40]!r} (see GestureKind in reconstruct/model/vocabulary.py)")
         if act.verb == "hold_bow" and act.text not in ("strung", "unstrung"):
             raise tpl.err(a, "hold_bow needs text=strung or text=unstrung")
         return act

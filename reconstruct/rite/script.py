@@ -12,7 +12,9 @@ from pydantic import BaseModel, ValidationError
 
 from ..errors import InputError
 from ..inputs import read_text
+from ..model.defaults import DAFU, DAFU_RANGE, ZHONGBIN, ZHONGBIN_RANGE
 from ..model.rite import ArcheryParams, Initial, Person, Prop
+from ..model.vocabulary import Posture, PropPosture
 from ..resources import data_path
 from ..text import seed as seedtext
 from ..text.names import NameIndex
@@ -25,7 +27,7 @@ from .yaml_lines import line_of, rel
 
 DEFAULT_TEXT = "../text/xiangshe_li_part2.txt"
 MAX_SEED_BYTES = 2_000_000
-LIMITS = {"zhongbin": (1, 500), "dafu": (0, 500)}    # as the command line's --zhongbin and --dafu
+LIMITS = {"zhongbin": ZHONGBIN_RANGE, "dafu": DAFU_RANGE}    # as the command line's --zhongbin and --dafu
 OTHER_PARAMETER = (-10_000, 10_000)
 ID = re.compile(r"\w{1,40}")                            # a person's or a prop's id: one word
 
@@ -82,8 +84,8 @@ class Script:
             if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
                 raise self.err(decl, f"parameter {k}: {str(v)[:40]!r} is not a whole number from {lo} to {hi}")
             params[k] = v
-        params.setdefault("zhongbin", 3)
-        params.setdefault("dafu", 1)
+        params.setdefault("zhongbin", ZHONGBIN)
+        params.setdefault("dafu", DAFU)
         for k, v in (("zhongbin", zhongbin), ("dafu", dafu)):
             if v is not None:
                 lo, hi = LIMITS[k]
@@ -275,6 +277,9 @@ class Script:
                 raise self.err(node, f"{k!r} holds unknown prop {h[:40]!r}")
         if st.held_by is not None and st.held_by not in self.person_ids:
             raise self.err(node, f"{k!r} held by unknown person {st.held_by[:40]!r}")
+        postures = Posture if k in self.person_ids else PropPosture
+        if st.posture not in set(postures):
+            raise self.err(node, f"{k!r}: posture {str(st.posture)!r} is not one of {', '.join(postures)}")
 
 
 def short(e: ValidationError) -> str:

@@ -18,12 +18,13 @@ import trimesh
 
 from .figures import (HIP_SWING, HIP_Z, JOINT_OFFSET, PARTS, SKIRT_HEM, STRIDE_M, WAIST, _merge, _rot, _rx, _t,
                       chain, part_meshes, root_transform)
+from ..model.vocabulary import Posture
 from .props import TWO_HANDED, prop_kind
 
 __all__ = ["POSTURES", "pose_params", "blend_params", "local_transforms", "pose", "world_transforms",
            "gait_phase", "figure_mesh"]
 
-POSTURES: tuple[str, ...] = ("stand", "walk", "kneel", "bow", "kneel_bow")
+POSTURES: tuple[str, ...] = tuple(Posture)      # (model/vocabulary.py)
 KNEEL_BACK = -0.17      # metres the hips go back when one kneels
 
 

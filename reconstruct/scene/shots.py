@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..model.defaults import FRAME_SIZE
 from ..model.plan import Plan
 
 __all__ = ["CameraPose", "Shot", "CameraPath", "plan_shots", "project", "view_matrix",
@@ -379,7 +380,7 @@ def _overview_pose(bounds: np.ndarray, size, hall_h: float) -> CameraPose:
     return pose
 
 
-def plan_shots(plan: Plan, size: tuple[int, int] = (1280, 720), start: float | None = None,
+def plan_shots(plan: Plan, size: tuple[int, int] = FRAME_SIZE, start: float | None = None,
                end: float | None = None, overview_s: float = OVERVIEW_S) -> CameraPath:
     """Choose the shots for the plan between ``start`` and ``end`` (plan seconds); while arrows fly the
     shooting is filmed by :mod:`.archery_shots` (cuts between the archer, the target and the tally)."""

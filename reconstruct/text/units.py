@@ -140,11 +140,17 @@ def parse_length(text: str | float | int) -> Length:
     return Length(tuple(terms))
 
 
+# the 尺 in metres when a reading does not say (周尺: the Warring-States/Qin standard from bronze rulers),
+# and the range a reading may give it (exclusive): the bounds of every 尺 proposed for the Zhou, with room
+CHI_M = 0.231
+CHI_M_RANGE = (0.1, 0.4)
+
+
 @dataclass(frozen=True)
 class Units:
     """How long the 尺 is, and how many 尺 each named unit holds."""
 
-    chi_m: float = 0.231
+    chi_m: float = CHI_M
     chi_per_unit: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_CHI_PER_UNIT))
 
     def chi_per(self, unit: str) -> float:

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..model.defaults import FRAME_SIZE
 from ..exchange.frames import to_yup
 from ..model.plan import Plan
 from ..scene.shots import FOV, fit_pose
 
-SIZE = (1280, 720)
+SIZE = FRAME_SIZE
 
 
 def _points(plan: Plan, *names: str) -> list:
