@@ -8,8 +8,6 @@ per frame only the blend and the timeline are computed in numpy.
 """
 from __future__ import annotations
 
-import glob
-import os
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -18,15 +16,13 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from ..model.plan import Plan
+from ..text.fonts import pil_font
 from ..text.seed import display
 
-__all__ = ["display_text", "font_path", "CaptionBand", "draw_timeline", "title_card", "end_card",
+__all__ = ["display_text", "caption_font", "CaptionBand", "draw_timeline", "title_card", "end_card",
            "label_sprite", "blit_rgba", "write_vtt", "vtt_time", "draw_fast_marker", "simplified", "video_title",
            "card_texts"]
 
-_SYSTEM_CJK = "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc"
-_SYSTEM_CJK_BOLD = "/usr/share/fonts/opentype/noto/NotoSansCJK-Bold.ttc"
-_REPO = Path(__file__).resolve().parent.parent
 
 INK = (244, 238, 224)
 DIM = (206, 196, 176)
@@ -39,20 +35,10 @@ def display_text(text: str) -> str:
     return display(text)
 
 
-def font_path(bold: bool = False) -> tuple[str, int]:
-    """(file, face index) of the Chinese font: ``assets/fonts/*.otf|ttf`` if present, else Noto CJK SC."""
-    found = sorted(glob.glob(str(_REPO / "assets" / "fonts" / "*.[ot]tf")))
-    if found:
-        pick = [f for f in found if ("Bold" in f) == bold] or found
-        return pick[0], 0
-    sysfont = _SYSTEM_CJK_BOLD if bold and os.path.exists(_SYSTEM_CJK_BOLD) else _SYSTEM_CJK
-    return sysfont, 2            # face 2 of the collection = SC (face 0 is JP)
-
-
-@lru_cache(maxsize=64)
-def _font(size: int, bold: bool = False) -> ImageFont.FreeTypeFont:
-    path, index = font_path(bold)
-    return ImageFont.truetype(path, size=max(6, int(size)), index=index)
+def caption_font(size: float, bold: bool = False) -> ImageFont.FreeTypeFont:
+    """The caption font at ``size`` pixels (at least 6): :func:`reconstruct.text.fonts.pil_font` (the shipped
+    font has one weight: ``bold`` draws the same face)."""
+    return pil_font(max(6, int(size)))
 
 
 def _wrap(draw: ImageDraw.ImageDraw, text: str, font, width: float, cjk: bool) -> list[str]:
@@ -75,7 +61,7 @@ def _wrap(draw: ImageDraw.ImageDraw, text: str, font, width: float, cjk: bool) -
 def _shrink_to_fit(draw, text, size, width, max_lines, cjk, bold=False):
     s = size
     while True:
-        font = _font(s, bold)
+        font = caption_font(s, bold)
         lines = _wrap(draw, text, font, width, cjk)
         if len(lines) <= max_lines or s <= 8:
             return font, lines[:max_lines]
@@ -125,7 +111,7 @@ class CaptionBand:
             y += line_h_en
         if footnote is not None:
             # the footnote number: bold, bright, on a dark tab at the right end of the Chinese line
-            fn_font = _font(max(9, int(h * 0.036)), True)
+            fn_font = caption_font(max(9, int(h * 0.036)), True)
             label = f"注 {footnote}"
             tw = d.textlength(label, font=fn_font)
             y_fn = band_h - int(h * 0.035) - total
@@ -135,7 +121,7 @@ class CaptionBand:
                                 radius=pad, fill=(12, 10, 8, 215), outline=ACCENT + (255,), width=1)
             d.text((x_fn, y_fn), label, font=fn_font, fill=(250, 214, 128, 255))
         if heading:
-            hf = _font(max(8, int(h * 0.022)))
+            hf = caption_font(max(8, int(h * 0.022)))
             d.text((margin, max(0, band_h - int(h * 0.035) - total - int(h * 0.035))), heading, font=hf,
                    fill=ACCENT + (230,))
         arr = np.asarray(img).astype(np.uint16)
@@ -266,7 +252,7 @@ def _end_lines(plan: Plan, t0: float | None, t1: float | None) -> list:
 @lru_cache(maxsize=256)
 def label_sprite(text: str, px: int) -> np.ndarray:
     """A small RGBA name tag (dark pill, light text)."""
-    font = _font(px)
+    font = caption_font(px)
     d = ImageDraw.Draw(Image.new("RGBA", (4, 4)))
     tw = int(d.textlength(text, font=font)) + 1
     pad = max(2, px // 4)

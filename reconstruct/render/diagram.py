@@ -17,12 +17,12 @@ import math
 import numpy as np
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-from PIL import Image, ImageDraw, ImageFont
+from PIL import Image, ImageDraw
 
 from ..outputs import atomic_path
 from ..model.plan import Plan
+from ..text.fonts import font_face, pil_font
 
 INK = "#222222"
 PAPER = "#fbf8f0"
@@ -33,15 +33,6 @@ BLUE = "#1f5fa8"
 # Who is drawn, with a short label (the text's own names).
 SHORT = {"上耦上射": "上耦上", "上耦下射": "上耦下", "次耦上射": "次耦上", "次耦下射": "次耦下",
          "下耦上射": "下耦上", "下耦下射": "下耦下", "举觯者1": "举觯1", "举觯者2": "举觯2"}
-
-
-def _font_path() -> str:
-    try:
-        from ..render.fonts import font_path
-
-        return str(font_path())
-    except Exception:  # pragma: no cover - the font ships with the repository
-        return "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc"
 
 
 @dataclass
@@ -92,7 +83,7 @@ class Canvas:
 
     # writers
     def svg(self) -> str:
-        font = Path(_font_path())
+        font = font_face()[0]
         out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{self.width}" height="{self.height}" '
                f'viewBox="0 0 {self.width} {self.height}" font-family="Noto Sans CJK SC, Noto Sans SC, sans-serif">',
                f'<style>@font-face {{ font-family: "Noto Sans CJK SC"; src: local("Noto Sans CJK SC"), '
@@ -124,14 +115,8 @@ class Canvas:
         W, H = self.width * ss, self.height * ss
         im = Image.new("RGB", (W, H), PAPER)
         dr = ImageDraw.Draw(im)
-        fonts: dict[int, Any] = {}
-        fp = _font_path()
-
         def font(size):
-            if size not in fonts:
-                idx = 2 if fp.endswith(".ttc") else 0
-                fonts[size] = ImageFont.truetype(fp, int(size * ss), index=idx)
-            return fonts[size]
+            return pil_font(int(size * ss))
 
         for op in self.ops:
             kind = op[0]

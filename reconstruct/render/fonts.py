@@ -15,7 +15,8 @@ says SC, and subsets it to:
 The result (``assets/fonts/NotoSansCJKsc-Regular-subset.otf``) is about 2–3 MB and is
 licensed under the SIL Open Font License 1.1 (``assets/fonts/OFL.txt``).
 
-Rebuild: ``python -m reconstruct.fonts [--ttc PATH]``.
+Rebuild: ``python -m reconstruct.render.fonts [--ttc PATH]``.  Where the font is and which face to use is
+:mod:`reconstruct.text.fonts` (the one resolver).
 """
 from __future__ import annotations
 
@@ -23,24 +24,12 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..resources import FONTS, data_path
+from ..resources import data_path
+from ..text.fonts import FONT_FILE, SC_INDEX, SYSTEM_TTC, font_face, missing_glyphs  # noqa: F401 (re-exported)
 
 ROOT = data_path()              # the package: its data and its code
-FONT_DIR = FONTS
-FONT_FILE = FONT_DIR / "NotoSansCJKsc-Regular-subset.otf"
-SYSTEM_TTC = Path("/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc")
-SC_INDEX = 2
 
 EXTRA = "°→←↑↓×·—–…‘’“”「」『』《》〈〉【】〔〕、。，．：；！？（）～　々〇ー"
-
-
-def font_path() -> Path:
-    """The shipped SC font; falls back to the system collection only if the asset is missing."""
-    if FONT_FILE.exists():
-        return FONT_FILE
-    if SYSTEM_TTC.exists():  # pragma: no cover - the asset ships with the repository
-        return SYSTEM_TTC
-    raise FileNotFoundError(f"{FONT_FILE} is missing; run `python -m reconstruct.fonts`")
 
 
 def common_hanzi() -> str:
@@ -118,19 +107,3 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
-
-
-def missing_glyphs(text: str, path: Path | None = None) -> set[str]:
-    """The characters of ``text`` the caption font has no glyph for (whitespace aside)."""
-    return {c for c in set(text) if not c.isspace() and ord(c) not in _cmap(str(path or font_path()))}
-
-
-_CMAPS: dict[str, set[int]] = {}
-
-
-def _cmap(path: str) -> set[int]:
-    if path not in _CMAPS:
-        from fontTools.ttLib import TTFont
-        font = TTFont(path, fontNumber=SC_INDEX if path.endswith(".ttc") else -1, lazy=True)
-        _CMAPS[path] = set(font.getBestCmap())
-    return _CMAPS[path]

@@ -61,7 +61,7 @@ class InsetMap:
         for name in ("侯", "门"):
             if name in lms:
                 (x, y), = self.to_px(lms[name].position)
-                d.text((x + 4, y - font_px), name, font=C._font(font_px), fill=_LINE)
+                d.text((x + 4, y - font_px), name, font=C.caption_font(font_px), fill=_LINE)
         return np.asarray(img)
 
     def draw(self, frame: np.ndarray, positions: dict[str, np.ndarray], acting: set[str]) -> None:

@@ -7,7 +7,7 @@ import math
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from .fonts import font_path
+from ..text.fonts import pil_font
 
 __all__ = ["Painter"]
 
@@ -19,12 +19,9 @@ class Painter:
         self.im = im
         self.draw = ImageDraw.Draw(im, "RGBA")
         self.boxes: list[tuple[float, float, float, float]] = []
-        self.fonts: dict[int, ImageFont.FreeTypeFont] = {}
 
     def font(self, size: int) -> ImageFont.FreeTypeFont:
-        if size not in self.fonts:
-            self.fonts[size] = ImageFont.truetype(str(font_path()), size)
-        return self.fonts[size]
+        return pil_font(size)
 
     def text(self, xy, s: str, size: int, fill="#1d1a17", halo: int = 3, anchor: str = "la") -> tuple:
         f = self.font(size)

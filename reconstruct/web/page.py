@@ -31,14 +31,13 @@ from ..exchange.channels import Compaction
 from ..model.plan import Plan
 from ..model.reading import Reading
 from ..outputs import atomic_path
-from ..resources import FONTS
+from ..text.fonts import font_face
 from ..scene import figures as F
 from ..text.seed import display
 from .presets import camera_presets
 
 __all__ = ["build_page", "write_page", "PageStats", "page_data"]
 
-FONT = FONTS / "NotoSansCJKsc-Regular-subset.otf"
 WEB = files(__package__)
 TOKEN = re.compile(r"@@([A-Z_]+)@@")
 
@@ -112,7 +111,8 @@ def font_subset(text: str) -> bytes:
     from fontTools import subset
     from fontTools.ttLib import TTFont
 
-    font = TTFont(str(FONT))
+    path, index = font_face()
+    font = TTFont(str(path), fontNumber=index if path.suffix == ".ttc" else -1)
     opts = subset.Options()
     opts.flavor = "woff"
     opts.layout_features = ["*"]
