@@ -264,6 +264,9 @@ def cmd_video(a: argparse.Namespace) -> int:
         t0, t1 = plan.time_of(a.start), plan.time_of(a.end, end=True)
     except ValueError as e:
         raise InputError(a.plan or "plan", "--from/--to", str(e)) from None
+    if t0 >= plan.duration:
+        raise InputError(a.plan or "plan", "--from/--to", f"the excerpt starts at {t0:.2f} s, after the passage "
+                                                           f"ends ({plan.duration:.2f} s)")
     if t1 <= t0:
         raise InputError(a.plan or "plan", "--from/--to", f"the excerpt ends ({t1:.2f} s) before it starts ({t0:.2f} s)")
     try:

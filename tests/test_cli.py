@@ -25,7 +25,8 @@ def test_parse_point_and_size():
     with pytest.raises(argparse.ArgumentTypeError):
         cli.parse_point("12.5")
     assert cli.parse_size("1920x1080") == (1920, 1080)
-    for bad in ("321x180", "0x0", "x", "100000x100"):
+    assert cli.parse_size("16x16") == (16, 16) and cli.parse_size("7680x4320") == (7680, 4320)
+    for bad in ("321x180", "0x0", "x", "100000x100", "14x16", "7682x100", "1x" + "9" * 40):
         with pytest.raises(argparse.ArgumentTypeError):
             cli.parse_size(bad)
 
@@ -65,12 +66,24 @@ def test_video_command_renders_real_plan(tmp_path, capsys):
     assert f"wrote {out}" in text and "render" in text
 
 
-@pytest.mark.parametrize("span", [["--from", "999"], ["--from", "90s", "--to", "80s"]])
+@pytest.mark.parametrize("span", [["--from", "999"], ["--from", "90s", "--to", "80s"],
+                                  ["--from", "99999s", "--to", "100000s"], ["--from", "99999s"]])
 def test_an_excerpt_that_does_not_exist_is_one_line(tmp_path, span, capsys):
     rc = cli.main(["video", *span, "--quiet", "--out", str(tmp_path / "x.mp4")])
     err = capsys.readouterr().err
     assert rc == 2 and len(err.strip().splitlines()) == 1, err
     assert not (tmp_path / "x.mp4").exists()
+
+
+@pytest.mark.parametrize("view, size", [("plan", "320x180"), ("plan", "16x16"), ("plan", "34x1000"),
+                                        ("overview", "16x16"), ("hall", "1000x34")])
+def test_a_still_of_any_even_size(tmp_path, view, size):
+    """Any even WxH the video accepts makes a still of that size, in every view (the plan's panels and its
+    title, footer and scale bars fit themselves to small images)."""
+    out = tmp_path / "s.png"
+    assert cli.main(["still", "--view", view, "--size", size, "--out", str(out)]) == 0
+    w, h = map(int, size.split("x"))
+    assert imageio.imread(out).shape[:2] == (h, w)
 
 
 def test_a_shipped_reading_by_name_from_another_folder(tmp_path):

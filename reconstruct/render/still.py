@@ -373,7 +373,7 @@ class _PlanPanels:
         x0, x1 = fp[:, 0].min() - 1.5, fp[:, 0].max() + 1.5
         y0, y1 = fp[:, 1].min() - 2.5, fp[:, 1].max() + 1.5
         # left panel: the whole ground, north up; its width follows the ground's proportions
-        top, bottom = 84, 104
+        top, bottom = min(84.0, H * 84 / 720), min(104.0, H * 104 / 720)   # the title's and the footer's room
         avail = H - top - bottom
         ppm_whole = avail / (y1 - y0)
         left_w = int(min(W * 0.36, (x1 - x0) * ppm_whole + 150))
@@ -389,7 +389,7 @@ class _PlanPanels:
         iy1 = p["depth"] + p["eave"] + 1.5
         row_y = reading.landmarks["楅"].position[1] if "楅" in reading.landmarks else -p["depth"]
         iy0 = min(row_y, -p["depth"]) - 5.5
-        ppm_in = min((right_w - 40) / (ix1 - ix0), (H - top - bottom) / (iy1 - iy0))
+        ppm_in = min(max(right_w - 40, right_w / 2) / (ix1 - ix0), (H - top - bottom) / (iy1 - iy0))
         half_in = (H / 2) / ppm_in
         in_centre = (0.0, (iy0 + iy1) / 2 + (top - bottom) / 2 / ppm_in)
         self.im_r, self.proj_r, _, _ = _ortho(reading, parts, (right_w, H), in_centre, half_in, ss, labels, None, 0,
