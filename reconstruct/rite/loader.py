@@ -21,6 +21,7 @@ from ..model.rite import Action, Event, Initial, Person, Prop, Rite  # noqa: F40
 from .actions import GESTURES, KEY_ALIASES, POSITIONAL, STAIRS, VERBS, parse_action  # noqa: F401 (re-exported)
 from .errors import RiteError
 from .events import EventBuilder, link_events
+from .procedures import read_procedures
 from .script import Script
 from .templates import Templates, as_list, expand_events
 from .yaml_lines import line_of, read_yaml, rel
@@ -63,12 +64,13 @@ def _load(path, *, zhongbin: int | None = None, dafu: int | None = None, options
 def _event_nodes(s: Script, path: Path) -> list:
     """The events of the included files, then of the script itself, expanded (with loop markers)."""
     nodes: list = []
+    procs = read_procedures(s, read_yaml, rel)
     for inc in as_list(s.raw.get("include")):
         ipath = s.confined(inc, s.raw.get("include"), "include")
         ifile = rel(ipath)
         lst = read_yaml(ipath)
         if not isinstance(lst, list):
             raise RiteError(ifile, line_of(lst, 1), "an event file must be a list of events")
-        nodes.extend(expand_events(lst, s.env, Templates(ifile, s.tpl.budget)))
-    nodes.extend(expand_events(s.raw.get("events") or [], s.env, s.tpl))
+        nodes.extend(expand_events(lst, s.env, Templates(ifile, s.tpl.budget), procs))
+    nodes.extend(expand_events(s.raw.get("events") or [], s.env, s.tpl, procs))
     return nodes
