@@ -70,8 +70,8 @@ def test_clearance_follows_the_outlines():
     assert math.isclose(float(a), float(b), abs_tol=1e-12)
     # the planner's gap between any two people is not below what two people side by side need, less the
     # outlines' margin (0.022 m each side)
-    from reconstruct.planner.occupancy import Occupancy
-    assert Occupancy.GAP >= side - 2 * 0.022 - 1e-9
+    from reconstruct.planner.occupancy import GAP
+    assert GAP >= side - 2 * 0.022 - 1e-9
 
 
 def test_what_the_hands_hold_picks_the_outline():

@@ -1,6 +1,7 @@
 """The archery that the text rules but does not tell: which arrows hit, where they fly, where tallies and
 arrows lie.  Pure functions and small records, no planning state.
 
+* :func:`shooting_order`, :func:`rounds_of` — the pairs in shooting order, the arrows of the rounds.
 * :func:`outcomes` — hits and misses of every arrow of a round from a seeded, deterministic model (a hit
   rate per archer), resampled until the tallies agree with the rite's ``victor`` option; in the round shot
   to music some looses fall off the drum's 节 and earn no tally (不鼓不释, 鄭).
@@ -21,6 +22,7 @@ from ..model.reading import Reading
 
 G = 9.81
 RIGHT, LEFT = "右", "左"
+PAIR_LISTS = ("三耦", "宾主人", "大夫耦", "众耦")     # the rite's pair lists, in shooting order
 
 
 @dataclass(frozen=True)
@@ -66,6 +68,24 @@ def outcomes(pairs: list[tuple[str, str]], rate, seed: int, rnd: int, victor: st
             return out
     raise ValueError(f"the archery parameters never let the {victor} side win round {rnd} "
                      f"in {attempts} draws (hit rates too low?)")
+
+
+def shooting_order(groups: dict[str, list[str]]) -> list[tuple[str, str]]:
+    """The pairs (上射, 下射) in shooting order, from the rite's pair lists (each listed 上射, 下射 in rank
+    order)."""
+    return [(up, down) for name in PAIR_LISTS
+            for up, down in zip(groups.get(name, [])[0::2], groups.get(name, [])[1::2])]
+
+
+def rounds_of(order: list[tuple[str, str]], archery, groups: dict[str, list[str]],
+              victor: str) -> dict[int, list[Loose]]:
+    """The arrows of round 2 (before the passage: its tallies are counted in it) and round 3 (shot to
+    music in the passage), from the rite's archery parameters (hit rates, seed, how often off the beat);
+    ValueError when the side named by ``victor`` never wins."""
+    def rate(who: str) -> float:
+        return archery.rate(who, groups)
+    return {2: outcomes(order, rate, archery.seed, 2, victor, False, archery.off_beat),
+            3: outcomes(order, rate, archery.seed, 3, victor, True, archery.off_beat)}
 
 
 def flight(start: np.ndarray, end: np.ndarray, speed: float, step: float = 0.05) -> tuple[np.ndarray, np.ndarray]:

@@ -21,6 +21,16 @@ class TrackIndex:
         self.last_xyz = np.zeros((n, 3))      # where each track ends
         self.version = 0                 # counts changes, so answers derived from the tracks can be kept
 
+    def reserve(self, n: int) -> None:
+        """Rows for at least n people (new rows empty: no track yet)."""
+        more = n - self.lo.shape[1]
+        if more > 0:
+            k = len(self.lo)
+            self.lo = np.concatenate([self.lo, np.full((k, more, 2), np.inf)], axis=1)
+            self.hi = np.concatenate([self.hi, np.full((k, more, 2), -np.inf)], axis=1)
+            self.last_t = np.r_[self.last_t, np.full(more, -np.inf)]
+            self.last_xyz = np.vstack([self.last_xyz, np.zeros((more, 3))])
+
     def add(self, i: int, a, b) -> None:
         """The stretch of person i's track from row a (or None) to row b (t, x, y, …)."""
         self.version += 1

@@ -8,109 +8,99 @@ Conflicts between people are resolved by waiting, in rank order of planning
 (prioritised planning), never by random steering, so the same inputs give the
 same plan byte for byte.  The result is the ``xiangshe-plan/1`` document of
 ``shared/docs/plan-format.md``; every output reads it and none re-plans.
+
+:class:`Planner` holds the planning state (:class:`.state.PlanState`) and the parts that act on it, each
+made with the state and the few other parts it calls (:func:`build_parts`); the verb table
+(:mod:`.actions`) performs each action with them.
 """
 from __future__ import annotations
 
 import gc
 import heapq
 from contextlib import contextmanager
-from typing import Any
 
-import numpy as np
-
-from ..text.names import NameIndex, traditional
 from ..layout.reading import Reading
 from ..model.plan import FORMAT  # noqa: F401 (re-exported)
 from ..model.plan import Plan
-from .walkable import COURT, HALL, Ground
-from .actions import Actions
+from .actions import Parts, act
+from .archery import RIGHT, RackLayout, TallyLayout, rounds_of, shooting_order
+from .arrows import Arrows
+from .bodies import Body, TrackIndex
+from .cast import names_of, place_cast
 from .courtesy import Courtesy
-from .shooting import Shooting
-from .tallies import Tallies
+from .custody import Custody
 from .document import Document
+from .errors import Blocked, PlanError
+from .handling import Handling
+from .moves import Moves
 from .occupancy import Occupancy
+from .pace import Pace
 from .pairs import Pairs
 from .places import Places
+from .routes import Routes
+from .shooting import Shooting
+from .state import RITE_FILE, PlanState
+from .tallies import Tallies
 from .walking import Walking
-from .errors import PlanError, _Blocked
-from .pace import Pace
-from .bodies import Body, PropBody, TrackIndex
 
 
-class Planner(Places, Occupancy, Walking, Pairs, Courtesy, Actions, Shooting, Tallies, Document):
+def build_parts(state: PlanState, rite) -> Parts:
+    """The planner's parts for a rite, each made with the state and the parts it calls (in that order:
+    none calls a part made after it)."""
+    reading = state.reading
+    order = shooting_order(rite.groups)
+    occupancy = Occupancy(state)
+    routes = Routes(state, occupancy)
+    moves = Moves(state, occupancy)
+    pairs = Pairs(state, occupancy, routes, {down: up for up, down in order})
+    walking = Walking(state, occupancy, routes, pairs, moves)
+    custody = Custody(state)
+    places = Places(state, occupancy, names_of(reading, rite), rite.formations)
+    handling = Handling(state, walking, moves, custody, places)
+    courtesy = Courtesy(state, occupancy, moves, places, pairs, handling)
+    try:
+        rounds = rounds_of(order, rite.archery, rite.groups, rite.options.get("victor", RIGHT))
+    except ValueError as e:
+        state.fail(str(e))
+    tallies = Tallies(state, custody, moves, places, TallyLayout(reading))
+    archers = [a for pair in order for a in pair]
+    shooting = Shooting(state, custody, moves, tallies, order, rounds, rite.archery)
+    arrows = Arrows(state, custody, moves, walking, handling, occupancy, places, archers,
+                    RackLayout(reading, len(archers)))
+    return Parts(state, occupancy, routes, moves, pairs, walking, places, custody, handling, courtesy, tallies,
+                 shooting, arrows)
+
+
+class Planner:
     """Plan a rite on a reading.  ``Planner(reading, rite).run()`` returns the plan document."""
 
     def __init__(self, reading: Reading, rite, pace: Pace = Pace()) -> None:
-        self.reading, self.rite, self.pace = reading, rite, pace
-        self.ground = Ground(reading)
-        self.bodies: dict[str, Body] = {}
-        self.props: dict[str, PropBody] = {}
-        self.explain: list[str] = []
-        self.conflicts: list[str] = []
-        self._deferrable = False
-        self.event_times: dict[str, tuple[float, float]] = {}
-        self.names = NameIndex()
-        for lm in reading.landmarks.values():
-            self.names.add(lm.id, [traditional(lm.id), *lm.aliases])
-        for p in rite.people:
-            self.names.add(p.id, p.aliases)
-        for p in rite.props:
-            self.names.add(p.id)
-        self.person_ids = {p.id for p in rite.people}
-        self.prop_kinds = {p.id: p.kind for p in rite.props}
-        self.track_index = TrackIndex(len(rite.people))
-        self._standing_memo: tuple = (None, [])
-        self._end_levels: tuple = (None, None)     # (index version, level of where each track ends)
-        self._spots: dict[tuple, tuple] = {}      # candidate spots round a place, and which the ground allows
-        self._by_slot: list[Body] = []
-        self.aliases = {a: p.id for p in rite.people for a in p.aliases}
-        self._extra_standing: list[tuple[float, float, str]] = []
-        self._last_walk: dict[str, tuple[str, float, list]] = {}
-        # the 下射 of each pair → his 上射 (pairs are listed 上射, 下射 in rank order)
-        self.partner: dict[str, str] = {}
-        for name in ("三耦", "宾主人", "大夫耦", "众耦"):
-            g = rite.groups.get(name, [])
-            for up, down in zip(g[0::2], g[1::2]):
-                self.partner[down] = up
-        self.leading: dict[str, list] = {}      # who is led by the hand → the open ``lead`` gesture
-        self._behind: dict[str, int] = {}
-        self._file_length: dict[str, int] = {}
-        self._procession: dict[tuple[str, str], float] = {}   # (event, file) → when the last one set out
-        # nobody stops where the stairs' lanes meet the court or the hall: others must pass there
-        self.keepout: list[tuple[float, float, str]] = []
-        for st in reading.stairs.values():
-            for up in (True, False):
-                lane = self.ground.lane(st, up)
-                self.keepout += [(*self.ground.foot(st, lane), COURT), (st.x + lane, -st.run - 0.1, COURT),
-                                 (*self.ground.head(st, lane), HALL)]
-        # … nor in the gate's passage, inside or out (those who leave or come in pass there)
-        gx, gy = reading.gate[0], reading.gate[1]
-        half = max(0.3, reading.gate_width / 2)
-        self.keepout += [(gx + dx, gy + dy, COURT) for dx in np.linspace(-half, half, max(3, int(2 * half / 0.4) + 1))
-                         for dy in (1.5, 0.5, -0.5, -1.5, -2.5)]
-        self.stated: dict[str, tuple[str, float]] = {}   # the facing the text gave someone in this event
-        self.current: Any = None       # the event being planned, for error messages
-        self.current_who = ""
-        self._init_archery()
-
-    def fail(self, what: str) -> None:
-        ev = self.current
-        where = f"event {ev.id} “{ev.text}” [{ev.span[0]}:{ev.span[1]}]" if ev else "initial state"
-        who = f" ({self.current_who})" if self.current_who else ""
-        raise PlanError(ev.source if ev is not None and ev.source else self.rite_file, where + who, what)
+        self.rite = rite
+        self.state = PlanState(reading, pace, source=getattr(rite, "file", "") or RITE_FILE,
+                               track_index=TrackIndex(len(rite.people)),
+                               aliases={a: p.id for p in rite.people for a in p.aliases},
+                               prop_kinds={p.id: p.kind for p in rite.props})
+        self.parts = build_parts(self.state, rite)
 
     @property
-    def rite_file(self) -> str:
-        return getattr(self.rite, "file", "") or "assets/rite/rite.yaml"
+    def bodies(self) -> dict[str, Body]:
+        """Everyone as planned (their keys, how long each waited)."""
+        return self.state.bodies
+
+    @property
+    def explain(self) -> list[str]:
+        """Why each path goes where it goes, line by line (``--explain``)."""
+        return self.state.explain
 
     def run(self) -> Plan:
         with _without_cyclic_gc():
             return self._run()
 
     def _run(self) -> Plan:
-        self.initial()
-        self.arrange_arrows_on_rack()
-        self.arrange_tallies()
+        p = self.parts
+        place_cast(self.state, self.rite, p.places, p.occupancy, p.custody)
+        p.arrows.arrange_on_rack()
+        p.tallies.arrange(p.shooting.rounds[2])
         events = self.rite.events
         index = {e.id: i for i, e in enumerate(events)}
         ends: dict[str, float] = {}
@@ -127,7 +117,7 @@ class Planner(Places, Occupancy, Walking, Pairs, Courtesy, Actions, Shooting, Ta
             ev = events[index[eid]]
             end = self.perform(ev, start)
             ends[eid] = end
-            self.event_times[eid] = (start, end)
+            self.state.event_times[eid] = (start, end)
             done += 1
             for d in dependents.get(eid, []):
                 waiting[d].discard(eid)
@@ -136,12 +126,15 @@ class Planner(Places, Occupancy, Walking, Pairs, Courtesy, Actions, Shooting, Ta
                     heapq.heappush(ready, (s, index[d], d))
         if done != len(events):
             stuck = [e.id for e in events if e.id not in ends][:3]
-            raise PlanError(self.rite_file, "events", f"events never become ready (missing or cyclic `after`): {stuck}")
-        return self.document()
+            raise PlanError(self.state.source, "events", f"events never become ready (missing or cyclic `after`): {stuck}")
+        return Document(self.state, self.rite).plan(self.parts.shooting, self.parts.tallies)
 
     def perform(self, ev, start: float) -> float:
-        self.current = ev
-        self.explain.append(f"{ev.id} [{ev.span[0]}:{ev.span[1]}] {ev.text}")
+        """Perform an event from time ``start``, its phases (split by ``sync``) one after another; returns
+        when it ends."""
+        st = self.state
+        st.current = ev
+        st.explain.append(f"{ev.id} [{ev.span[0]}:{ev.span[1]}] {ev.text}")
         if ev.rule or not ev.actions:
             return start
         phases: list[list] = [[]]
@@ -152,48 +145,50 @@ class Planner(Places, Occupancy, Walking, Pairs, Courtesy, Actions, Shooting, Ta
                 phases[-1].append(a)
         t = start
         for phase in phases:
-            people = {self.aliases.get(a.who, a.who) for a in phase}
+            people = {st.aliases.get(a.who, a.who) for a in phase}
             for pid in sorted(people):
-                b = self._body(pid)
+                b = st.body(pid)
                 if b.t < t:
                     b.hold_until(t)
             self._perform_phase(phase)
-            self.current_who = ""
-            t = max([t, *[self._body(p).t for p in people]])
+            st.current_who = ""
+            t = max([t, *[st.body(p).t for p in people]])
         return t
 
     def _perform_phase(self, phase: list) -> None:
         """The actions of one phase in order; someone whose way is blocked by people who have not yet
         been planned to move (they move later in the phase) is planned after them instead, when nothing
         the others do in the phase depends on him."""
+        st = self.state
         queue = list(phase)
         deferred: dict[str, int] = {}      # who → how many actions had been done when he was put back
         done = 0
         i = 0
         while i < len(queue):
             a = queue[i]
-            who = self.aliases.get(a.who, a.who)
-            self.current_who = a.who
-            self._deferrable = deferred.get(who, -1) < done and self._independent(who, queue[i:])
+            who = st.aliases.get(a.who, a.who)
+            st.current_who = a.who
+            st.deferrable = deferred.get(who, -1) < done and self._independent(who, queue[i:])
             try:
-                self.act(self._body(a.who), a)
+                act(self.parts, st.body(a.who), a)
                 done += 1
-            except _Blocked:
+            except Blocked:
                 deferred[who] = done
-                mine = [x for x in queue[i:] if self.aliases.get(x.who, x.who) == who]
-                queue = queue[:i] + [x for x in queue[i:] if self.aliases.get(x.who, x.who) != who] + mine
-                self.explain.append(f"  {who} lets the others in this step go first: his way is blocked")
+                mine = [x for x in queue[i:] if st.aliases.get(x.who, x.who) == who]
+                queue = queue[:i] + [x for x in queue[i:] if st.aliases.get(x.who, x.who) != who] + mine
+                st.explain.append(f"  {who} lets the others in this step go first: his way is blocked")
                 continue
             i += 1
-        self._deferrable = False
+        st.deferrable = False
 
     def _independent(self, who: str, rest: list) -> bool:
         """Whether the others' remaining actions could run before his: no hand-over with him, nothing
         placed relative to him, none of the things he holds or handles, and others still to move."""
-        b = self.bodies[who]
-        names = {who, *(a for a, p in self.aliases.items() if p == who)}
-        mine = [x for x in rest if self.aliases.get(x.who, x.who) == who]
-        theirs = [x for x in rest if self.aliases.get(x.who, x.who) != who]
+        aliases = self.state.aliases
+        b = self.state.bodies[who]
+        names = {who, *(a for a, p in aliases.items() if p == who)}
+        mine = [x for x in rest if aliases.get(x.who, x.who) == who]
+        theirs = [x for x in rest if aliases.get(x.who, x.who) != who]
         if not theirs or any(x.other for x in mine):
             return False
         props = set(b.state.get("holding", [])) | {x.prop for x in mine if x.prop}
@@ -204,14 +199,6 @@ class Planner(Places, Occupancy, Walking, Pairs, Courtesy, Actions, Shooting, Ta
             if any(n in f for n in names for f in fields):
                 return False
         return True
-
-    def _body(self, who: str) -> Body:
-        who = self.aliases.get(who, who)
-        if who not in self.bodies:
-            self.fail(f"unknown person {who}")
-        return self.bodies[who]
-
-
 
 
 @contextmanager

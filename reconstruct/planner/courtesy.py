@@ -18,43 +18,56 @@ import numpy as np
 from ..model import footprint
 from .bodies import Body
 from .geometry import _bearing
-from .walkable import COURT, HALL, STAIR
+from .handling import Handling
+from .moves import Moves
+from .occupancy import DELAYS, Occupancy
+from .pairs import Pairs
+from .places import Places
+from .state import PlanState
+from .walkable import STAIR
+
+
+BOW_REACH = 2.0         # metres: one bows to someone this near …
+BOW_FACING = 100.0      # … turned towards him: the bower lies within this of the way he faces
+ROOM_STEPS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6)    # how far one may step to have room to bow
+ROOM_WAYS = (180.0, 135.0, 225.0, 90.0, 270.0)   # which way, from his facing: back, back and aside, aside
+ROOM_MARGIN = 0.03                               # kept between the bowing figure and anyone near
 
 
 class Courtesy:
     """Bows made to someone, and leading someone by the hand."""
 
-    BOW_REACH = 2.0         # metres: one bows to someone this near …
-    BOW_FACING = 100.0      # … turned towards him: the bower lies within this of the way he faces
-    LEAD_STEP = 0.9         # seconds: one led by the hand a step behind the one who leads him
+    def __init__(self, state: PlanState, occupancy: Occupancy, moves: Moves, places: Places, pairs: Pairs,
+                 handling: Handling) -> None:
+        self.state, self.occupancy, self.moves, self.places = state, occupancy, moves, places
+        self.pairs, self.handling = pairs, handling
+        self.pace = state.pace
 
     # -- bows
-    def _bow(self, b: Body, a) -> None:
-        """揖: a standing bow, turned to the one bowed to."""
-        other = self._bowee(a)
+    def bow(self, b: Body, to: str | None = None, count: int = 1) -> None:
+        """揖: a standing bow (``count`` of them), turned to the one bowed to (``to``: a person, or a
+        place or direction to face)."""
+        other = self._bowee(to)
         if other is not None:
             self._await_bowee(b, other, answer=False)
-        if a.other:
-            self.face(b, self.heading_toward(b, a.other))
-        self._room_to_bow(b, "bow", self.pace.bow * a.count, other)
+        if to:
+            self.moves.face(b, self.places.heading_toward(b, to))
+        self._room_to_bow(b, "bow", self.pace.bow * count, other)
         t0 = b.t
-        self.posture(b, "bow", self.pace.bow * a.count, "stand")
+        self.moves.posture(b, "bow", self.pace.bow * count, "stand")
         b.gesture(t0, b.t, "bow", other.id if other is not None else None)
 
-    def _kneel_bow(self, b: Body, a) -> None:
-        """拜 / 再拜 / 答拜 / 拜受 / 拜送: a kneeling bow, facing as the text says."""
-        other = self._bowee(a)
+    def kneel_bow(self, b: Body, to: str | None = None, count: int = 1) -> None:
+        """拜 / 再拜 / 答拜 / 拜受 / 拜送: a kneeling bow (``count`` of them, 再拜 two), facing as the text
+        says, to someone (``to``) or to nobody in particular."""
+        other = self._bowee(to)
         if other is not None:
             self._await_bowee(b, other, answer=True)
         back = "kneel" if b.posture == "kneel" else "stand"
-        self._room_to_bow(b, "kneel_bow", self.pace.kneel_bow * a.count, other)
+        self._room_to_bow(b, "kneel_bow", self.pace.kneel_bow * count, other)
         t0 = b.t
-        self.posture(b, "kneel_bow", self.pace.kneel_bow * a.count, back)
+        self.moves.posture(b, "kneel_bow", self.pace.kneel_bow * count, back)
         b.gesture(t0, b.t, "kneel_bow", other.id if other is not None else None)
-
-    ROOM_STEPS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6)    # how far one may step to have room to bow
-    ROOM_WAYS = (180.0, 135.0, 225.0, 90.0, 270.0)   # which way, from his facing: back, back and aside, aside
-    ROOM_MARGIN = 0.03                               # kept between the bowing figure and anyone near
 
     def _room_to_bow(self, b: Body, posture: str, dur: float, bowee: Body | None = None) -> None:
         """Room for the bow: where the bowing figure (the joined hands pushed forward, or the head down to
@@ -71,11 +84,11 @@ class Courtesy:
     def _let_pass(self, b: Body, posture: str, dur: float) -> None:
         """Before bowing, let those already planned to pass close by go past (a short wait)."""
         extra = b.beyond(posture)
-        for delay in self.DELAYS[:10]:
+        for delay in DELAYS[:10]:
             t = b.t + delay
-            if self.conflict(b, [(t, b.x, b.y, b.z), (t + dur, b.x, b.y, b.z)], extra=extra) is None:
+            if self.occupancy.conflict(b, [(t, b.x, b.y, b.z), (t + dur, b.x, b.y, b.z)], extra=extra) is None:
                 if delay:
-                    self.explain.append(f"  {b.id} waits {delay:.1f} s for those passing before he bows")
+                    self.state.explain.append(f"  {b.id} waits {delay:.1f} s for those passing before he bows")
                     b.hold_until(t)
                 return
 
@@ -83,13 +96,13 @@ class Courtesy:
         """The ways to step for room, from his facing: away from the one bowed to where he stands beside
         him (more than 45° to a side), else back first."""
         if bowee is None or (bowee.x, bowee.y) == (b.x, b.y):
-            return self.ROOM_WAYS
+            return ROOM_WAYS
         side = (_bearing(bowee.x - b.x, bowee.y - b.y) - b.heading) % 360.0
         if 45.0 < side < 135.0:          # he is on the right: step to the left
             return (270.0, 225.0, 180.0, 135.0, 90.0)
         if 225.0 < side < 315.0:         # on the left: step to the right
             return (90.0, 135.0, 180.0, 225.0, 270.0)
-        return self.ROOM_WAYS
+        return ROOM_WAYS
 
     def _step_for_room(self, b: Body, posture: str, near: list, ways: tuple[float, ...] | None = None) -> None:
         """Step back (or aside) from those standing near, far enough for the bowing figure."""
@@ -98,21 +111,21 @@ class Courtesy:
 
         def room(x: float, y: float) -> float:
             dx, dy = o[:, 0] - x, o[:, 1] - y
-            need = footprint.clearance(code, h, o[:, 2].astype(int), o[:, 3], dx, dy) + self.ROOM_MARGIN
+            need = footprint.clearance(code, h, o[:, 2].astype(int), o[:, 3], dx, dy) + ROOM_MARGIN
             return float((np.hypot(dx, dy) - need).min())
 
         if room(b.x, b.y) >= 0.0 or b.level == STAIR:
             return
         level = b.level
-        for d in self.ROOM_STEPS:
-            for way in ways or self.ROOM_WAYS:
+        for d in ROOM_STEPS:
+            for way in ways or ROOM_WAYS:
                 a = math.radians(h + way)
                 x, y = b.x + math.sin(a) * d, b.y + math.cos(a) * d
-                if self.ground.is_free(level, x, y) and self.clear_of_lanes(level, np.asarray([[x, y]]))[0] \
+                if self.state.ground.is_free(level, x, y) and self.occupancy.clear_of_lanes(level, np.asarray([[x, y]]))[0] \
                         and room(x, y) >= 0.0:
-                    self.explain.append(f"  {b.id} steps {d:.1f} m {'back' if way == 180.0 else 'aside'} "
+                    self.state.explain.append(f"  {b.id} steps {d:.1f} m {'back' if way == 180.0 else 'aside'} "
                                         "to have room to bow")
-                    self.nudge(b, h + way, d)
+                    self.moves.nudge(b, h + way, d)
                     return
 
     def _people_near(self, b: Body, t0: float, t1: float) -> list[tuple[float, float, int, float]]:
@@ -120,7 +133,7 @@ class Courtesy:
         his level, as planned so far: where, the code of their outline, their heading (each way he stands
         in that time)."""
         out = []
-        for o in self.near_tracks(b, (b.x - 2.0, b.y - 2.0), (b.x + 2.0, b.y + 2.0), t0, t1):
+        for o in self.occupancy.near_tracks(b, (b.x - 2.0, b.y - 2.0), (b.x + 2.0, b.y + 2.0), t0, t1):
             if not o.keys:
                 continue
             i0 = max(0, bisect.bisect_right(o.keys, t0, key=itemgetter(0)) - 1)
@@ -135,11 +148,11 @@ class Courtesy:
                 out.append((k[1], k[2], o.code(k[5]), float(k[4])))
         return out
 
-    def _bowee(self, a) -> Body | None:
+    def _bowee(self, to: str | None) -> Body | None:
         """The person a bow is made to (None when it is made to nobody in particular, or to a place)."""
-        if not a.other:
+        if not to:
             return None
-        return self.bodies.get(self.aliases.get(a.other, a.other))
+        return self.state.bodies.get(self.state.aliases.get(to, to))
 
     def _await_bowee(self, b: Body, other: Body, answer: bool) -> None:
         """Wait until the one bowed to is there (come to a stop within reach, turned towards the bower) as far
@@ -155,10 +168,10 @@ class Courtesy:
         ready, there = self._there_from(b, other, t)
         if not there:
             d = math.dist((b.x, b.y), (other.x, other.y))
-            how = f"{d:.1f} m away" if d > self.BOW_REACH else "not turned to him"
-            self.explain.append(f"  {b.id} bows to {other.id} {how}, as the text places them")
+            how = f"{d:.1f} m away" if d > BOW_REACH else "not turned to him"
+            self.state.explain.append(f"  {b.id} bows to {other.id} {how}, as the text places them")
         if ready > t + 1e-6:
-            self.explain.append(f"  {b.id} waits {ready - b.t:.1f} s for {other.id} to be there before bowing")
+            self.state.explain.append(f"  {b.id} waits {ready - b.t:.1f} s for {other.id} to be there before bowing")
             t = ready
         if t > b.t + 1e-6:
             b.hold_until(t)
@@ -181,8 +194,8 @@ class Courtesy:
         i = np.clip(np.searchsorted(k[:, 0], ts, side="right") - 1, 0, len(k) - 1)
         heading = np.asarray([other.keys[j][4] for j in i.tolist()], float)
         bearing = np.degrees(np.arctan2(b.x - x, b.y - y)) % 360
-        turned = np.abs((bearing - heading + 180.0) % 360.0 - 180.0) <= self.BOW_FACING
-        near = (np.hypot(b.x - x, b.y - y) <= self.BOW_REACH) & (np.abs(z - b.z) < 0.3)
+        turned = np.abs((bearing - heading + 180.0) % 360.0 - 180.0) <= BOW_FACING
+        near = (np.hypot(b.x - x, b.y - y) <= BOW_REACH) & (np.abs(z - b.z) < 0.3)
         ok = turned & near
         if not ok[-1]:
             return stopped, False
@@ -190,69 +203,21 @@ class Courtesy:
         return max(float(ts[bad[-1] + 1]) if len(bad) else float(ts[0]), stopped), True
 
     # -- leading by the hand
-    def _lead(self, b: Body, a) -> None:
+    def lead(self, b: Body, other: str | None) -> None:
         """相: take the other by the hand; until released he walks beside (and on a stair a step behind) the
         one who leads him, as a 下射 walks with his 上射."""
-        if a.other is None:
-            self.fail("lead needs the person led (other)")
-        led = self._body(a.other)
-        self._meet(b, led, f"to take {led.id} by the hand", roomy=False)
-        if self.partner.get(led.id) not in (None, b.id):
-            self.fail(f"{led.id} is already walking with {self.partner[led.id]}")
-        self.partner[led.id] = b.id
-        self.leading[led.id] = b.gesture(b.t - self.pace.hand_over, None, "lead", led.id)
+        if other is None:
+            self.state.fail("lead needs the person led (other)")
+        led = self.state.body(other)
+        self.handling.meet(b, led, f"to take {led.id} by the hand", roomy=False)
+        self.pairs.take_by_hand(b.id, led.id, b.gesture(b.t - self.pace.hand_over, None, "lead", led.id))
         led.hold_until(b.t)
 
-    def _walk_behind(self, b: Body, w):
-        """One led by the hand where he cannot walk beside the one who leads him (the way beside runs into a
-        stair or a fixture, or others): a step behind him on his very way, setting out as he has gone a step,
-        to his own place, or where that lies past the leader, to a step behind him.  Returns (delay from when
-        he could set out, timed way), or None."""
-        last = self._partner_walk(b)
-        if last is None:
-            return None
-        _, t_up, up_start, up_plan, _ = last
-        if not up_plan or math.dist(up_start, (b.x, b.y)) > 2.5 or math.dist(up_plan[-1][:2], w.legs[-1][:2]) > 2.5:
-            return None
-        gx, gy, glevel = w.legs[-1]
-        level = b.level if b.level in (COURT, HALL) else glevel
-        way = [(up_start[0], up_start[1], b.z, level), *up_plan[:-1]]
-        t_go = max(w.t0, t_up + self.LEAD_STEP)
-        goals = [(gx, gy), self._step_behind(up_start, up_plan)]
-        if math.dist((gx, gy), up_plan[-1][:2]) > 1.2:
-            goals.reverse()             # his own place lies away from the leader's: stay a step behind him
-        for goal in goals:
-            if goal is None or not self._fits(glevel, goal[0], goal[1]):
-                continue
-            plan = [*way, (goal[0], goal[1], up_plan[-1][2], glevel)]
-            found = self._first_clear(b, plan, t_go, tail=True, delays=self.DELAYS[:8])
-            if found is not None:
-                w.plan = plan
-                w.why += f", a step behind {self.partner[b.id]}, led by the hand"
-                return found[0] + t_go - w.t0, found[1]
-        return None
-
-    @staticmethod
-    def _step_behind(start, plan, step: float = 0.8):
-        """The point a step back from the end of a way (start, then corners (x, y, z, kind)), on the way."""
-        pts = [tuple(start[:2]), *[(p[0], p[1]) for p in plan]]
-        left = step
-        for (ax, ay), (bx, by) in zip(reversed(pts[:-1]), reversed(pts[1:])):
-            d = math.hypot(bx - ax, by - ay)
-            if d >= left:
-                f = left / d
-                return bx + (ax - bx) * f, by + (ay - by) * f
-            left -= d
-        return None
-
-    def _release(self, b: Body, a) -> None:
+    def release(self, b: Body, other: str | None) -> None:
         """The hand let go: the one led walks on his own again."""
-        if a.other is None:
-            self.fail("release needs the person let go (other)")
-        led = self._body(a.other)
-        g = self.leading.pop(led.id, None)
-        if g is None or self.partner.get(led.id) != b.id:
-            self.fail(f"{b.id} does not lead {led.id}")
+        if other is None:
+            self.state.fail("release needs the person let go (other)")
+        led = self.state.body(other)
+        g = self.pairs.let_go(b.id, led.id)
         b.hold_until(max(b.t, led.t))
         g[1] = round(b.t, 3)
-        del self.partner[led.id]

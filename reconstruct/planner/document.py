@@ -9,13 +9,17 @@ import numpy as np
 from ..model.plan import Actor, Event, Gesture, LayoutRef, Plan, Prop, Steps, Track
 from ..resources import SEED, logical_name
 from .bodies import Body, PropBody
-
-
-
+from .shooting import Shooting
+from .state import PlanState
+from .tallies import Tallies
 
 
 class Document:
-    """The finished plan: every track, state, carrier and event as a :class:`~reconstruct.model.plan.Plan`."""
+    """The finished plan: every track, state, carrier and event as a :class:`~reconstruct.model.plan.Plan`,
+    read from the planning state (it plans nothing)."""
+
+    def __init__(self, state: PlanState, rite) -> None:
+        self.state, self.rite = state, rite
 
     def _hands(self, b: Body, ts, how: str = "carried") -> list[list]:
         """Where a carried prop is at times ts: in the right hand, a little forward and to the right, at
@@ -51,7 +55,7 @@ class Document:
         until it is picked up (a rest key just before), so nothing drifts between keys."""
         keys = list(pr.keys)
         for who, t0, t1, how in pr.intervals:
-            b = self.bodies[who]
+            b = self.state.bodies[who]
             t1 = end if t1 is None else t1
             lying = [k for k in pr.keys if k[0] <= t0 + 1e-9]
             handed = any(a <= t0 - 0.3 <= (end if e is None else e) for _, a, e, _ in pr.intervals)
@@ -69,14 +73,15 @@ class Document:
                 out.append(k)
         return out
 
-    def document(self) -> Plan:
-        """The plan: every track, state, carrier and event as the planner wrote them."""
-        duration = max([b.t for b in self.bodies.values()] + [e for _, e in self.event_times.values()] + [0.0])
-        for b in self.bodies.values():
+    def plan(self, shooting: Shooting, tallies: Tallies) -> Plan:
+        """The plan: every track, state, carrier and event as the planner wrote them; the shots and the
+        music as ``shooting`` has them, the scores as ``tallies`` reported them."""
+        duration = max([b.t for b in self.state.bodies.values()] + [e for _, e in self.state.event_times.values()] + [0.0])
+        for b in self.state.bodies.values():
             b.hold_until(duration)
         people = {p.id: p for p in self.rite.people}
         actors = {}
-        for pid, b in self.bodies.items():
+        for pid, b in self.state.bodies.items():
             p = people[pid]
             actors[pid] = Actor(pid, p.label_en, Track.from_rows(b.keys), aliases=list(p.aliases), side=p.side,
                                 states=Steps.from_rows(b.states), walked_m=round(b.walked, 2),
@@ -84,14 +89,14 @@ class Document:
                                           for g in sorted(b.gestures, key=lambda g: g[0])])
         props = {pid: Prop(pid, pr.kind, Track.from_rows(self.prop_track(pr, duration)), label=pr.kind,
                            carriers=Steps.from_rows(pr.carriers))
-                 for pid, pr in self.props.items()}
+                 for pid, pr in self.state.props.items()}
         events = []
         for e in self.rite.events:
-            s, t = self.event_times.get(e.id, (0.0, 0.0))
+            s, t = self.state.event_times.get(e.id, (0.0, 0.0))
             events.append(Event(e.id, e.text, tuple(e.span), e.footnote, tuple(e.actors), round(s, 3), round(t, 3),
                                 e.gloss, e.rule))
         events.sort(key=lambda ev: (ev.start, ev.span[0]))
-        r = self.reading
+        r = self.state.reading
         return Plan(
             layout=LayoutRef(r.name, r.name_en, r.file, tuple(r.sources)),
             text={"file": logical_name(SEED), "sha256": hashlib.sha256(SEED.read_bytes()).hexdigest()},
@@ -99,5 +104,5 @@ class Document:
             parameters=dict(self.rite.parameters), options=dict(self.rite.options),
             hall={"height_m": r.hall_height, "footprint": [list(p) for p in r.hall_footprint]},
             landmarks=dict(r.landmarks), actors=actors, props=props, events=events,
-            duration=round(duration, 3), conflicts=list(self.conflicts), shots=list(self.shots),
-            music=self.music_played(duration), score=list(self.scores))
+            duration=round(duration, 3), conflicts=list(self.state.conflicts), shots=list(shooting.shots),
+            music=shooting.music_played(duration), score=list(tallies.scores))

@@ -4,7 +4,7 @@ from __future__ import annotations
 from ..errors import InputError
 
 
-class _Blocked(Exception):
+class Blocked(Exception):
     """A walk that no wait makes clear while people in its way have yet to be planned to move."""
 
 

@@ -1,9 +1,13 @@
 """Who stands where and who will pass: free spots, the timed test of a way against everyone already
-planned, and the shortest wait after which a way is clear."""
+planned, and the shortest wait after which a way is clear.
+
+:class:`Occupancy` answers these questions from the planning state (the bodies' keys and the index of where
+their tracks go); it writes nothing there.  The rules of spacing it applies are the module's constants."""
 from __future__ import annotations
 
 import bisect
 import math
+from contextlib import contextmanager
 from operator import itemgetter
 
 import numpy as np
@@ -11,39 +15,78 @@ import shapely
 
 from .bodies import Body
 from .geometry import _RING, _RADII, _beyond, _ways, _too_close, _window
-from .walkable import COURT, LEVELS, PERSON_GAP
+from .state import PlanState
+from .timing import from_here, time_path
+from .walkable import COURT, HALL, LEVELS, PERSON_GAP
+
+# the waits tried before setting out, shortest first
+DELAYS = (0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0, 11.0, 15.0, 20.0, 30.0, 45.0)
+
+LONG_DELAYS = (60.0, 80.0, 100.0, 130.0, 160.0, 200.0, 250.0, 300.0)   # when a busy way has to clear
+
+# centre to centre, kept between any two people (more from one who bows: see Body.beyond): the gap the
+# routes keep round those standing (walkable.PERSON_GAP, from the figures' outlines in
+# reconstruct.model.footprint); the centre-distance audit demands 0.45 m
+GAP = PERSON_GAP
+
+# heights apart at which two may still meet: one on a stair two steps (0.46 m) above another still has
+# his robe where the other's hands are
+SAME_LEVEL = 0.5
+
+BROAD = GAP + 0.35  # no one keeps farther from anyone than this (a bowing figure's reach included)
+
+AISLE = 1.05        # where one may, one stands this far from others, so that people can pass between
+
+AISLE_REACH = 5.2   # … if such a spot lies this near the place (in the court;
+
+AISLE_REACH_HALL = 1.2  # on the hall, whose places the text names closely: 西階上, 西序端)
+
+STAND_TAIL = 60.0   # at least this long one is assumed to stand where one stops (see Occupancy.tail_end)
+
+# spots a little aside of a place, nearest first: 0.6 m on the four sides, then further round
+ASIDE = tuple((round(r * math.sin(a), 3), round(r * math.cos(a), 3))
+              for r, n in ((0.6, 4), (0.9, 8), (1.3, 8), (1.8, 12), (2.4, 12), (3.0, 16))
+              for a in np.radians(np.arange(n) * 360 / n + 90))
+
+
+def keepout_of(reading, ground) -> list[tuple[float, float, str]]:
+    """Points nobody stops near: where the stairs' lanes meet the court and the hall (others must pass
+    there), and the gate's passage, inside and out (those who leave or come in pass there)."""
+    out: list[tuple[float, float, str]] = []
+    for st in reading.stairs.values():
+        for up in (True, False):
+            lane = ground.lane(st, up)
+            out += [(*ground.foot(st, lane), COURT), (st.x + lane, -st.run - 0.1, COURT),
+                    (*ground.head(st, lane), HALL)]
+    gx, gy = reading.gate[0], reading.gate[1]
+    half = max(0.3, reading.gate_width / 2)
+    out += [(gx + dx, gy + dy, COURT) for dx in np.linspace(-half, half, max(3, int(2 * half / 0.4) + 1))
+            for dy in (1.5, 0.5, -0.5, -1.5, -2.5)]
+    return out
 
 
 class Occupancy:
-    """Who stands where and who will pass: free spots, the timed test of a way against everyone already
-    planned, and the shortest wait after which a way is clear."""
+    """Who stands where and who will pass, as planned so far: free spots, the timed test of a way against
+    everyone already planned, and the shortest wait after which a way is clear.  Reads the state's bodies,
+    track index and ground; keeps only caches of its own answers."""
 
-    DELAYS = (0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0, 11.0, 15.0, 20.0, 30.0, 45.0)
+    def __init__(self, state: PlanState) -> None:
+        self.state = state
+        self.ground = state.ground
+        self.keepout = keepout_of(state.reading, state.ground)
+        self._extra: list[tuple[float, float, str]] = []     # someone assumed standing (see assuming_standing)
+        self._standing_memo: tuple = (None, [])
+        self._end_levels: tuple = (None, None)     # (index version, level of where each track ends)
+        self._spots: dict[tuple, tuple] = {}      # candidate spots round a place, and which the ground allows
 
-    LONG_DELAYS = (60.0, 80.0, 100.0, 130.0, 160.0, 200.0, 250.0, 300.0)   # when a busy way has to clear
-
-    # centre to centre, kept between any two people (more from one who bows: see Body.beyond): the gap the
-    # routes keep round those standing (walkable.PERSON_GAP, from the figures' outlines in
-    # reconstruct.model.footprint); the centre-distance audit demands 0.45 m
-    GAP = PERSON_GAP
-
-    # heights apart at which two may still meet: one on a stair two steps (0.46 m) above another still has
-    # his robe where the other's hands are
-    SAME_LEVEL = 0.5
-
-    BROAD = GAP + 0.35  # no one keeps farther from anyone than this (a bowing figure's reach included)
-
-    AISLE = 1.05        # where one may, one stands this far from others, so that people can pass between
-
-    AISLE_REACH = 5.2   # … if such a spot lies this near the place (in the court;
-
-    AISLE_REACH_HALL = 1.2  # on the hall, whose places the text names closely: 西階上, 西序端)
-
-    STAND_TAIL = 60.0   # at least this long one is assumed to stand where one stops, and as far as
-
-    # spots a little aside of a place, nearest first: 0.6 m on the four sides, then further round
-    _ASIDE = tuple((round(r * math.sin(a), 3), round(r * math.cos(a), 3))
-                   for r, n in ((0.6, 4), (0.9, 8), (1.3, 8), (1.8, 12), (2.4, 12), (3.0, 16)) for a in np.radians(np.arange(n) * 360 / n + 90))
+    @contextmanager
+    def assuming_standing(self, x: float, y: float, level: str):
+        """Within the block, someone is taken to stand at (x, y) on a level (routes go round him)."""
+        self._extra.append((x, y, level))
+        try:
+            yield
+        finally:
+            self._extra.clear()
 
     def position_at(self, body: Body, t: float) -> tuple[float, float, float]:
         k = body.keys
@@ -59,7 +102,7 @@ class Occupancy:
         return a[1] + (b[1] - a[1]) * f, a[2] + (b[2] - a[2]) * f, a[3] + (b[3] - a[3]) * f
 
     @staticmethod
-    def _walking_at(b: Body, t: float) -> bool:
+    def walking_at(b: Body, t: float) -> bool:
         """Whether someone is on his way somewhere at time t (between two keys that differ in place; the
         keys found as :meth:`position_at` finds them)."""
         k = b.keys
@@ -69,7 +112,7 @@ class Occupancy:
     def standing(self, me: Body, t: float, level: str) -> list[tuple[float, float]]:
         """Where others stand at time t on a level, and where those still moving will stop (remembered
         while nobody's track changes: a walk asks several times before it is written)."""
-        key = (me.id, t, level, self.track_index.version, tuple(self._extra_standing))
+        key = (me.id, t, level, self.state.track_index.version, tuple(self._extra))
         if self._standing_memo[0] == key:
             return list(self._standing_memo[1])
         out = self._standing(me, t, level)
@@ -77,13 +120,13 @@ class Occupancy:
         return list(out)
 
     def _standing(self, me: Body, t: float, level: str) -> list[tuple[float, float]]:
-        out = [(x, y) for x, y, lv in self._extra_standing if lv == level]
+        out = [(x, y) for x, y, lv in self._extra if lv == level]
         # where everyone's track ends, and on which level, from the index (all at once); those whose track
         # has ended by t stand there, the others will stop there, and stand where they are at t unless they
         # are on their way then: one walking behind them is kept from them by the timed test (he waits for
         # them to move on), not sent round them as if they stood there (宾出: the 大夫, last of the file,
         # went round the far end of the 侯)
-        ti, n = self.track_index, len(self._by_slot)
+        ti, n = self.state.track_index, len(self.state.by_slot)
         ends = ti.last_xyz[:n]
         if self._end_levels[0] != (ti.version, n):
             self._end_levels = ((ti.version, n), self.ground.levels_at(ends[:, 0], ends[:, 1], ends[:, 2]))
@@ -93,14 +136,14 @@ class Occupancy:
         mask[me.slot] = False
         stops = ends[:, :2].tolist()
         for i in np.flatnonzero(mask).tolist():
-            b = self._by_slot[i]
+            b = self.state.by_slot[i]
             if not b.keys:
                 continue
             if ended[i]:
                 out.append(tuple(stops[i]))
                 continue
             x, y, z = self.position_at(b, t)
-            if self.ground.level_at(x, y, z) == level and not self._walking_at(b, t):
+            if self.ground.level_at(x, y, z) == level and not self.walking_at(b, t):
                 out.append((x, y))
             if there[i] and tuple(stops[i]) != (x, y):
                 out.append(tuple(stops[i]))
@@ -125,8 +168,8 @@ class Occupancy:
             o = np.asarray(others)
             near = np.sqrt(((cand[:, None, 0] - o[None, :, 0]) ** 2 + (cand[:, None, 1] - o[None, :, 1]) ** 2).min(axis=1))
             # room for someone to pass between (an aisle) near the place, else at least a body's gap
-            reach = self.AISLE_REACH if level == COURT else self.AISLE_REACH_HALL
-            spacious = ok & (near >= self.AISLE) & (np.hypot(cand[:, 0] - x, cand[:, 1] - y) <= reach)
+            reach = AISLE_REACH if level == COURT else AISLE_REACH_HALL
+            spacious = ok & (near >= AISLE) & (np.hypot(cand[:, 0] - x, cand[:, 1] - y) <= reach)
             ok &= near >= PERSON_GAP + 0.05
             if roomy and spacious.any() and not ok[0]:   # the place itself when free, else a roomy spot near it
                 ok = spacious
@@ -135,11 +178,11 @@ class Occupancy:
             return float(cand[k, 0]), float(cand[k, 1])
         fx, fy = self.ground.free_point(level, x, y)
         if math.hypot(fx - x, fy - y) > 3.0:
-            self.fail(f"{me.id} cannot reach ({x:.2f}, {y:.2f}) on the {level}: the nearest free ground is "
+            self.state.fail(f"{me.id} cannot reach ({x:.2f}, {y:.2f}) on the {level}: the nearest free ground is "
                       f"{math.hypot(fx - x, fy - y):.1f} m away")
         return fx, fy
 
-    def _fits(self, level: str, x: float, y: float, others: list[tuple[float, float]] = ()) -> bool:
+    def fits(self, level: str, x: float, y: float, others: list[tuple[float, float]] = ()) -> bool:
         """Whether a body may stand at (x, y): on free ground, out of the lanes, clear of ``others``."""
         return (self.ground.is_free(level, x, y) and bool(self.clear_of_lanes(level, np.asarray([[x, y]]))[0])
                 and all(math.dist((x, y), o) >= PERSON_GAP + 0.05 for o in others))
@@ -148,14 +191,14 @@ class Occupancy:
         """Which points (n, 2) keep the gap from the ways up and down the stairs and through the gate."""
         lanes = np.asarray([(kx, ky) for kx, ky, kl in self.keepout if kl == level]).reshape(-1, 2)
         d2 = (pts[:, None, 0] - lanes[None, :, 0]) ** 2 + (pts[:, None, 1] - lanes[None, :, 1]) ** 2
-        return (d2 >= self.GAP ** 2).all(axis=1)
+        return (d2 >= GAP ** 2).all(axis=1)
 
     def _stops_after(self, me: Body, t: float, level: str, horizon: float = 180.0) -> list[tuple[float, float]]:
         """Where others are already planned to stop between t and t + horizon (so nobody takes the spot)."""
         out = []
-        n = len(self._by_slot)
-        for j in np.flatnonzero(self.track_index.last_t[:n] >= t).tolist():   # whose tracks go on after t
-            b = self._by_slot[j]
+        n = len(self.state.by_slot)
+        for j in np.flatnonzero(self.state.track_index.last_t[:n] >= t).tolist():   # whose tracks go on after t
+            b = self.state.by_slot[j]
             k = b.array()
             if b is me or not len(k):
                 continue
@@ -172,9 +215,9 @@ class Occupancy:
     def near_tracks(self, me: Body, xy_lo, xy_hi, t0: float, t1: float) -> list[Body]:
         """Others whose tracks come into a box (grown by as far as anyone keeps from anyone) during a time
         window."""
-        lo, hi = np.asarray(xy_lo) - self.BROAD, np.asarray(xy_hi) + self.BROAD
-        near = self.track_index.near(lo, hi, t0, t1)
-        return [self._by_slot[i] for i in np.flatnonzero(near) if self._by_slot[i] is not me]
+        lo, hi = np.asarray(xy_lo) - BROAD, np.asarray(xy_hi) + BROAD
+        near = self.state.track_index.near(lo, hi, t0, t1)
+        return [self.state.by_slot[i] for i in np.flatnonzero(near) if self.state.by_slot[i] is not me]
 
     def conflict(self, me: Body, pts: list[tuple[float, float, float, float]],
                  among: list[Body] | None = None, extra: float = 0.0) -> tuple[str, float] | None:
@@ -190,21 +233,21 @@ class Occupancy:
         first: tuple[str, float] | None = None
         if among is None:       # only those whose tracks come near, from the index
             among = self.near_tracks(me, arr[:, 1:3].min(0), arr[:, 1:3].max(0), t0, t1)
-        for b, k in self._may_meet(me, arr[:, 1:3], among, t0, t1, extra):
+        for b, k in self.may_meet(me, arr[:, 1:3], among, t0, t1, extra):
             if mine is None:
                 mine = [np.interp(ts, arr[:, 0], arr[:, j]) for j in (1, 2, 3)]
             bx, by, bz = (np.interp(ts, k[:, 0], k[:, j]) for j in (1, 2, 3))
-            gap = self.GAP + extra + _beyond(k, ts)
-            bad = np.flatnonzero(_too_close(mine[0] - bx, mine[1] - by, np.abs(mine[2] - bz) < self.SAME_LEVEL, gap))
+            gap = GAP + extra + _beyond(k, ts)
+            bad = np.flatnonzero(_too_close(mine[0] - bx, mine[1] - by, np.abs(mine[2] - bz) < SAME_LEVEL, gap))
             if len(bad) and (first is None or ts[bad[0]] < first[1]):
                 first = (b.id, float(ts[bad[0]]))
         return first
 
-    def _may_meet(self, me: Body, way: np.ndarray, among: list[Body], t0: float, t1: float, extra: float = 0.0):
+    def may_meet(self, me: Body, way: np.ndarray, among: list[Body], t0: float, t1: float, extra: float = 0.0):
         """Those of ``among`` whose tracks between t0 and t1 come within the gap of a way (points (n, 2)),
         with that part of each track: (body, keys).  Who is left out for a time window is left out for any
         window inside it too (his track there is part of this one)."""
-        lo, hi = way.min(0) - self.BROAD, way.max(0) + self.BROAD
+        lo, hi = way.min(0) - BROAD, way.max(0) + BROAD
         near = []
         for b in among:
             if b is me or not b.keys:
@@ -222,7 +265,7 @@ class Occupancy:
         (n, 2)) anywhere: where the two ways do not meet in space, they cannot in time either."""
         if not segs:
             return np.zeros(0, bool)
-        reach = self.GAP + extra + np.array([s[:, 5].max() for s in segs])
+        reach = GAP + extra + np.array([s[:, 5].max() for s in segs])
         return shapely.distance(_ways([way])[0], _ways([s[:, 1:3] for s in segs])) >= reach
 
     def standing_conflict(self, me: Body, at: tuple[float, float, float, float], t1: float,
@@ -233,41 +276,41 @@ class Occupancy:
         if among is None:       # only those whose tracks come near the spot, from the index
             among = self.near_tracks(me, (x, y), (x, y), t0, t1)
         others = [b for b in among if b is not me]
-        spans, who = self._near_times(me, x, y, z, t0, t1, others, with_who=True)
+        spans, who = self.near_times(me, x, y, z, t0, t1, others, with_who=True)
         hit = np.flatnonzero((spans[:, 1] > t0) & (spans[:, 0] < t1)) if len(spans) else []
         if not len(hit):
             return None
         i = hit[int(np.argmin(spans[hit, 0]))]
         return who[i], float(max(t0, spans[i, 0]))
 
-    def _tail_end(self, t: float) -> float:
+    def tail_end(self, t: float) -> float:
         """Until when standing at a spot from t must meet nobody already planned."""
-        return max(t + self.STAND_TAIL, float(self.track_index.last_t.max()))   # the last key of anyone
+        return max(t + STAND_TAIL, float(self.state.track_index.last_t.max()))   # the last key of anyone
 
-    def _first_clear(self, body: Body, plan, t0: float, quick: bool = False, tail: bool = False,
+    def first_clear(self, body: Body, plan, t0: float, quick: bool = False, tail: bool = False,
                      delays: tuple[float, ...] | None = None):
         """The shortest wait (from DELAYS) after which the path meets nobody: (delay, timed) or None.
         With ``tail``, standing at the end for a while must meet nobody either (others already planned
         may pass there later).  Everyone near is sampled once on a 0.1 s grid covering every wait tried;
         a wait shifts one's own samples along that grid."""
         if delays is None:
-            delays = self.DELAYS[:6] if quick else self.DELAYS
-        first = self._time_path(body, plan, t0)
+            delays = DELAYS[:6] if quick else DELAYS
+        first = time_path(self.state.pace, body, plan, t0)
         if not first:
             return None
-        pts = np.asarray(self._from_here(body, t0, first))          # (t, x, y, z) setting out at once
+        pts = np.asarray(from_here(body, t0, first))          # (t, x, y, z) setting out at once
         span = float(pts[-1, 0] - t0)
         lo, hi = pts[:, 1:3].min(0), pts[:, 1:3].max(0)
-        horizon = self._tail_end(t0 + delays[-1] + span)
+        horizon = self.tail_end(t0 + delays[-1] + span)
         among = self.near_tracks(body, lo, hi, t0, t0 + delays[-1] + span + 0.1)   # met on the way
         end = pts[-1]
         windows = None
         if tail:        # who comes by the end while one stands there, until the horizon
             spot = end[1:3]
-            windows = self._near_times(body, end[1], end[2], end[3], t0 + span, horizon,
+            windows = self.near_times(body, end[1], end[2], end[3], t0 + span, horizon,
                                        self.near_tracks(body, spot, spot, t0 + span, horizon))
         if not among and (windows is None or not len(windows)):
-            return delays[0], self._time_path(body, plan, t0 + delays[0])
+            return delays[0], time_path(self.state.pace, body, plan, t0 + delays[0])
         step = 0.1
         J = math.ceil(span / step - 1e-9) + 1
         rel = np.arange(J) * step
@@ -279,29 +322,29 @@ class Occupancy:
         # where his way over every wait tried never comes within the gap of mine, no wait meets him
         for seg, far in zip(segs, self._apart(pts[:, 1:3], segs)):
             if not far:
-                others.append([*(np.interp(grid, seg[:, 0], seg[:, j]) for j in (1, 2, 3)), self.GAP + _beyond(seg, grid)])
+                others.append([*(np.interp(grid, seg[:, 0], seg[:, j]) for j in (1, 2, 3)), GAP + _beyond(seg, grid)])
         if others:
             OX, OY, OZ, OG = (np.stack([o[j] for o in others]) for j in range(4))    # (bodies, grid)
         for delay, m in zip(delays, shifts):
             if windows is not None and len(windows):      # (the cheaper test first)
                 arrive = t0 + delay + span
-                until = self._tail_end(arrive)
+                until = self.tail_end(arrive)
                 if ((windows[:, 1] > arrive) & (windows[:, 0] < until)).any():
                     continue
             if others:
                 dx, dy = mine[0][None, :] - OX[:, m:m + J], mine[1][None, :] - OY[:, m:m + J]
-                same = np.abs(mine[2][None, :] - OZ[:, m:m + J]) < self.SAME_LEVEL
+                same = np.abs(mine[2][None, :] - OZ[:, m:m + J]) < SAME_LEVEL
                 if _too_close(dx, dy, same, OG[:, m:m + J]).any():
                     continue
-            return delay, self._time_path(body, plan, t0 + delay)
+            return delay, time_path(self.state.pace, body, plan, t0 + delay)
         return None
 
-    def _near_times(self, me: Body, x: float, y: float, z: float, t0: float, t1: float,
+    def near_times(self, me: Body, x: float, y: float, z: float, t0: float, t1: float,
                     among: list[Body], with_who: bool = False):
         """(n, 2) time spans during which others, as planned, come closer than the gap to the point
         (x, y, z) between t0 and t1: exact, from each stretch of their tracks (all at once).  With
         ``with_who``, also the person of each span."""
-        G2 = self.GAP ** 2
+        G2 = GAP ** 2
         spans: list[tuple[float, float]] = []
         names: list[str] = []
         heads, tails, owners = [], [], []
@@ -341,8 +384,3 @@ class Occupancy:
                 names.append(owners[i])
         out = np.asarray(spans, dtype=float).reshape(-1, 2)
         return (out, names) if with_who else out
-
-    @staticmethod
-    def _from_here(body: Body, t: float, timed) -> list[tuple[float, float, float, float]]:
-        """A timed path as (t, x, y, z) points, starting from where the body stands when it sets out."""
-        return [(t, body.x, body.y, body.z), *((t, x, y, z) for t, x, y, z, _ in timed)]

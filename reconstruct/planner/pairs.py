@@ -1,5 +1,6 @@
-"""The pairs of archers (耦): the 下射 walks abreast of his 上射, catches up with him, and climbs a
-step behind him (上射先升三等，下射從之中等)."""
+"""The pairs who walk together: the archers' pairs (耦: the 下射 walks abreast of his 上射, catches up with him,
+and climbs a step behind him, 上射先升三等，下射從之中等), and one led by the hand (弟子相工), who walks beside
+the one who leads him, or a step behind him."""
 from __future__ import annotations
 
 import math
@@ -10,14 +11,55 @@ from shapely.geometry import LineString
 
 from .bodies import Body
 from .geometry import _too_close
+from .occupancy import DELAYS, GAP, SAME_LEVEL, Occupancy
+from .routes import Routes, Way
+from .state import LastWalk, PlanState
+from .timing import from_here, time_path
 from .walkable import COURT, HALL
+
+LEAD_STEP = 0.9         # seconds: one led by the hand a step behind the one who leads him
 
 
 class Pairs:
-    """The pairs of archers (耦): the 下射 walks abreast of his 上射, catches up with him, and climbs a
-    step behind him; one led by the hand walks beside the one who leads him."""
+    """Who walks with whom (the 下射 → his 上射; one led by the hand → the one who leads him), and the ways
+    a pair walk together, timed against everyone else (:class:`.Occupancy`)."""
 
-    def _catch_up(self, body: Body, side_plan, j: int, found, t_go: float):
+    def __init__(self, state: PlanState, occupancy: Occupancy, routes: Routes,
+                 partner: dict[str, str] | None = None) -> None:
+        self.state, self.occupancy, self.routes = state, occupancy, routes
+        self.partner: dict[str, str] = dict(partner or {})    # who walks with whom → the one he follows
+        self.leading: dict[str, list] = {}      # who is led by the hand → the open ``lead`` gesture
+
+    # -- who walks with whom
+    def partner_of(self, who: str) -> str | None:
+        """The one he walks with (his 上射, or the one who leads him by the hand), or None."""
+        return self.partner.get(who)
+
+    def is_led(self, who: str) -> bool:
+        """Whether he is led by the hand now."""
+        return who in self.leading
+
+    def led_by(self, who: str) -> list[str]:
+        """Those he leads by the hand now."""
+        return [led for led in self.leading if self.partner.get(led) == who]
+
+    def take_by_hand(self, leader: str, led: str, gesture: list) -> None:
+        """From now the one led walks with the leader (``gesture``: the leader's open ``lead`` record)."""
+        if self.partner.get(led) not in (None, leader):
+            self.state.fail(f"{led} is already walking with {self.partner[led]}")
+        self.partner[led] = leader
+        self.leading[led] = gesture
+
+    def let_go(self, leader: str, led: str) -> list:
+        """The hand let go: he walks on his own again; returns the leader's ``lead`` record (to be closed)."""
+        g = self.leading.pop(led, None)
+        if g is None or self.partner.get(led) != leader:
+            self.state.fail(f"{leader} does not lead {led}")
+        del self.partner[led]
+        return g
+
+    # -- walking together
+    def catch_up(self, body: Body, side_plan, j: int, found, t_go: float):
         """A 下射 setting out beside his 上射 comes to his side when the 上射 passes there: the way to
         the side is walked a little faster (up to 1.5 m/s) when he would otherwise trail behind, if that
         meets nobody.  Returns ``found`` (delay, timed), adjusted or as it was."""
@@ -27,9 +69,9 @@ class Pairs:
         walk0 = next((i for i, p in enumerate(timed) if math.hypot(p[1] - body.x, p[2] - body.y) > 1e-6), None)
         if k is None or walk0 is None or k < walk0:
             return found
-        up = self.bodies[self.partner[body.id]]
+        up = self.state.bodies[self.partner[body.id]]
         ts = np.arange(t_go, timed[-1][0] + 0.05, 0.1)
-        u = np.asarray([self.position_at(up, t) for t in ts])
+        u = np.asarray([self.occupancy.position_at(up, t) for t in ts])
         t_up = float(ts[int(np.argmin(np.hypot(u[:, 0] - jx, u[:, 1] - jy)))])
         late = timed[k][0] - t_up
         t_a = timed[walk0 - 1][0] if walk0 else t_go + delay
@@ -48,36 +90,36 @@ class Pairs:
         shift = span - new_span
         adj = [((t_a + (t - t_a) * f) if i <= k and t > t_a else (t - shift if i > k else t), x, y, z, h)
                for i, (t, x, y, z, h) in enumerate(timed)]
-        pts = self._from_here(body, t_go + delay, adj)
-        if self.conflict(body, pts) or self.standing_conflict(body, pts[-1], self._tail_end(pts[-1][0])):
+        pts = from_here(body, t_go + delay, adj)
+        if self.occupancy.conflict(body, pts) or self.occupancy.standing_conflict(body, pts[-1], self.occupancy.tail_end(pts[-1][0])):
             return found
         return delay, adj
 
-    def _partner_walk(self, b: Body) -> tuple | None:
+    def partner_walk(self, b: Body) -> LastWalk | None:
         """The last walk of a 下射's 上射 if it belongs to the event being planned (event, set-out time,
         start, corners, index of its first key), else None."""
         up = self.partner.get(b.id)
-        last = self._last_walk.get(up) if up else None
-        if last is None or self.current is None or last[0] != self.current.id:
+        last = self.state.walks.get(up) if up else None
+        if last is None or self.state.current is None or last.event != self.state.current.id:
             return None
         return last
 
-    def _partner_third_step(self, b: Body, st, down: bool = False) -> float | None:
+    def partner_third_step(self, b: Body, st, down: bool = False) -> float | None:
         """When a 下射's 上射 has just gone up (or down) this stair in this event: the time the 上射
         stepped onto his third step (上射先升三等 / 降三等), so that the 下射 steps onto his first then,
         one step between them (下射從之中等).  None otherwise."""
-        last = self._partner_walk(b)
+        last = self.partner_walk(b)
         if last is None:
             return None
         up = self.partner[b.id]
         k = min(3, st.steps)
         step = st.steps - k + 1 if down else k
-        for key in self.bodies[up].keys[last[4]:]:
+        for key in self.state.bodies[up].keys[last[4]:]:
             if abs(key[1] - st.x) <= st.width / 2 and key[2] < 0 and abs(key[3] - step * st.rise) < 1e-3:
                 return key[0]
         return None
 
-    def _too_near(self, mine, his) -> bool:
+    def too_near(self, mine, his) -> bool:
         """Whether two timed ways [(t, x, y, z)] (a pair's, walking together) come within the gap of each
         other: beside each other they keep it; stepping into their places one must not cut past the other."""
         a, b = np.asarray(mine, float), np.asarray(his, float)
@@ -88,52 +130,52 @@ class Pairs:
         ts = np.r_[ts, max(a[-1, 0], b[-1, 0])]          # and where both stand in the end
         ax, ay, az = (np.interp(ts, a[:, 0], a[:, j]) for j in (1, 2, 3))
         bx, by, bz = (np.interp(ts, b[:, 0], b[:, j]) for j in (1, 2, 3))
-        return bool(_too_close(ax - bx, ay - by, np.abs(az - bz) < self.SAME_LEVEL, self.GAP).any())
+        return bool(_too_close(ax - bx, ay - by, np.abs(az - bz) < SAME_LEVEL, GAP).any())
 
-    def _delay_pair(self, body: Body, side_plan, t_go: float):
+    def delay_pair(self, body: Body, side_plan, t_go: float):
         """Plan a pair together: when the 下射 cannot set out beside his 上射 as the 上射 was planned, both
         set out a little later, if nothing else the 上射 did since depends on the time (he only walked,
         turned or stood).  Returns (delay, timed) for the 下射 from t_go, or None."""
-        up = self.bodies[self.partner[body.id]]
-        ev, t_up, start, up_plan, n = self._last_walk[up.id]
+        up = self.state.bodies[self.partner[body.id]]
+        ev, t_up, start, up_plan, n = self.state.walks[up.id]
         later = up.keys[n:]
         walked = [i for i, k in enumerate(later) if k[5] == "walk"]
         if (n < 1 or not walked or (up.states and up.states[-1][0] >= t_up - 1e-6)
                 or any(k[1:4] != later[-1][1:4] for k in later[walked[-1] + 1:])):
             return None
         xy = np.asarray([(x, y) for x, y, *_ in [*up_plan, *side_plan]] + [(body.x, body.y), start])
-        among = [b for b in self.near_tracks(body, xy.min(0), xy.max(0), t_go, self._tail_end(t_go + 30.0))
+        among = [b for b in self.occupancy.near_tracks(body, xy.min(0), xy.max(0), t_go, self.occupancy.tail_end(t_go + 30.0))
                  if b is not up]
-        delays = self.DELAYS[1:12]
+        delays = DELAYS[1:12]
         # who can meet either of them on the way, over every wait tried (the walks only shift in time)
         up_way = np.asarray([k[1:3] for k in up.keys[n - 1:]], float)
-        up_meet = [b for b, _ in self._may_meet(up, up_way, among, up.keys[n - 1][0] - 1.0,
+        up_meet = [b for b, _ in self.occupancy.may_meet(up, up_way, among, up.keys[n - 1][0] - 1.0,
                                                 later[-1][0] + delays[-1] + 1.0)]
-        now = self._time_path(body, side_plan, t_go)          # setting out at once
-        my_way = np.asarray([p[1:3] for p in self._from_here(body, t_go, now)], float)
-        my_meet = [b for b, _ in self._may_meet(body, my_way, among, t_go + delays[0] - 1.0,
+        now = time_path(self.state.pace, body, side_plan, t_go)          # setting out at once
+        my_way = np.asarray([p[1:3] for p in from_here(body, t_go, now)], float)
+        my_meet = [b for b, _ in self.occupancy.may_meet(body, my_way, among, t_go + delays[0] - 1.0,
                                                 now[-1][0] + delays[-1] + 1.0)]
         for delay in delays:
             up_pts = [(up.keys[n - 1][0], *up.keys[n - 1][1:4])] + [(k[0] + delay, *k[1:4]) for k in later]
-            if self.conflict(up, up_pts, up_meet) or self.standing_conflict(
-                    up, up_pts[-1], self._tail_end(up_pts[-1][0]), among):
+            if self.occupancy.conflict(up, up_pts, up_meet) or self.occupancy.standing_conflict(
+                    up, up_pts[-1], self.occupancy.tail_end(up_pts[-1][0]), among):
                 continue
-            timed = self._time_path(body, side_plan, t_go + delay)
-            pts = self._from_here(body, t_go + delay, timed)
-            if self.conflict(body, pts, my_meet) or self.standing_conflict(
-                    body, pts[-1], self._tail_end(pts[-1][0]), among) or self._too_near(pts, up_pts):
+            timed = time_path(self.state.pace, body, side_plan, t_go + delay)
+            pts = from_here(body, t_go + delay, timed)
+            if self.occupancy.conflict(body, pts, my_meet) or self.occupancy.standing_conflict(
+                    body, pts[-1], self.occupancy.tail_end(pts[-1][0]), among) or self.too_near(pts, up_pts):
                 continue
             up.shift(n, delay)
             up.t += delay
-            self._last_walk[up.id] = (ev, t_up + delay, start, up_plan, n)
-            self.explain.append(f"  {up.id} sets out {delay:.1f} s later, with {body.id}")
+            self.state.walks[up.id] = LastWalk(ev, t_up + delay, start, up_plan, n)
+            self.state.explain.append(f"  {up.id} sets out {delay:.1f} s later, with {body.id}")
             return delay, timed
         return None
 
-    def _abreast(self, body: Body, plan, goal, apart: float = 0.6) -> tuple[list, float, int] | None:
+    def abreast(self, body: Body, plan, goal, apart: float = 0.6) -> tuple[list, float, int, str] | None:
         """A 下射 walking with his 上射 (耦…並行): the 上射's way, 0.6 m to its right, when both set out
         together from side by side to places side by side on one level."""
-        last = self._partner_walk(body)
+        last = self.partner_walk(body)
         if last is None:
             return None
         _, t_up, up_start, up_plan, _ = last
@@ -150,7 +192,7 @@ class Pairs:
         prev = up_plan[-2][:2] if len(up_plan) > 1 else up_start
         fx, fy = end[0] - prev[0], end[1] - prev[1]
         right = (goal[0] - end[0]) * fy - (goal[1] - end[1]) * fx
-        self._abreast_side = "right" if right >= 0 else "left"
+        which = "right" if right >= 0 else "left"
         side = line.offset_curve(-apart if right >= 0 else apart, join_style="mitre", mitre_limit=2.0)
         if side.is_empty or side.geom_type != "LineString":
             return None
@@ -161,11 +203,54 @@ class Pairs:
         rest = [c for c in side.coords if side.project(shapely.Point(c)) > join + 1e-6]
         pts = [side.interpolate(join).coords[0], *rest]
         way = LineString([(body.x, body.y), *pts, goal[:2]])
-        if not shapely.covers(self.ground.levels[level].prepared, way):
+        if not shapely.covers(self.state.ground.levels[level].prepared, way):
             return None                # the side way runs into a wall or a fixture
         # to his side round anyone standing near (not through them)
-        lead = self._route(body, level, (body.x, body.y), pts[0], body.t)[1:-1]
+        lead = self.routes.route(body, level, (body.x, body.y), pts[0], body.t)[1:-1]
         pts = [*lead, *pts]
         z = plan[-1][2]
-        # the way, when to set out, and the index of the point where he comes beside him
-        return [(x, y, z, level) for x, y in pts] + [(goal[0], goal[1], z, level)], max(body.t, t_up), len(lead)
+        # the way, when to set out, the index of the point where he comes beside him, and on which side
+        return ([(x, y, z, level) for x, y in pts] + [(goal[0], goal[1], z, level)], max(body.t, t_up), len(lead),
+                which)
+
+    def walk_behind(self, b: Body, w: Way):
+        """One led by the hand where he cannot walk beside the one who leads him (the way beside runs into a
+        stair or a fixture, or others): a step behind him on his very way, setting out as he has gone a step,
+        to his own place, or where that lies past the leader, to a step behind him.  Returns (delay from when
+        he could set out, timed way), or None."""
+        last = self.partner_walk(b)
+        if last is None:
+            return None
+        _, t_up, up_start, up_plan, _ = last
+        if not up_plan or math.dist(up_start, (b.x, b.y)) > 2.5 or math.dist(up_plan[-1][:2], w.legs[-1][:2]) > 2.5:
+            return None
+        gx, gy, glevel = w.legs[-1]
+        level = b.level if b.level in (COURT, HALL) else glevel
+        way = [(up_start[0], up_start[1], b.z, level), *up_plan[:-1]]
+        t_go = max(w.t0, t_up + LEAD_STEP)
+        goals = [(gx, gy), self.step_behind(up_start, up_plan)]
+        if math.dist((gx, gy), up_plan[-1][:2]) > 1.2:
+            goals.reverse()             # his own place lies away from the leader's: stay a step behind him
+        for goal in goals:
+            if goal is None or not self.occupancy.fits(glevel, goal[0], goal[1]):
+                continue
+            plan = [*way, (goal[0], goal[1], up_plan[-1][2], glevel)]
+            found = self.occupancy.first_clear(b, plan, t_go, tail=True, delays=DELAYS[:8])
+            if found is not None:
+                w.plan = plan
+                w.why += f", a step behind {self.partner[b.id]}, led by the hand"
+                return found[0] + t_go - w.t0, found[1]
+        return None
+
+    @staticmethod
+    def step_behind(start, plan, step: float = 0.8):
+        """The point a step back from the end of a way (start, then corners (x, y, z, kind)), on the way."""
+        pts = [tuple(start[:2]), *[(p[0], p[1]) for p in plan]]
+        left = step
+        for (ax, ay), (bx, by) in zip(reversed(pts[:-1]), reversed(pts[1:])):
+            d = math.hypot(bx - ax, by - ay)
+            if d >= left:
+                f = left / d
+                return bx + (ax - bx) * f, by + (ay - by) * f
+            left -= d
+        return None

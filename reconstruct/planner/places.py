@@ -1,14 +1,17 @@
 """Where the text's places are: place expressions resolved on the ground and among the people, via
-points, the initial state, the slots of formations and files."""
+points, the slots of formations and files."""
 from __future__ import annotations
 
 import math
 
 import numpy as np
 
+from ..text.names import NameIndex
 from ..text.placement import PlaceError, heading_of, parse_place, unit_vector
-from .bodies import Body, PropBody
+from .bodies import Body
 from .geometry import _bearing
+from .occupancy import GAP, Occupancy
+from .state import PlanState
 from .walkable import COURT, HALL, PERSON_GAP, ROUTE_MARGIN, STAIR
 
 # files folded behind one another stand this far apart: one passes between two of them, PERSON_GAP
@@ -37,7 +40,17 @@ def _beside(lm, d: str) -> float:
 
 
 class Places:
-    """Where the text's places are: place expressions resolved on the ground and among the people, via"""
+    """Where the text's places are: a place expression resolved on the ground and among the people where
+    they stand now; the slots of formations and of files the text names; the order a file walks in."""
+
+    def __init__(self, state: PlanState, occupancy: Occupancy, names: NameIndex,
+                 formations: dict[str, list[str]] | None = None) -> None:
+        self.state, self.occupancy, self.names = state, occupancy, names
+        self.reading, self.ground = state.reading, state.ground
+        self.formations = formations or {}     # the rite's formations: name → members, senior first
+        self._behind: dict[str, int] = {}      # formation → how many wait behind its file
+        self._file_length: dict[str, int] = {}
+        self._procession: dict[tuple[str, str], float] = {}   # (event, file) → when the last one set out
 
     def resolve(self, text: str, who: str | None = None) -> tuple[float, float, str, float | None]:
         """A place expression → (x, y, level, heading-or-None), against the ground and current positions:
@@ -46,7 +59,7 @@ class Places:
         try:
             place = parse_place(text, self.names)
         except PlaceError as e:
-            self.fail(str(e))
+            self.state.fail(str(e))
         x, y, level, heading, extent = self._base(place)
         if place.modifier and place.base is not None:
             x, y, level = self._modified(place, x, y, level, extent)
@@ -65,11 +78,11 @@ class Places:
         base = place.base
         if base is None:
             return 0.0, 0.0, COURT, None, lambda d: 0.0
-        if base in self.bodies or base in self.aliases:
-            b = self.bodies[self.aliases.get(base, base)]
+        if base in self.state.bodies or base in self.state.aliases:
+            b = self.state.bodies[self.state.aliases.get(base, base)]
             return b.x, b.y, (b.level if b.level != STAIR else HALL), None, lambda d: 0.8
-        if base in self.props:
-            pr = self.props[base]
+        if base in self.state.props:
+            pr = self.state.props[base]
             level = HALL if abs(pr.z - self.reading.hall_height) < 0.05 else COURT
             return pr.x, pr.y, level, None, lambda d: 0.5
         lm = self.reading.landmarks[base]
@@ -101,8 +114,8 @@ class Places:
             level = COURT
         elif place.modifier == "前":
             h = (lm.heading if lm and lm.heading is not None else 180.0) if lm else 180.0
-            if base in self.bodies:
-                h = self.bodies[base].heading
+            if base in self.state.bodies:
+                h = self.state.bodies[base].heading
             if stair:
                 x, y = self.ground.foot(stair)
                 level = COURT
@@ -112,7 +125,7 @@ class Places:
                 x, y = x + math.sin(math.radians(h)) * d, y + math.cos(math.radians(h)) * d
         return x, y, level
 
-    def _via_point(self, text: str, b: Body, goal_level: str) -> tuple[float, float, str] | None:
+    def via_point(self, text: str, b: Body, goal_level: str) -> tuple[float, float, str] | None:
         """A place the text says one passes (由司馬之南): on free ground, and where someone stands on it, a
         little further the same way (still south of the 司馬).  Passing by a person binds only while he
         stands on one's way (the 司馬 up on the hall as 司正 is not passed in the court): None then.
@@ -122,24 +135,24 @@ class Places:
         mine = {b.level if b.level != STAIR else HALL, goal_level}
         if level not in mine:
             base = place.base
-            if base in self.bodies or base in self.aliases:
-                self.explain.append(f"  {b.id}: {text} does not bind: {base} is on the {level}")
+            if base in self.state.bodies or base in self.state.aliases:
+                self.state.explain.append(f"  {b.id}: {text} does not bind: {base} is on the {level}")
                 return None
-            self.fail(f"{b.id} cannot pass by way of {text}: it is on the {level}, he walks on the "
+            self.state.fail(f"{b.id} cannot pass by way of {text}: it is on the {level}, he walks on the "
                       f"{' and '.join(sorted(mine))}")
         if not self.ground.is_free(level, x, y):
             fx, fy = self.ground.free_point(level, x, y)
             if math.hypot(fx - x, fy - y) > 1.0:
-                self.fail(f"{b.id} cannot pass by way of {text}: it lies {math.hypot(fx - x, fy - y):.1f} m "
+                self.state.fail(f"{b.id} cannot pass by way of {text}: it lies {math.hypot(fx - x, fy - y):.1f} m "
                           f"inside walls or fixtures")
             x, y = fx, fy
         if not place.offsets:
             return x, y, level
         ux, uy = unit_vector(place.offsets[-1][0], self.reading.diagonal)
-        others = self.standing(b, b.t, level)
+        others = self.occupancy.standing(b, b.t, level)
         for push in (0.0, 0.3, 0.6, 0.9, 1.2, 1.5):
             px, py = x + ux * push, y + uy * push
-            if self.ground.is_free(level, px, py) and all(math.dist((px, py), o) >= self.GAP + 0.1 for o in others):
+            if self.ground.is_free(level, px, py) and all(math.dist((px, py), o) >= GAP + 0.1 for o in others):
                 return px, py, level
         return x, y, level
 
@@ -153,66 +166,17 @@ class Places:
             return body.heading
         return _bearing(x - body.x, y - body.y)
 
-    def initial(self) -> None:
-        H = self.reading.hall_height
-        for p in self.rite.people:
-            if p.id not in self.rite.initial:
-                self.fail(f"{p.id} has no initial place")
-        for p in self.rite.people:
-            ini = self.rite.initial[p.id]
-            self.current_who = p.id
-            x, y, level, fh = self._initial_place(p.id, ini.at)
-            heading = heading_of(ini.heading) if ini.heading else (fh if fh is not None else 0.0)
-            b = Body(p.id, x, y, H if level == HALL else 0.0, heading, ini.posture or "stand", level,
-                     index=self.track_index, slot=len(self._by_slot), kinds=self.prop_kinds)
-            self._by_slot.append(b)
-            # spread people given the same spot (e.g. the 弟子 at 堂西)
-            x2, y2 = self.free_spot(b, x, y, level, 0.0)
-            b.x, b.y = x2, y2
-            self.bodies[p.id] = b
-            b.key(0.0)
-            b.set_state(0.0, bare_left_arm=ini.bare, gear=ini.gear, bow=ini.bow, holding=list(ini.holds))
-        self.current_who = ""
-        pending = list(self.rite.props)
-        while pending:
-            later = []
-            for pr in pending:
-                ini = self.rite.initial.get(pr.id)
-                if ini is None:
-                    self.fail(f"prop {pr.id} has no initial place")
-                base = None if ini.held_by else parse_place(ini.at, self.names).base
-                if base and base not in self.reading.landmarks and base not in self.bodies and base not in self.props:
-                    later.append(pr)       # placed relative to a prop not placed yet
-                    continue
-                self._place_prop(pr, ini)
-            if len(later) == len(pending):
-                self.fail(f"props placed relative to each other in a cycle: {', '.join(p.id for p in later)}")
-            pending = later
-
-    def _place_prop(self, pr, ini) -> None:
-        H = self.reading.hall_height
-        heading = heading_of(ini.heading) if ini.heading else 0.0
-        if ini.held_by:
-            b = self.bodies[ini.held_by]
-            self.props[pr.id] = PropBody(pr.id, pr.kind, b.x, b.y, b.z + 1.0, heading)
-            self.carry(pr.id, ini.held_by, 0.0)
-        else:
-            x, y, level, _ = self.resolve(ini.at)
-            z = H if level == HALL else 0.0
-            self.props[pr.id] = PropBody(pr.id, pr.kind, x, y, z, heading)
-            self.props[pr.id].keys.append([0.0, round(x, 4), round(y, 4), round(z, 4), round(heading, 2), "rest"])
-
-    def _initial_place(self, who: str, at: str) -> tuple[float, float, str, float | None]:
+    def initial_place(self, who: str, at: str) -> tuple[float, float, str, float | None]:
         """An initial place; a formation's name gives the person's slot in it.  Others given a formation's
         place wait in a second row behind its file (the 弟子 and the 有司 behind the archers at 堂西)."""
-        slot = self._formation_slot(who, at)
+        slot = self.formation_slot(who, at)
         if slot is not None:
             return slot
         f = self.reading.formations.get(at) or self.reading.formations.get(at + "位")
-        if f is not None and (self.rite.formations.get(at) or self.rite.formations.get(at + "位")):
+        if f is not None and (self.formations.get(at) or self.formations.get(at + "位")):
             k = self._behind.get(f.id, 0) + 1
             self._behind[f.id] = k
-            members = self.rite.formations.get(at) or self.rite.formations.get(at + "位") or []
+            members = self.formations.get(at) or self.formations.get(at + "位") or []
             # behind the last file the members fill
             self._file_slot(f, 1)                      # measures how many fit in one file
             files = -(-len(members) // self._file_length[f.id])
@@ -220,8 +184,8 @@ class Places:
             return x, y, level, f.heading
         return self.resolve(at, who)
 
-    def _formation_slot(self, who: str, name: str, rank: int | None = None):
-        members = self.rite.formations.get(name)
+    def formation_slot(self, who: str, name: str, rank: int | None = None):
+        members = self.formations.get(name)
         f = self.reading.formations.get(name) or self.reading.formations.get(name + "位")
         if f is None or (members is None and rank is None):
             return None
@@ -230,11 +194,11 @@ class Places:
                 return None
             rank = members.index(who) + 1
         if f.slots is not None and rank > f.slots:
-            self.fail(f"{who} has no place in {f.id}: the reading gives it {f.slots} places and the rite puts "
+            self.state.fail(f"{who} has no place in {f.id}: the reading gives it {f.slots} places and the rite puts "
                       f"{max(rank, len(members or []))} people in it")
         x, y, level = self._file_slot(f, rank)
         if not self.ground.is_free(level, x, y) and math.dist((x, y), self.ground.free_point(level, x, y)) > 1.0:
-            self.fail(f"{who} has no place in {f.id}: place {rank} of the file, folded as the ground allows, "
+            self.state.fail(f"{who} has no place in {f.id}: place {rank} of the file, folded as the ground allows, "
                       f"lies at ({x:.1f}, {y:.1f}) inside walls or fixtures")
         return x, y, level, f.heading
 
@@ -258,24 +222,24 @@ class Places:
         d = behind + FILE_BEHIND * file_no
         return x + d * math.sin(back), y + d * math.cos(back), level
 
-    def _ahead(self, place: str) -> float | None:
+    def ahead(self, place: str) -> float | None:
         """When the one ahead in a file set out, if he walked to his place in it in this event (those
         walking to one file in one event go in rank order: 宾出，众宾皆出; 反于射位)."""
-        return self._procession.get((self.current.id if self.current else "", place))
+        return self._procession.get((self.state.event_id, place))
 
-    def _set_out(self, b: Body, place: str) -> None:
-        """Remember when the one who just walked to his place in a file set out (see :meth:`_ahead`)."""
-        last = self._last_walk.get(b.id)
-        ev = self.current.id if self.current else ""
+    def set_out(self, b: Body, place: str) -> None:
+        """Remember when the one who just walked to his place in a file set out (see :meth:`ahead`)."""
+        last = self.state.walks.get(b.id)
+        ev = self.state.event_id
         if last is not None and last[0] == ev:
             self._procession[(ev, place)] = max(last[1], self._procession.get((ev, place), last[1]))
 
-    def _adhoc_slot(self, b: Body, a):
+    def adhoc_slot(self, b: Body, place: str, rank: int | None = None, heading: str | None = None):
         """A file at a named place that the reading does not define as a formation: the senior at the
         place, the others westward (東上 facing north or south) or southward (北上 facing east or west)."""
-        members = self.rite.formations.get(a.place) or []
-        rank = a.rank or (members.index(b.id) + 1 if b.id in members else 1)
-        x, y, level, h = self.resolve(a.place, b.id)
-        heading = heading_of(a.heading) if a.heading else (h if h is not None else 0.0)
+        members = self.formations.get(place) or []
+        rank = rank or (members.index(b.id) + 1 if b.id in members else 1)
+        x, y, level, h = self.resolve(place, b.id)
+        heading = heading_of(heading) if heading else (h if h is not None else 0.0)
         along = (-0.9, 0.0) if round(heading) % 180 == 0 else (0.0, -0.9)
         return x + along[0] * (rank - 1), y + along[1] * (rank - 1), level, heading

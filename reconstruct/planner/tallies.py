@@ -5,25 +5,44 @@ pair (取中之八算，改实八算于中), one laid for each hit on the beat (
 """
 from __future__ import annotations
 
+import math
+
 import cn2an
 
 from ..model.plan import Score, Shot
-from .archery import LEFT, RIGHT
+from .archery import LEFT, RIGHT, Loose, TallyLayout
 from .bodies import Body
+from .custody import Custody
+from .moves import Moves
+from .places import Places
+from .state import PlanState
 
 
 class Tallies:
-    """Where each tally is, and the 释获者's acts with them."""
+    """Where each tally is, and the 释获者's acts with them; the scores reported."""
 
-    def arrange_tallies(self) -> None:
-        """At the start the tallies lie as the second round left them: eight in the 中, one for each counted
-        hit of the 上射s to the 释获者's right and of the 下射s to his left, the rest west of the 中."""
-        ids = sorted(pid for pid, pr in self.props.items() if pr.kind == "算")
-        r2 = self.rounds[2]
+    def __init__(self, state: PlanState, custody: Custody, moves: Moves, places: Places,
+                 layout: TallyLayout) -> None:
+        self.state, self.custody, self.moves, self.places = state, custody, moves, places
+        self.pace, self.tally_layout = state.pace, layout
+        self.round = 2                             # the round whose tallies lie on the ground
+        self.scores: list[Score] = []
+        self.t_zhong: list[str] = []               # in the 中
+        self.t_pile: list[str] = []                # the spares west of it
+        self.t_hand: list[str] = []                # in the 释获者's hand
+        self.t_laid: dict[str, list[str]] = {RIGHT: [], LEFT: []}      # laid for hits, by side
+        self.t_counted: dict[str, dict[str, list]] = {}
+        self.t_win: list[str] = []
+
+    def arrange(self, r2: list[Loose]) -> None:
+        """At the start the tallies lie as the second round (its arrows ``r2``) left them: eight in the 中,
+        one for each counted hit of the 上射s to the 释获者's right and of the 下射s to his left, the rest west
+        of the 中."""
+        ids = sorted(pid for pid, pr in self.state.props.items() if pr.kind == "算")
         n_r = sum(x.counted for x in r2 if x.side == RIGHT)
         n_l = sum(x.counted for x in r2 if x.side == LEFT)
         if len(ids) < 8 + n_r + n_l:
-            self.fail(f"{len(ids)} tallies cannot hold the second round's {n_r + n_l} hits and the eight in the 中")
+            self.state.fail(f"{len(ids)} tallies cannot hold the second round's {n_r + n_l} hits and the eight in the 中")
         self.t_zhong, self.t_pile, self.t_hand = ids[:8], ids[8 + n_r + n_l:], []
         self.t_laid = {RIGHT: ids[8:8 + n_r], LEFT: ids[8 + n_r:8 + n_r + n_l]}
         self.t_counted: dict[str, dict[str, list]] = {}
@@ -39,33 +58,33 @@ class Tallies:
 
     def _place_tally(self, tid: str, where: tuple, t: float) -> None:
         x, y, z, h, posture = where
-        pr = self.props[tid]
+        pr = self.state.props[tid]
         if t == 0.0 and pr.keys and pr.keys[0][0] == 0.0 and pr.carrier is None:
             pr.x, pr.y, pr.z, pr.heading = x, y, z, h
             pr.keys[0] = [0.0, round(x, 4), round(y, 4), round(z, 4), round(h, 2), posture]
         else:
-            self.set_down(tid, x, y, z, t, heading=h, posture=posture)
+            self.custody.set_down(tid, x, y, z, t, heading=h, posture=posture)
 
     def _into_hand(self, b: Body, ids: list[str], t: float) -> None:
         for tid in ids:
-            self.carry(tid, b.id, t)
+            self.custody.carry(tid, b.id, t)
         self.t_hand += [x for x in ids if x not in self.t_hand]
 
     def _act_with(self, b: Body, kind: str, dur: float, obj: str | None = None) -> float:
         """A gesture of ``dur`` s from now; returns when it ends."""
         t = b.t
         b.gesture(t, t + dur, kind, obj)
-        self.hold(b, dur)
+        self.moves.hold(b, dur)
         return t + dur
 
     # ------------------------------------------------------------------ while the pairs shoot
-    def _ready_tallies(self, sh: Body, t_ready: float) -> None:
+    def ready(self, sh: Body, t_ready: float) -> None:
         """Before a pair shoots: he kneels, puts back what is left in his hand (若有餘算則反委之), takes the
         eight out of the 中, puts eight in again (取中之八算，改實八算于中) and rises holding them (興執而俟)."""
         P, L = self.pace, self.tally_layout
         sh.hold_until(max(sh.t, t_ready - 6.0))
         if sh.posture != "kneel":
-            self.posture(sh, "kneel", P.kneel)
+            self.moves.posture(sh, "kneel", P.kneel)
         if self.t_hand:
             t = self._act_with(sh, "return_tallies", P.lay_tally, self.t_hand[0])
             for tid in self.t_hand:
@@ -82,27 +101,27 @@ class Tallies:
             self._place_tally(tid, L.in_holder(i), t)
             self.t_hand.remove(tid)
         self.t_zhong = new
-        self.posture(sh, "stand", P.rise)
+        self.moves.posture(sh, "stand", P.rise)
 
-    def _lay_tally(self, sh: Body, s: Shot) -> None:
+    def lay(self, sh: Body, s: Shot) -> None:
         """释获: kneeling, one tally from his hand for a hit on the beat, to his right for the 上射, to his left
         for the 下射, within a second or two of the 获者's cry."""
         P = self.pace
         sh.hold_until(max(sh.t, s.land + 1.0))
         if sh.posture != "kneel":
-            self.posture(sh, "kneel", P.kneel)
+            self.moves.posture(sh, "kneel", P.kneel)
         if not self.t_hand:
-            self.explain.append(f"  释获者 has no tally left in his hand for {s.arrow} (算八十: 略以十耦为正)")
+            self.state.explain.append(f"  释获者 has no tally left in his hand for {s.arrow} (算八十: 略以十耦为正)")
             return
         tid = self.t_hand.pop(0)
         t = self._act_with(sh, "lay_tally", P.lay_tally, tid)
         self._place_tally(tid, self.tally_layout.laid(s.side, len(self.t_laid[s.side])), t)
         self.t_laid[s.side].append(tid)
 
-    def _lay_spare(self, b: Body, a) -> None:
+    def lay_spare(self, b: Body) -> None:
         """委余获于中西: what is left in his hand, laid with the rest west of the 中."""
         if not self.t_hand:
-            self.hold(b, self.pace.settle)
+            self.moves.hold(b, self.pace.settle)
             return
         t = self._act_with(b, "return_tallies", self.pace.lay_tally, self.t_hand[0])
         for tid in self.t_hand:
@@ -111,14 +130,14 @@ class Tallies:
         self.t_hand = []
 
     # ------------------------------------------------------------------ the count
-    def _count_tallies(self, b: Body, a) -> None:
+    def count(self, b: Body, step: str | None) -> None:
         """数获, in the text's steps (``text``): 右 — the right side's tallies taken a pair at a time into the
         left hand, each ten pairs laid down lengthwise, apart; 右余纯 — the pairs left over laid crosswise
         below; 右奇 — an odd one lengthwise below them; 左 — all the left side's gathered into the left hand
         and laid down a pair at a time, ten apart, the rest as the right."""
-        step = (a.text or "").strip()
+        step = (step or "").strip()
         if step not in ("右", "右余纯", "右奇", "左"):
-            self.fail(f"count_tallies {step!r}: one of 右, 右余纯, 右奇, 左")
+            self.state.fail(f"count_tallies {step!r}: one of 右, 右余纯, 右奇, 左")
         side = RIGHT if step.startswith("右") else LEFT
         c = self.t_counted.setdefault(side, {"bundle": [], "pairs": [], "odd": []})
         if step == "右":
@@ -168,13 +187,13 @@ class Tallies:
                 self.t_hand.remove(tid)
             c["pairs"].append(pair)
         if not held:
-            self.hold(b, self.pace.settle)
+            self.moves.hold(b, self.pace.settle)
 
     def _lay_odd(self, b: Body, side: str, c: dict) -> None:
         """一算为奇，奇则又缩诸纯下: a single one left, lengthwise below the pairs."""
         odd = self.t_laid[side]
         if not odd:
-            self.hold(b, self.pace.settle)
+            self.moves.hold(b, self.pace.settle)
             return
         self._into_hand(b, odd, b.t + 0.2)
         t = self._act_with(b, "lay_tally", self.pace.take_tallies, odd[0])
@@ -188,7 +207,7 @@ class Tallies:
         return [t for group in c.get("bundle", []) for t in group] + \
             [t for p in c.get("pairs", []) for t in p] + list(c.get("odd", []))
 
-    def _take_winning(self, b: Body, a) -> None:
+    def take_winning(self, b: Body) -> None:
         """取贤获: the winning side's tallies beyond the loser's count (齐之而取其余), the odd one first; or, if
         the two are even (左右钧), one from each side."""
         right, left = self._counted_of(RIGHT), self._counted_of(LEFT)
@@ -211,20 +230,20 @@ class Tallies:
         words = (f"{cn2an.an2cn(d // 2)}纯" if d // 2 else "") + ("一奇" if d % 2 else "")
         return n_r, n_l, result, words
 
-    def _report_score(self, b: Body, a) -> None:
+    def report_score(self, b: Body, what: str | None, to: str | None) -> None:
         """告于宾: the result (``text`` 胜负) or the count (``text`` 纯数: 以纯数告，若有奇者，亦曰奇), in
         the words the tallies give; the round's score is written with the count."""
         n_r, n_l, result, words = self.score_words()
-        said = result if (a.text or "胜负") == "胜负" else (words or result)
-        if (a.text or "") == "纯数" or result == "左右钧":
-            self.scores.append(Score(self._tally_round, n_r, n_l, result, result + ("，" + words if words else "")))
-        if a.other and self.stated.get(b.id, ("",))[0] != (self.current.id if self.current else ""):
-            self.face(b, self.heading_toward(b, a.other))
+        said = result if (what or "胜负") == "胜负" else (words or result)
+        if (what or "") == "纯数" or result == "左右钧":
+            self.scores.append(Score(self.round, n_r, n_l, result, result + ("，" + words if words else "")))
+        if to and self.state.stated.get(b.id, ("",))[0] != self.state.event_id:
+            self.moves.face(b, self.places.heading_toward(b, to))
         b.gesture(b.t, b.t + self.pace.announce + self.pace.speak_char * len(said), "announce", said)
-        self.hold(b, self.pace.announce + self.pace.speak_char * len(said))
-        self.explain.append(f"  释获者 reports round {self._tally_round}: {said} (右 {n_r}, 左 {n_l})")
+        self.moves.hold(b, self.pace.announce + self.pace.speak_char * len(said))
+        self.state.explain.append(f"  释获者 reports round {self.round}: {said} (右 {n_r}, 左 {n_l})")
 
-    def _reset_tallies(self, b: Body, a) -> None:
+    def reset(self, b: Body) -> None:
         """兼敛算，实八算于中，委其余于中西: all the tallies taken up together, eight into the 中, the rest laid
         west of it with the spares, crosswise, tips south."""
         P, L = self.pace, self.tally_layout
@@ -246,21 +265,20 @@ class Tallies:
         self.t_laid = {RIGHT: [], LEFT: []}
         self.t_counted = {}
 
-    def _collect_tallies(self, b: Body, a) -> None:
+    def collect(self, b: Body) -> None:
         """退中与算: every tally taken up (those of the 中 with it) to be carried away."""
         every = self.t_zhong + self.t_pile + self.t_hand
         self._into_hand(b, every, b.t + 0.3)
         self._act_with(b, "take_tallies", self.pace.gather, every[0] if every else None)
         self.t_zhong, self.t_pile = [], []
 
-    def _store_tallies(self, b: Body, a) -> None:
+    def store(self, b: Body) -> None:
         """The tallies he carries set down together where he is (at 堂西: 诸所退皆俟堂西, 鄭)."""
-        import math
         h = math.radians(b.heading)
         x, y = b.x + 0.45 * math.sin(h), b.y + 0.45 * math.cos(h)
         t = self._act_with(b, "set_down", self.pace.handle, self.t_hand[0] if self.t_hand else None)
         for i, tid in enumerate(self.t_hand):
-            self.set_down(tid, x + 0.004 * (i % 10), y + 0.004 * (i // 10), 0.005 + 0.005 * (i // 40), t,
+            self.custody.set_down(tid, x + 0.004 * (i % 10), y + 0.004 * (i // 10), 0.005 + 0.005 * (i // 40), t,
                           heading=b.heading)
         self.t_hand = []
         b.set_state(b.t, holding=[x for x in b.state.get("holding", []) if not x.startswith("算")])

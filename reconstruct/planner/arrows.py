@@ -1,0 +1,168 @@
+"""The arrows handled besides the shooting: taken up by a pair in turn (拾取矢), three tucked in the belt and
+one held on the bow (搢三挟一个), gathered at the target by the juniors (弟子取矢), laid on the 楅 nocks north
+(委矢于楅) and counted off in fours (乘矢), laid down or handed over together (釋矢, 授矢).  Rules:
+``shared/docs/archery-rules.md``."""
+from __future__ import annotations
+
+import math
+
+from .archery import RackLayout
+from .bodies import Body
+from .custody import Custody
+from .handling import Handling
+from .moves import Moves
+from .occupancy import Occupancy
+from .places import Places
+from .state import PlanState
+from .walkable import COURT
+from .walking import Walking
+
+
+class Arrows:
+    """Each archer's four arrows (``WHO矢1`` … ``WHO矢4``) handled one by one."""
+
+    def __init__(self, state: PlanState, custody: Custody, moves: Moves, walking: Walking, handling: Handling,
+                 occupancy: Occupancy, places: Places, archers: list[str], rack: RackLayout) -> None:
+        self.state, self.custody, self.moves, self.walking = state, custody, moves, walking
+        self.handling, self.occupancy, self.places = handling, occupancy, places
+        self.pace, self.archers, self.rack = state.pace, archers, rack
+
+    def mine(self, who: str) -> list[str]:
+        """His four arrows (矢1 … 矢4), those the rite has."""
+        return [f"{who}矢{k}" for k in range(1, 5) if f"{who}矢{k}" in self.state.props]
+
+    def take(self, b: Body, other: str | None = None) -> None:
+        """拾取矢: with ``other`` the pair take one arrow each in turn, kneeling, four times (上射 first); alone
+        he takes his four together (兼取乘矢: the 大夫 and his partner)."""
+        takers = [b] if other is None else [b, self.state.body(other)]
+        t = max(x.t for x in takers)
+        for x in takers:
+            x.hold_until(t)
+        if other is None:
+            self._kneel_take(b, self.mine(b.id))
+            return
+        for k in range(4):
+            for x in takers:
+                x.hold_until(max(x.t, max(y.t for y in takers)))
+                arrows = self.mine(x.id)
+                if k < len(arrows):
+                    self._kneel_take(x, [arrows[k]])
+        for x in takers:
+            x.hold_until(max(y.t for y in takers))
+
+    def _kneel_take(self, b: Body, arrows: list[str]) -> None:
+        """Kneeling, he takes up arrows and rises holding them."""
+        P = self.pace
+        self.moves.posture(b, "kneel", P.kneel)
+        b.gesture(b.t, b.t + P.take_arrow, "take_arrow", arrows[0] if len(arrows) == 1 else None)
+        for ar in arrows:
+            self.custody.carry(ar, b.id, b.t + 0.3)
+        self.moves.hold(b, P.take_arrow)
+        self.moves.posture(b, "stand", P.rise)
+        b.set_state(b.t, holding=sorted({*b.state.get("holding", []), *arrows}))
+
+    def tuck(self, b: Body) -> None:
+        """搢三挟一个: three arrows in the belt, one held across the bow."""
+        arrows = [ar for ar in self.mine(b.id) if self.state.props[ar].carrier == b.id]
+        b.gesture(b.t, b.t + self.pace.tuck_arrows, "tuck_arrows", None)
+        for i, ar in enumerate(arrows):
+            self.custody.carry(ar, b.id, b.t + 0.5, "carried" if i == 0 else "tucked")
+        self.moves.hold(b, self.pace.tuck_arrows)
+
+    def gather(self, b: Body, share: str | None) -> None:
+        """弟子取矢 at the target (``text`` = part/parts: this junior's share): walks from spot to spot in
+        front of the 侯, never behind it, and takes up each arrow lying or stuck there."""
+        part, parts = (int(v) for v in (share or "1/1").split("/"))
+        hy = self.state.reading.landmarks["侯"].position[1]
+        lying = sorted((pr for pr in self.state.props.values() if pr.kind == "矢" and pr.carrier is None
+                        and abs(pr.y - hy) < 12.0 and pr.keys and pr.keys[-1][5] == "rest"),
+                       key=lambda pr: (pr.x, pr.id))
+        mine = lying[part - 1::parts]
+        cells: dict[tuple, list] = {}
+        for pr in mine:
+            cells.setdefault((round(pr.x / 1.5), round(max(pr.y, hy + 0.6) / 1.5)), []).append(pr)
+        for key in sorted(cells):
+            group = cells[key]
+            gx = sum(p.x for p in group) / len(group)
+            gy = max(max(p.y for p in group), hy + 0.35)
+            # he stands north of them (on the side of the hall), within reach
+            self.walking.walk(b, (*self.occupancy.free_spot(b, gx, gy + 0.6, COURT, b.t), COURT), "to the arrows before the 侯")
+            self.moves.face(b, 180.0)
+            for pr in group:
+                b.gesture(b.t, b.t + self.pace.take_arrow, "take_arrow", pr.id)
+                self.custody.carry(pr.id, b.id, b.t + 0.3)
+                self.moves.hold(b, self.pace.take_arrow)
+            b.set_state(b.t, holding=sorted({*b.state.get("holding", []), *(pr.id for pr in group)}))
+
+    def lay(self, b: Body) -> None:
+        """委矢于楅: kneeling south of the rack facing north, he lays the arrows he carries on it, nocks north."""
+        mine = sorted(pr.id for pr in self.state.props.values() if pr.kind == "矢" and pr.carrier == b.id)
+        if not mine:
+            return
+        self.moves.posture(b, "kneel", self.pace.kneel)
+        n0 = sum(1 for pr in self.state.props.values() if pr.kind == "矢" and pr.carrier is None
+                 and abs(pr.y - self.rack.fy) < 0.1 and abs(pr.x - self.rack.fx) < 1.0)
+        b.gesture(b.t, b.t + self.pace.handle, "lay_arrows", None)
+        for i, ar in enumerate(mine):
+            x, y, z, h = self.rack.heap(n0 + i)
+            self.custody.set_down(ar, x, y, z, b.t + self.pace.handle, heading=h)
+        self.moves.hold(b, self.pace.handle)
+        b.set_state(b.t, holding=[h for h in b.state.get("holding", []) if h not in mine])
+        self.moves.posture(b, "stand", self.pace.rise)
+
+    def count(self, b: Body) -> None:
+        """司马乘之: kneeling south of the 楅, he counts the arrows off in fours with both hands (左右抚矢而
+        乘之), each archer's four laid together."""
+        for g, who in enumerate(self.archers):
+            arrows = [ar for ar in self.mine(who) if self.state.props[ar].carrier is None]
+            if not arrows:
+                continue
+            t = b.t
+            b.gesture(t, t + self.pace.count_arrows, "count_arrows", arrows[0])
+            for k, ar in enumerate(arrows, 1):          # each moved by hand to its group
+                x, y, z, h = self.rack.slot(g, k)
+                self.custody.carry(ar, b.id, t + 0.3)
+                self.custody.set_down(ar, x, y, z, t + self.pace.count_arrows, heading=h)
+            self.moves.hold(b, self.pace.count_arrows)
+
+    def arrange_on_rack(self) -> None:
+        """At the start every arrow lies on the 楅, counted off in fours (司马乘矢如初, before the passage)."""
+        for g, who in enumerate(self.archers):
+            for k, ar in enumerate(self.mine(who), 1):
+                pr = self.state.props[ar]
+                if pr.carrier is None and pr.keys and pr.keys[0][0] == 0.0 and \
+                        math.dist((pr.x, pr.y), (self.rack.fx, self.rack.fy)) < 1.0:
+                    x, y, z, h = self.rack.slot(g, k)
+                    pr.x, pr.y, pr.z, pr.heading = x, y, z, h
+                    pr.keys[0] = [0.0, round(x, 4), round(y, 4), round(z, 4), round(h, 2), "rest"]
+
+    def put(self, b: Body, place: str | None = None) -> None:
+        """釋矢: the arrows one carries laid down together, at the place named or half a metre before him."""
+        mine = [ar for ar in self.mine(b.id) if self.state.props[ar].carrier == b.id]
+        if place:
+            x, y, level, _ = self.places.resolve(place, b.id)
+            self.walking.approach(b, x, y, level, 0.6, f"to lay his arrows at {place}")
+        h = math.radians(b.heading)
+        x, y = b.x + 0.5 * math.sin(h), b.y + 0.5 * math.cos(h)
+        z = self.state.reading.hall_height if b.level == "hall" else 0.0
+        b.gesture(b.t, b.t + self.pace.handle, "set_down", mine[0] if mine else None)
+        self.moves.hold(b, self.pace.handle)
+        for i, ar in enumerate(mine):
+            self.custody.set_down(ar, x + 0.03 * (i - 1.5) * math.cos(h), y - 0.03 * (i - 1.5) * math.sin(h), z + 0.01, b.t,
+                          heading=b.heading)
+        b.set_state(b.t, holding=[p for p in b.state.get("holding", []) if p not in mine])
+
+    def give(self, b: Body, other: str | None) -> None:
+        """授矢: the arrows one carries handed over together (to the 有司 at 堂西)."""
+        if other is None:
+            self.state.fail("give_arrows needs the one who receives them (other)")
+        other = self.state.body(other)
+        mine = [ar for ar in self.mine(b.id) if self.state.props[ar].carrier == b.id]
+        self.handling.meet(b, other, f"to hand his arrows to {other.id}")
+        b.gesture(b.t - self.pace.hand_over, b.t, "hand_over", other.id)
+        other.gesture(b.t - self.pace.hand_over, b.t, "receive", mine[0] if mine else None)
+        for ar in mine:
+            self.custody.carry(ar, other.id, b.t)
+        other.hold_until(b.t)
+        b.set_state(b.t, holding=[p for p in b.state.get("holding", []) if p not in mine])
+        other.set_state(b.t, holding=sorted({*other.state.get("holding", []), *mine}))

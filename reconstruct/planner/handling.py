@@ -1,0 +1,141 @@
+"""Things handled: taken up where they lie or received from someone, set down (on a stand or at its foot),
+handed over; the hand-over itself (two come within arm's reach, facing as the text says)."""
+from __future__ import annotations
+
+import math
+
+from .bodies import Body
+from .custody import Custody
+from .moves import Moves
+from .places import Places
+from .state import PlanState
+from .walkable import COURT, HALL, STAIR
+from .walking import Walking
+
+# how far one kneeling reaches without getting up (leaning forward from the heels)
+KNEEL_REACH = 1.25
+# how far apart two stand to hand something over: face to face, both holding a thing before the
+# chest, their outlines just clear; the arms reach halfway across
+HAND_REACH = 0.8
+# the height of the top of a stand one sets things on (丰: 形蓋似豆而卑, 鄭; its top 0.47 m up)
+TOPS = {"丰": 0.47}
+
+
+class Handling:
+    """Taking, setting down and handing over props, each with the walk and the wait it needs."""
+
+    def __init__(self, state: PlanState, walking: Walking, moves: Moves, custody: Custody,
+                 places: Places) -> None:
+        self.state, self.walking, self.moves, self.custody, self.places = state, walking, moves, custody, places
+        self.pace = state.pace
+
+    def take(self, b: Body, prop: str | None) -> None:
+        """取 / 受: take a prop up where it lies (walking up to it, or leaning to it kneeling), or receive it
+        from the one who holds it (a hand-over); without a prop, a moment's handling."""
+        P = self.pace
+        if prop is None:
+            self.moves.hold(b, P.handle)
+            return
+        pr = self.state.props.get(prop)
+        if pr is None:
+            self.state.fail(f"unknown prop {prop}")
+        if pr.carrier == b.id:
+            self.moves.hold(b, 0.3)
+            return
+        if pr.carrier is not None:
+            giver = self.state.bodies[pr.carrier]
+            self.meet(b, giver, f"to receive the {prop} from {pr.carrier}")
+            b.gesture(b.t - P.hand_over, b.t, "receive", prop)
+            giver.gesture(b.t - P.hand_over, b.t, "hand_over", b.id)
+            giver.hold_until(b.t)
+            self.custody.hold_things(giver, b.t, remove=prop)
+        else:
+            level = HALL if pr.z > self.state.reading.hall_height / 2 else COURT
+            self.reach(b, pr.x, pr.y, level, 0.6, f"to take the {prop}")
+            b.gesture(b.t, b.t + P.handle, "take", prop)
+            self.moves.hold(b, P.handle)
+        self.custody.carry(prop, b.id, b.t)
+        self.custody.hold_things(b, b.t, add=prop)
+
+    def reach(self, b: Body, x: float, y: float, level: str, within: float, why: str) -> None:
+        """Come within reach of a spot: kneeling (坐取, 坐奠, 不興), one leans to it without rising when it
+        lies within ``KNEEL_REACH``; otherwise one walks up to it."""
+        blevel = b.level if b.level != STAIR else HALL
+        if b.posture == "kneel" and blevel == level and math.hypot(x - b.x, y - b.y) <= KNEEL_REACH:
+            return
+        self.walking.approach(b, x, y, level, within, why)
+
+    def put(self, b: Body, prop: str | None, place: str | None = None) -> None:
+        """奠 / 設: set a prop down at a place (on a stand's top, or at its foot: 丰上, 丰下), or half a
+        metre before him; one sets down only what one has: he takes it up (or receives it) first."""
+        P = self.pace
+        if prop is None:
+            self.moves.hold(b, P.handle)
+            return
+        if prop not in self.state.props:
+            self.state.fail(f"unknown prop {prop}")
+        if self.state.props[prop].carrier != b.id:
+            self.take(b, prop)        # one sets down only what one has: pick it up (or receive it) first
+        on = 0.0
+        if place:
+            x, y, level, _ = self.places.resolve(place, b.id)
+            x, y, on = self.on_or_below(place, x, y, b)
+            self.reach(b, x, y, level, 0.6, f"to set the {prop} at {place}")
+        else:
+            h = math.radians(b.heading)
+            x, y = b.x + 0.5 * math.sin(h), b.y + 0.5 * math.cos(h)
+            level = b.level if b.level != STAIR else HALL
+        b.gesture(b.t, b.t + P.handle, "set_down", prop)
+        self.moves.hold(b, P.handle)
+        z = (self.state.reading.hall_height if level == HALL else 0.0) + on
+        self.custody.set_down(prop, x, y, z, b.t)
+        self.custody.hold_things(b, b.t, remove=prop)
+
+    def on_or_below(self, place: str, x: float, y: float, b: Body) -> tuple[float, float, float]:
+        """Setting a thing at a stand (a prop such as the 丰): on its top (丰上, or the stand named alone),
+        or at its foot on the side of the one who sets it down (丰下); (x, y, height above the floor)."""
+        base = place[:-1] if place.endswith(("上", "下")) else place
+        pr = self.state.props.get(base)
+        if pr is None or pr.kind not in TOPS or pr.carrier is not None:
+            return x, y, 0.0
+        if place.endswith("下"):
+            d = math.hypot(b.x - pr.x, b.y - pr.y) or 1.0
+            return pr.x + 0.28 * (b.x - pr.x) / d, pr.y + 0.28 * (b.y - pr.y) / d, 0.0
+        return pr.x, pr.y, TOPS[pr.kind]
+
+    def keep_stated_facing(self, b: Body) -> None:
+        """Hand-overs are done facing the way the text says (北面拜受, 西面拜送), not face to face."""
+        ev, h = self.state.stated.get(b.id, ("", None))
+        if h is not None and self.state.current is not None and ev == self.state.current.id:
+            self.moves.face(b, h)
+
+    def meet(self, b: Body, other: Body, why: str, roomy: bool = True) -> None:
+        """A hand-over: come within arm's reach (``HAND_REACH``) of the other, wait for him, hand over.
+        One who kneels (迭飲於坐) reaches from where he kneels to one who has come up to him.  ``roomy``:
+        where the spot within reach is taken, one a little further that leaves room to pass (see
+        :meth:`.Occupancy.free_spot`); else the nearest free spot, as one who takes another by the hand must."""
+        level = other.level if other.level != STAIR else HALL
+        if not (b.posture == "kneel" and math.hypot(other.x - b.x, other.y - b.y) <= KNEEL_REACH):
+            self.walking.approach(b, other.x, other.y, level, HAND_REACH, why, roomy)
+        b.hold_until(max(b.t, other.t))
+        self.keep_stated_facing(b)
+        self.moves.hold(b, self.pace.hand_over)
+
+    def give(self, b: Body, other_name: str | None, prop: str | None) -> None:
+        """授: hand a prop (or nothing in particular) to another, who receives it."""
+        if other_name is None:
+            self.state.fail("give needs the person who receives")
+        other = self.state.body(other_name)
+        if prop and prop not in self.state.props:
+            self.state.fail(f"unknown prop {prop}")
+        if prop and self.state.props[prop].carrier == other.id:
+            b.hold_until(other.t)          # he has received it already (受, written before 授): one hand-over
+            return
+        self.meet(b, other, f"to hand over to {other.id}")
+        b.gesture(b.t - self.pace.hand_over, b.t, "hand_over", other.id)
+        if prop:
+            other.gesture(b.t - self.pace.hand_over, b.t, "receive", prop)
+            self.custody.carry(prop, other.id, b.t)
+            self.custody.hold_things(b, b.t, remove=prop)
+            other.hold_until(b.t)
+            self.custody.hold_things(other, b.t, add=prop)

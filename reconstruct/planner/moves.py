@@ -1,0 +1,66 @@
+"""The body in place: turning, taking a posture, holding it, and a short step (少退, 少進, 辟) that keeps
+clear of others."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .bodies import Body
+from .geometry import _turn_delta
+from .occupancy import Occupancy
+from .state import PlanState
+from .walkable import HALL, STAIR
+
+
+class Moves:
+    """What a body does where it stands, each move written as keys of its track."""
+
+    def __init__(self, state: PlanState, occupancy: Occupancy) -> None:
+        self.pace, self.ground, self.occupancy = state.pace, state.ground, occupancy
+
+    def face(self, body: Body, heading: float) -> None:
+        """Turn in place to a heading (compass degrees), at the pace of turning."""
+        d = abs(_turn_delta(body.heading, heading))
+        if d < 1.0:
+            return
+        body.key(body.t)
+        body.heading = heading % 360
+        body.t += max(0.3, d / self.pace.turn)
+        body.key(body.t)
+
+    def posture(self, body: Body, posture: str, dur: float, then: str | None = None) -> None:
+        """Take a posture (kneel, bow, kneel_bow …) for ``dur`` seconds, ending in ``then`` (or in it)."""
+        body.key(body.t)
+        body.key(body.t, posture)
+        body.t += dur
+        body.key(body.t, then or posture)
+
+    def hold(self, body: Body, dur: float) -> None:
+        """Keep the pose for ``dur`` seconds (a timed act done in place)."""
+        body.key(body.t)
+        body.t += dur
+        body.key(body.t)
+
+    def nudge(self, body: Body, direction_deg: float, dist: float) -> None:
+        """A short step (少退, 少進, 辟) keeping one's facing; shortened, or not taken, where it would
+        bring one too close to someone (now, or later as others are already planned)."""
+        body.key(body.t)
+        level = body.level if body.level != STAIR else HALL
+        a = math.radians(direction_deg)
+        z = body.z
+        for f in (1.0, 0.5, 0.0):
+            nx_, ny_ = body.x + math.sin(a) * dist * f, body.y + math.cos(a) * dist * f
+            if f == 0.0:
+                break
+            if body.level != STAIR and not self.ground.is_free(level, nx_, ny_):
+                nx_, ny_ = self.ground.free_point(level, nx_, ny_)
+            if body.level != STAIR and not self.occupancy.clear_of_lanes(level, np.asarray([[nx_, ny_]]))[0]:
+                continue          # not into the way up or down a stair
+            path = [(body.t, body.x, body.y, z), (body.t + 0.9, nx_, ny_, z)]
+            if self.occupancy.conflict(body, path) is None and self.occupancy.standing_conflict(
+                    body, path[-1], self.occupancy.tail_end(body.t + 0.9)) is None:
+                break
+        body.x, body.y = nx_, ny_
+        body.t += 0.9
+        body.key(body.t, body.posture if body.posture in ("stand", "kneel") else "stand")

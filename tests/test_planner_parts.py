@@ -1,0 +1,209 @@
+"""The planner's parts one at a time, each made with a small planning state on a tiny ground (a court, a
+hall with two stairs, a gate) and a few people placed by hand, without the rite."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from reconstruct.model.reading import Landmark, Reading, Stair
+from reconstruct.planner import actions
+from reconstruct.planner.bodies import Body, PropBody
+from reconstruct.planner.courtesy import Courtesy
+from reconstruct.planner.custody import Custody
+from reconstruct.planner.errors import PlanError
+from reconstruct.planner.handling import Handling
+from reconstruct.planner.moves import Moves
+from reconstruct.planner.occupancy import GAP, Occupancy
+from reconstruct.planner.pairs import Pairs
+from reconstruct.planner.places import Places
+from reconstruct.planner.routes import Routes
+from reconstruct.planner.state import PlanState
+from reconstruct.planner.walkable import COURT, HALL
+from reconstruct.planner.walking import Walking
+from reconstruct.text.names import NameIndex
+from reconstruct.text.units import Units
+
+H = 0.69        # the hall's height: three steps of 0.23 m
+
+
+def tiny_reading() -> Reading:
+    """A walled court 16 m wide, a hall 10 m wide and 5 m deep north of it (its front edge at y = 0), a
+    stair of three steps at each side of its front, a gate in the south wall."""
+    stairs = {name: Stair(name, x, 1.2, 3, 0.23, 0.3) for name, x in (("西阶", -3.0), ("阼阶", 3.0))}
+    landmarks = {
+        "西阶": Landmark("西阶", (-3.0, -0.45, 0.0), kind="stair"),
+        "阼阶": Landmark("阼阶", (3.0, -0.45, 0.0), kind="stair"),
+        "门": Landmark("门", (0.0, -14.0, 0.0), kind="gate"),
+        "洗": Landmark("洗", (2.0, -6.0, 0.0), kind="basin", size=(0.5, 0.5, 0.4)),
+    }
+    names = NameIndex()
+    for lm in landmarks:
+        names.add(lm)
+    return Reading(
+        name="tiny", name_en="tiny", file="tiny.toml", summary="", sources=(), units=Units(),
+        diagonal="bearing", building_type="xu_no_shi", hall_height=H,
+        hall_footprint=((-5.0, 0.0), (5.0, 0.0), (5.0, 5.0), (-5.0, 5.0)),
+        court_footprint=((-8.0, -14.0), (8.0, -14.0), (8.0, 5.0), (-8.0, 5.0)),
+        gate=(0.0, -14.0, 0.0), gate_width=1.6, wall_height=2.0, wall_thickness=0.3,
+        stairs=stairs, landmarks=landmarks, formations={}, views={}, names=names)
+
+
+@pytest.fixture(scope="module")
+def reading():
+    return tiny_reading()
+
+
+def person(state: PlanState, who: str, x: float, y: float, heading: float = 0.0, level: str = COURT,
+           t: float = 0.0) -> Body:
+    """Someone standing at (x, y) from time t (his first key)."""
+    b = state.add_body(Body(who, x, y, H if level == HALL else 0.0, heading, "stand", level))
+    state.bodies[who] = b
+    b.key(t)
+    b.t = t
+    return b
+
+
+def walk_keys(b: Body, pts: list[tuple[float, float, float]]) -> None:
+    """Keys of a walk through (t, x, y), standing at the end."""
+    for t, x, y in pts:
+        b.x, b.y = x, y
+        b.key(t, "walk")
+    b.key(pts[-1][0], "stand")
+    b.t = pts[-1][0]
+
+
+def walking_parts(state: PlanState):
+    occupancy = Occupancy(state)
+    routes = Routes(state, occupancy)
+    moves = Moves(state, occupancy)
+    pairs = Pairs(state, occupancy, routes)
+    return occupancy, routes, moves, pairs, Walking(state, occupancy, routes, pairs, moves)
+
+
+# -- occupancy
+def test_occupancy_answers_whether_a_spot_is_free(reading):
+    state = PlanState(reading)
+    a = person(state, "甲", 0.0, -6.0)
+    b = person(state, "乙", -4.0, -10.0)
+    occ = Occupancy(state)
+    assert occ.standing(b, 0.0, COURT) == [(0.0, -6.0)]
+    assert occ.standing(b, 0.0, HALL) == []
+    assert not occ.fits(COURT, 0.2, -6.0, occ.standing(b, 0.0, COURT))
+    assert occ.fits(COURT, 2.0, -8.0, occ.standing(b, 0.0, COURT))
+    # the place itself when free; beside it, a body's gap from him, when he stands there
+    assert occ.free_spot(b, -2.0, -9.0, COURT, 0.0) == (-2.0, -9.0)
+    x, y = occ.free_spot(b, 0.0, -6.0, COURT, 0.0)
+    assert math.dist((x, y), (a.x, a.y)) >= GAP
+    # a way straight through him meets him; one wide of him does not
+    assert occ.conflict(b, [(0.0, -4.0, -6.0, 0.0), (8.0, 4.0, -6.0, 0.0)])[0] == "甲"
+    assert occ.conflict(b, [(0.0, -4.0, -8.0, 0.0), (8.0, 4.0, -8.0, 0.0)]) is None
+
+
+def test_occupancy_waits_for_one_passing(reading):
+    """The shortest wait after which a way is clear: one crossing it first is let through."""
+    state = PlanState(reading)
+    c = person(state, "丙", 0.0, -3.0)
+    walk_keys(c, [(0.0, 0.0, -3.0), (8.0, 0.0, -11.0)])          # walks south through the crossing
+    b = person(state, "乙", -4.0, -7.0, heading=90.0)
+    occ = Occupancy(state)
+    corners = [(4.0, -7.0, 0.0, COURT)]
+    delay, timed = occ.first_clear(b, corners, 0.0)
+    assert delay > 0.0
+    assert occ.first_clear(b, corners, 20.0)[0] == 0.0       # later the way is free
+    # someone assumed standing (a walk going round him) counts only inside the block
+    with occ.assuming_standing(-1.0, -12.0, COURT):
+        assert (-1.0, -12.0) in occ.standing(b, 0.0, COURT)
+    assert (-1.0, -12.0) not in occ.standing(b, 0.0, COURT)
+
+
+# -- walking
+def test_walking_climbs_a_stair_on_a_tiny_ground(reading):
+    state = PlanState(reading)
+    b = person(state, "甲", -3.0, -8.0)
+    *_, walking = walking_parts(state)
+    walking.walk(b, (-3.0, 2.5, HALL), "up to the hall", "西阶")
+    k = np.asarray([r[:4] for r in b.keys])
+    assert b.level == HALL and math.isclose(b.z, H) and b.keys[-1][5] == "stand"
+    assert (np.diff(k[:, 0]) >= 0).all() and (np.diff(k[:, 3]) >= -1e-9).all()     # only ever up
+    on_steps = sorted({round(z, 2) for z in k[:, 3]} - {0.0, H})
+    assert on_steps == [0.23, 0.46]                  # one step at a time (the third is the hall's floor)
+    assert state.walks["甲"].first_key == 1 and b.walked > 10.0
+
+
+def test_walking_goes_round_one_standing(reading):
+    state = PlanState(reading)
+    a = person(state, "甲", 0.0, -7.0)
+    b = person(state, "乙", -5.0, -7.0, heading=90.0)
+    *_, walking = walking_parts(state)
+    walking.walk(b, (5.0, -7.0, COURT), "east")
+    ts = np.arange(0.0, b.t, 0.05)
+    xy = np.c_[np.interp(ts, [r[0] for r in b.keys], [r[1] for r in b.keys]),
+               np.interp(ts, [r[0] for r in b.keys], [r[2] for r in b.keys])]
+    assert np.hypot(xy[:, 0] - a.x, xy[:, 1] - a.y).min() >= GAP - 1e-6
+    assert (b.x, b.y) == (5.0, -7.0)
+
+
+# -- courtesy
+def test_courtesy_waits_for_the_one_bowed_to(reading):
+    """拜 to someone still walking up: the bow waits until he stands within reach, turned to the bower."""
+    state = PlanState(reading)
+    a = person(state, "甲", 0.0, -5.0, heading=180.0)
+    b = person(state, "乙", 0.0, -11.0)
+    walk_keys(b, [(0.0, 0.0, -11.0), (5.0, 0.0, -6.5)])
+    occupancy, routes, moves, pairs, walking = walking_parts(state)
+    names = NameIndex()
+    names.add("甲")
+    names.add("乙")
+    places = Places(state, occupancy, names)
+    custody = Custody(state)
+    courtesy = Courtesy(state, occupancy, moves, places, pairs, Handling(state, walking, moves, custody, places))
+    courtesy.kneel_bow(a, "乙")
+    (t0, t1, kind, to), = a.gestures
+    assert (kind, to) == ("kneel_bow", "乙")
+    assert t0 >= 5.0 and t1 - t0 == pytest.approx(state.pace.kneel_bow)
+    assert any("waits" in line for line in state.explain)
+
+
+def test_pairs_lead_by_the_hand_and_let_go(reading):
+    state = PlanState(reading)
+    person(state, "相", 0.0, -5.0)
+    person(state, "工", 1.0, -5.0)
+    occupancy = Occupancy(state)
+    pairs = Pairs(state, occupancy, Routes(state, occupancy), {"下射": "上射"})
+    g = [0.0, None, "lead", "工"]
+    pairs.take_by_hand("相", "工", g)
+    assert pairs.partner_of("工") == "相" and pairs.is_led("工") and pairs.led_by("相") == ["工"]
+    with pytest.raises(PlanError, match="already walking with"):
+        pairs.take_by_hand("下射", "工", [0.0, None, "lead", "工"])
+    assert pairs.let_go("相", "工") is g
+    assert pairs.partner_of("工") is None and pairs.partner_of("下射") == "上射"
+    with pytest.raises(PlanError, match="does not lead"):
+        pairs.let_go("相", "工")
+
+
+# -- custody
+def test_custody_keeps_who_holds_a_prop(reading):
+    state = PlanState(reading)
+    b = person(state, "甲", 0.0, -5.0)
+    state.props["觯"] = PropBody("觯", "觯", 1.0, -5.0, 0.0, 0.0)
+    custody = Custody(state)
+    custody.carry("觯", "甲", 2.0)
+    custody.hold_things(b, 2.0, add="觯")
+    custody.set_down("觯", 0.5, -5.5, 0.0, 6.0)
+    pr = state.props["觯"]
+    assert pr.carriers == [[2.0, "甲"], [6.0, None]]
+    assert pr.intervals == [["甲", 2.0, 6.0, "carried"]]
+    assert pr.keys[-1] == [6.0, 0.5, -5.5, 0.0, 0.0, "rest"]
+    assert b.state["holding"] == ["觯"]
+    with pytest.raises(PlanError, match="unknown prop"):
+        custody.carry("爵", "甲", 1.0)
+
+
+# -- the verb table
+def test_every_verb_of_the_script_has_one_function():
+    from reconstruct.rite.actions import VERBS as SCRIPT_VERBS
+    assert set(actions.VERBS) == set(SCRIPT_VERBS) - {"sync"}
+    with pytest.raises(ValueError, match="registered twice"):
+        actions.verb("bow")(lambda p, b, a: None)
