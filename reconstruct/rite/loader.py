@@ -30,10 +30,11 @@ DEFAULT_SCRIPT = RITE
 
 
 def load_rite(path: str | Path | None = None, *, zhongbin: int | None = None, dafu: int | None = None,
-              options: dict[str, str] | None = None) -> Rite:
+              options: dict[str, str] | None = None, reading=None) -> Rite:
     """Load, expand and validate the rite script (see the module docstring); ``zhongbin``/``dafu``
-    override the script's own parameters when given."""
-    return _load(path, zhongbin=zhongbin, dafu=dafu, options=options)[0]
+    override the script's own parameters when given; a ``reading``'s own choices of the interpretive
+    options stand under ``options``."""
+    return _load(path, zhongbin=zhongbin, dafu=dafu, options=options, reading=reading)[0]
 
 
 def load_rite_with_report(path: str | Path | None = None, **kw) -> tuple[Rite, dict]:
@@ -41,12 +42,14 @@ def load_rite_with_report(path: str | Path | None = None, **kw) -> tuple[Rite, d
     return _load(path, **kw)
 
 
-def _load(path, *, zhongbin: int | None = None, dafu: int | None = None, options: dict[str, str] | None = None):
+def _load(path, *, zhongbin: int | None = None, dafu: int | None = None, options: dict[str, str] | None = None,
+          reading=None):
     path = Path(path or DEFAULT_SCRIPT)
     s = Script(path, read_yaml(path))
     s.read_seed()
     s.read_parameters(zhongbin, dafu)
-    s.read_options(options or {})
+    s.read_options(options or {}, {k: c for k, (c, _) in reading.options.items()} if reading is not None else None,
+                   getattr(reading, "file", "reading"))
     s.read_cast()
     s.read_ensembles()
     s.read_initial()
