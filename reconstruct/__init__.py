@@ -52,7 +52,8 @@ def plan(reading: "Reading | str | Path" = "zheng_xuan", rite: "Rite | None" = N
     if not hasattr(reading, "landmarks"):
         reading = load_reading(reading)
     if rite is None:
-        rite = load_rite(zhongbin=zhongbin, dafu=dafu, options=options)
+        from .rite import load_rite as load
+        rite = load(zhongbin=zhongbin, dafu=dafu, options=options, reading=reading)
     return make_plan(reading, rite)
 
 

@@ -89,11 +89,12 @@ def load_reading(layout):
     return load(layout)
 
 
-def load_cast(a: argparse.Namespace):
+def load_cast(a: argparse.Namespace, reading=None):
     """The rite script with the cast and options the command line asks for (the script's own
-    parameters where it does not)."""
+    parameters where it does not; the reading's choices of the interpretive options where it names
+    none)."""
     from .rite import load_rite
-    return load_rite(a.rite, zhongbin=a.zhongbin, dafu=a.dafu, options=dict(a.option or ()))
+    return load_rite(a.rite, zhongbin=a.zhongbin, dafu=a.dafu, options=dict(a.option or ()), reading=reading)
 
 
 def plan_of(a: argparse.Namespace, reading=None):
@@ -102,7 +103,8 @@ def plan_of(a: argparse.Namespace, reading=None):
     if getattr(a, "plan", None):
         return Plan.load(a.plan)
     from .planner import make_plan
-    return make_plan(reading if reading is not None else load_reading(a.layout), load_cast(a))
+    reading = reading if reading is not None else load_reading(a.layout)
+    return make_plan(reading, load_cast(a, reading))
 
 
 def _with_layout(sp: argparse.ArgumentParser) -> None:
@@ -235,7 +237,8 @@ def cmd_plan(a: argparse.Namespace) -> int:
     from .planner import Planner, summary
 
     outputs_ok(a.json)
-    planner = Planner(load_reading(a.layout), load_cast(a))
+    reading = load_reading(a.layout)
+    planner = Planner(reading, load_cast(a, reading))
     plan = planner.run()
     print(summary(plan))
     waits = sorted(((d, b.id, ev) for b in planner.bodies.values() for d, ev in b.waited), reverse=True)[:5]

@@ -157,23 +157,46 @@ def test_bad_values_in_the_rite_script(rite_dir, capsys, old, new, what):
 
 
 @pytest.mark.parametrize("old,new,what", [
-    ("- id: p1.qupu\n", "- id: p1.qupu\n  footnote: abc\n", "footnote"),
-    ("- id: p1.qupu\n", "- id: p1.qupu\n  footnote: 1e308\n", "footnote"),
-    ("- id: p1.qupu\n", "- id: p1.qupu\n  at: abc\n", "at:"),
-    ("- id: p1.qupu\n", "- id: p1.qupu\n  rule: 'no'\n", "rule"),
-    ("- id: p1.qupu\n", "- id: ../../../X\n", "event id"),
-    ("- id: p1.qupu\n", "- id: [a, b]\n", "event id"),
-    ("    - 司射 cover\n", "    - 司射 count duration=nan\n", "duration"),
-    ("    - 司射 cover\n", "    - 司射 count duration=inf\n", "duration"),
-    ("    - 司射 cover\n", "    - 司射 count duration=1e308\n", "duration"),
-    ("    - 司射 cover\n", "    - 司射 bow 宾 x" + "9" * 5000 + "\n", "too many times"),
-    ("    - 司射 cover\n", "    - 司射 go 中西九千九百丈\n", "too far"),
-    ("    - 司射 cover\n", "    - 司射 go 中西" + "一" * 40 + "丈\n", "too long"),
-    ("    - 司射 cover\n", "    - {who: 司射, verb: ascend, stair: 西阶, top_step: 1}\n", "top_step"),
+    ("- id: p6.xi\n", "- id: p6.xi\n  footnote: abc\n", "footnote"),
+    ("- id: p6.xi\n", "- id: p6.xi\n  footnote: 1e308\n", "footnote"),
+    ("- id: p6.xi\n", "- id: p6.xi\n  at: abc\n", "at:"),
+    ("- id: p6.xi\n", "- id: p6.xi\n  from: p99.nowhere\n", "from:"),
+    ("- id: p6.xi\n", "- id: p6.xi\n  rule: 'no'\n", "rule"),
+    ("- id: p6.xi\n", "- id: ../../../X\n", "event id"),
+    ("- id: p6.xi\n", "- id: [a, b]\n", "event id"),
+    ("    - 司射 gear_off\n", "    - 司射 count duration=nan\n", "duration"),
+    ("    - 司射 gear_off\n", "    - 司射 count duration=inf\n", "duration"),
+    ("    - 司射 gear_off\n", "    - 司射 count duration=1e308\n", "duration"),
+    ("    - 司射 gear_off\n", "    - 司射 bow 宾 x" + "9" * 5000 + "\n", "too many times"),
+    ("    - 司射 gear_off\n", "    - 司射 go 中西九千九百丈\n", "too far"),
+    ("    - 司射 gear_off\n", "    - 司射 go 中西" + "一" * 40 + "丈\n", "too long"),
+    ("    - 司射 gear_off\n", "    - {who: 司射, verb: ascend, stair: 西阶, top_step: 1}\n", "top_step"),
+    # calls of procedures
+    ("- call: 祭侯\n  id: p5.you\n", "- call: 祭猴\n  id: p5.you\n", "unknown procedure"),
+    ("- call: 祭侯\n  id: p5.you\n  with: {个: 右个}\n", "- call: 祭侯\n  id: p5.you\n", "no value for 个"),
+    ("- call: 祭侯\n  id: p5.you\n  with: {个: 右个}\n", "- call: 祭侯\n  id: p5.you\n  with: {个: 右个, 人: 宾}\n",
+     "not one of its params"),
+    ("- call: 祭侯\n  id: p5.you\n", "- call: 祭侯\n", "needs an 'id'"),
+    ("- call: 祭侯\n  id: p5.you\n", "- call: 祭侯\n  id: p5.you\n  override: [{step: ji, drop: true}]\n", "must cite"),
+    ("- call: 祭侯\n  id: p5.you\n", "- call: 祭侯\n  id: p5.you\n  override: [{step: nope, drop: true, cite: x}]\n",
+     "names a step"),
+    ("- call: 祭侯\n  id: p5.you\n", "- call: 祭侯\n  id: p5.you\n  texts: {nope: 适右个}\n", "is not a step"),
+    ("- call: 祭侯\n  id: p5.you\n", "- call: 祭侯\n  id: p5.you\n  shout: loud\n", "unknown key"),
 ])
 def test_bad_values_in_an_event_file(rite_dir, capsys, old, new, what):
-    edit(rite_dir / "p1_count.yaml", old, new)
-    refused(*check_rite(rite_dir / "rite.yaml", capsys)[::2], "p1_count.yaml:", what)
+    edit(rite_dir / "p5_offerings.yaml", old, new)
+    refused(*check_rite(rite_dir / "rite.yaml", capsys)[::2], "p5_offerings.yaml:", what)
+
+
+@pytest.mark.parametrize("old,new,what", [
+    ("祭侯:\n  about:", "祭侯:\n  shout: x\n  about:", "unknown key"),
+    ("  params: [个]\n", "  params: [个, 个]\n  flags: {个: 1}\n", "both a param and a flag"),
+    ("    - key: ji\n", "    - key: she\n", "used twice"),
+    ("    - key: ji\n", "    - note: x\n", "needs a 'key'"),
+])
+def test_bad_procedures(rite_dir, capsys, old, new, what):
+    edit(rite_dir / "procedures.yaml", old, new)
+    refused(*check_rite(rite_dir / "rite.yaml", capsys)[::2], "procedures.yaml:", what)
 
 
 def test_a_yaml_alias_bomb_stops_at_once(rite_dir, capsys):

@@ -4,6 +4,7 @@ import re
 import shutil
 from pathlib import Path
 
+import networkx as nx
 import pytest
 
 from reconstruct.text import seed as T
@@ -72,8 +73,9 @@ S5 = [
     (8, "委其余于中西", "释获者", "reset_tallies", None, None, {}),
     (9, "司shè适堂西，命弟子设丰", "司射", "go", "堂西", None, {}),
     (10, "设于西楹之西", "弟子1", "put", "丰位", None, {"prop": "丰"}),
-    (11, "南面坐奠于丰上", "弟子2", "go", "丰北", "南", {}),
-    (11, "南面坐奠于丰上", "弟子2", "put", "丰", None, {"prop": "觯"}),
+    # 勝者之弟子 (鄭: 其少者也; 賈: 固在射賓中): the youngest winner of the 三耦, here 下耦上射 (the right wins)
+    (11, "南面坐奠于丰上", "下耦上射", "go", "丰北", "南", {}),
+    (11, "南面坐奠于丰上", "下耦上射", "put", "丰", None, {"prop": "觯"}),
     (12, "北面于三耦之南", "司射", "go", "堂西南", "北", {}),
     (13, "进立于shè位，北上", "上耦上射", "formation", "射位", "东", {}),
     (14, "胜者先升堂，少右", "上耦上射", "sidestep", None, "东", {}),
@@ -81,7 +83,9 @@ S5 = [
     (15, "北面坐取丰上之觯", "上耦下射", "kneel", None, None, {}),
     (16, "兴，少退，立卒觯", "上耦下射", "step_back", None, None, {}),
     (16, "进，坐奠于丰下", "上耦下射", "put", "丰下", None, {"prop": "觯"}),
-    (17, "与升饮者相左", "上耦下射", "go", "阶前西", None, {"other": "次耦上射"}),
+    (17, "与升饮者相左", "上耦下射", "go", "阶前西", "东", {}),
+    (17, "与升饮者相左", "上耦下射", "bow", None, None, {"other": "次耦上射"}),
+    (17, "与升饮者相左", "次耦上射", "bow", None, None, {"other": "上耦下射"}),
     (18, "出于司马之南，遂适堂西", "上耦下射", "go", "堂西", None, {"via": ["司马之南"]}),
     (19, "有执爵者", "执爵者", "go", "西序端", "东", {}),
     (20, "以授于席前", "执爵者", "give", None, None, {"other": "主人"}),
@@ -91,28 +95,34 @@ S5 = [
     (24, "北面拜受爵", "获者", "kneel_bow", None, None, {"other": "司马"}),
     (24, "北面拜受爵", "获者", "face", None, "北", {}),
     (25, "司马西面拜送爵", "司马", "face", None, "西", {}),
-    (26, "适右个，设荐俎", "获者", "go", "右个北五尺", "南", {}),
+    (26, "适右个，设荐俎", "获者", "go", "右个北七尺", "南", {}),
+    # 鄭: 俎當其北 — the 俎 north of the 薦 at the target
+    (26, "适右个，设荐俎", "赞者2", "put", "右个北四尺五寸", None, {"prop": "获者俎"}),
     (27, "获者南面坐", "获者", "kneel", None, None, {}),
-    (28, "适左个、中，亦如之", "获者", "go", "左个北五尺", "南", {}),
-    (28, "适左个、中，亦如之", "获者", "go", "侯中北五尺", "南", {}),
-    (29, "左个之西北三步，东面设荐俎", "赞者1", "put", "左个之西北三步东", None, {"prop": "获者荐"}),
-    (30, "获者荐右东面立饮", "获者", "face", None, "东", {}),
+    (28, "适左个、中，亦如之", "获者", "go", "左个北七尺", "南", {}),
+    (28, "适左个、中，亦如之", "获者", "go", "侯中北七尺", "南", {}),
+    (28, "适左个、中，亦如之", "获者", "gesture", None, None, {"text": "take_lung"}),
+    (29, "左个之西北三步，东面设荐俎", "赞者1", "put", "左个之西北三步", None, {"prop": "获者荐"}),
+    (30, "获者荐右东面立饮", "获者", "go", "获者荐南", "东", {}),
     (31, "司马受爵", "司马", "face", None, "北", {}),
-    (32, "辟设于乏南", "获者", "put", "乏南", None, {"prop": "获者荐"}),
+    # 鄭: 不使當位，辟舉旌偃旌也。設于南，右之也 — beyond his spot at the 乏 (乏南), to the south
+    (32, "辟设于乏南", "获者", "put", "乏南一丈", None, {"prop": "获者荐"}),
     (33, "获者负侯而俟", "获者", "go", "负侯", "北", {}),
     (34, "适洗，洗爵", "司射", "go", "洗", None, {}),
-    (35, "献释获者于其位，少南", "司射", "go", "释获者位东南", "北", {}),
-    (35, "荐脯醢，折俎，有祭", "赞者1", "put", "释获者位东南", None, {"prop": "释获者荐"}),
+    (35, "献释获者于其位，少南", "司射", "go", "释获者位南八尺东三尺", "北", {}),
+    (35, "荐脯醢，折俎，有祭", "赞者1", "put", "释获者位南三尺", None, {"prop": "释获者荐"}),
     (36, "释获者荐右东面拜受爵", "释获者", "go", "释获者荐南", "东", {}),
     (36, "释获者荐右东面拜受爵", "释获者", "kneel_bow", None, None, {}),
     (37, "司shè北面拜送爵", "司射", "face", None, "北", {}),
     (38, "司shè之西北面立饮", "释获者", "go", "司射之西", "北", {}),
-    (39, "释获者少西辟荐", "释获者", "sidestep", None, "西", {}),
+    # 鄭: 辟薦少西之…亦辟俎 — he moves the dish (and the stand) a little west
+    (39, "释获者少西辟荐", "释获者", "put", "释获者位南三尺西三尺", None, {"prop": "释获者荐"}),
     (40, "取弓于阶西", "司射", "take", "西阶西", None, {"prop": "司射弓"}),
     (41, "由司马之南适堂西", "司射", "go", "堂西南", "北", {"via": ["司马之南"]}),
     (42, "反于shè位", "上耦上射", "formation", "射位", "东", {}),
-    (43, "主人堂东，宾堂西", "主人", "go", "堂东", None, {}),
-    (43, "主人堂东，宾堂西", "宾", "go", "堂西", None, {}),
+    (43, "主人堂东，宾堂西", "主人", "go", "堂东北五尺", None, {}),
+    (43, "主人堂东，宾堂西", "宾", "go", "堂西北五尺", None, {}),
+    (44, "阶前揖，及楅揖", "主人", "bow", None, None, {"other": "宾"}),
     (44, "阶前揖，及楅揖", "宾", "bow", None, None, {"other": "主人"}),
     (45, "拾取矢如三耦", "宾", "go", "楅西", "东", {}),
     (45, "拾取矢如三耦", "主人", "go", "楅东", "西", {}),
@@ -122,7 +132,7 @@ S5 = [
     (48, "耦东面，大夫西面", "众宾1", "go", "楅西", "东", {}),
     (48, "耦东面，大夫西面", "大夫", "go", "楅东", "西", {}),
     (49, "大夫进坐，说矢束", "大夫", "kneel", None, None, {}),
-    (50, "大夫遂适序西", "大夫", "go", "堂西", None, {}),
+    (50, "大夫遂适序西", "大夫", "go", "堂西北五尺西6尺", None, {}),
     (51, "司马升，命去侯", "司马", "go", "上物北", "西南", {"via": ["射道"]}),
     (52, "司shè与司马jiāo于阶前", "司射", "go", "阶前", None, {"other": "司马"}),
     (53, "东面命乐正", "司射", "go", "阶前", "东", {}),
@@ -133,7 +143,7 @@ S5 = [
     (57, "弟子委矢，司马乘之", "司马", "kneel", None, None, {}),
     (58, "司shè释弓视算", "司射", "go", "中南", "北", {"via": ["中东"]}),
     (59, "设丰、实觯如初", "弟子1", "put", "丰位", None, {"prop": "丰"}),
-    (60, "适堂西，以命拾取矢", "司射", "go", "堂西", "北", {}),
+    (60, "适堂西，以命拾取矢", "司射", "go", "堂西南", "北", {}),
     (61, "遂授有司于堂西", "上耦上射", "give", None, None, {"other": "有司"}),
     (62, "辩拾取矢，揖，皆升就席", "宾", "go", "宾席", "南", {}),
     (63, "说侯之左下纲", "弟子1", "go", "左个", None, {}),
@@ -224,16 +234,19 @@ def test_forfeit_expands_over_pairs_in_rank_order(zb):
     assert drinkers[5:5 + n_pairs] == r.groups["众耦"][1::2]
     # the winner goes up first and steps right; the loser goes down first and passes the next pair 相左
     for i, (up, nxt) in enumerate([("上耦", "次耦"), ("次耦", "下耦")], 1):
-        sheng = next(e for e in r.events if e.id == f"p3.sheng.{i}")
+        sheng = next(e for e in r.events if e.id == f"p2.ou{i}.sheng")
         assert [(a.who, a.verb) for a in sheng.actions][:2] == [(f"{up}上射", "ascend"), (f"{up}上射", "sidestep")]
-        jiang = next(e for e in r.events if e.id == f"p4.jiang.{i}")
+        jiang = next(e for e in r.events if e.id == f"p2.ou{i}.jiang")
         assert (jiang.actions[0].who, jiang.actions[0].verb) == (f"{up}下射", "descend")
-        assert any(a.other == f"{nxt}上射" for a in jiang.actions)
-    # the next pair starts up while the loser comes down (parallel), and waits for the refill
-    assert next(e for e in r.events if e.id == "p3.jin.2").after == ["p4.yi.1"]
-    assert set(next(e for e in r.events if e.id == "p3.sheng.2").after) == {"p3.jin.2", "p4.shi.1"}
+        assert any(a.other == f"{nxt}上射" for a in jiang.actions)                 # 相揖: both ways
+        assert any(a.who == f"{nxt}上射" and a.other == f"{up}下射" for a in jiang.actions)
+        # the loser crosses the next pair only once it is planned to stand in front of the stair
+        assert f"p2.ou{i + 1}.jin" in jiang.after
+    # the next pair starts up while the loser comes down (parallel), and goes up after the refill
+    assert next(e for e in r.events if e.id == "p2.ou2.jin").after == ["p2.ou1.yi"]
+    assert set(next(e for e in r.events if e.id == "p2.ou2.sheng").after) == {"p2.ou2.jijie", "p2.shi1.shi"}
     # 众宾继饮…辩 and 旅酬 scale with the parameter
-    assert len([e for e in r.events if e.id.startswith("p4.zhong.")]) == n_pairs
+    assert len({e.id.split(".")[1] for e in r.events if e.id.startswith("p2.zh")}) == n_pairs
     assert len([e for e in r.events if e.id.startswith("p18.lü.")]) == min(zb, 3)
     # below: the 衆賓 standing there, the 樂正 and the six of the 三耦 (遂酬在下者; 記 樂正與立者齒)
     assert len([e for e in r.events if e.id.startswith("p18.xia.")]) == max(0, zb - 3) + 7
@@ -262,10 +275,13 @@ def test_options_keep_only_the_chosen_reading():
 def test_after_graph_is_acyclic_and_refers_to_kept_events(rite):
     ids = [e.id for e in rite.events]
     assert len(ids) == len(set(ids))
-    pos = {i: k for k, i in enumerate(ids)}
+    g = nx.DiGraph()
+    g.add_nodes_from(ids)
     for e in rite.events:
         for a in e.after:
-            assert pos[a] < pos[e.id]
+            assert a in g, (e.id, a)
+            g.add_edge(a, e.id)
+    assert nx.is_directed_acyclic_graph(g)
 
 
 # ---------------------------------------------------------------------------
@@ -289,14 +305,18 @@ def _break(path: Path, old: str, new: str, count: int = 1):
 
 
 @pytest.mark.parametrize("fname,old,new,what", [
-    ("p1_count.yaml", "    - 司射 cover\n", "    - 司射 dance\n", "unknown verb 'dance'"),
-    ("p1_count.yaml", "    - 司射 cover\n", "    - 司空 cover\n", "unknown actor '司空'"),
-    ("p1_count.yaml", "    - 司射 put 扑 西阶西\n", "    - 司射 put 扑 月台\n", "unknown place '月台'"),
-    ("p1_count.yaml", "    - 司射 put 扑 西阶西\n", "    - 司射 put 鼓 西阶西\n", "unknown prop '鼓'"),
-    ("p1_count.yaml", "  text: 进由中东，立于中南，北面视算\n", "  text: 进由中西，立于中南\n", "is not in the seed"),
-    ("p1_count.yaml", "- id: p1.shisuan\n", "- id: p1.shisuan\n  after: [p1.fuwei]\n", "cycle in 'after'"),
-    ("p1_count.yaml", "  after: [p1.shisuan]\n", "  after: [p1.nowhere]\n", "unknown event 'p1.nowhere'"),
-    ("p1_count.yaml", "  gloss: \"He counts the right side's tallies first.\"\n", "  gloss: [unclosed\n", "YAML error"),
+    ("p5_offerings.yaml", "    - 司射 gear_off\n", "    - 司射 dance\n", "unknown verb 'dance'"),
+    ("p5_offerings.yaml", "    - 司射 gear_off\n", "    - 司空 gear_off\n", "unknown actor '司空'"),
+    ("p5_offerings.yaml", "    - 司射 put 扑 西阶西\n", "    - 司射 put 扑 月台\n", "unknown place '月台'"),
+    ("p5_offerings.yaml", "    - 司射 put 扑 西阶西\n", "    - 司射 put 鼓 西阶西\n", "unknown prop '鼓'"),
+    ("p5_offerings.yaml", "  text: 荐脯醢，折俎，有祭\n", "  text: 荐脯醢，折俎，无祭\n", "is not in the seed"),
+    ("p5_offerings.yaml", "- id: p6.xi\n", "- id: p6.xi\n  after: [p6.yin]\n", "cycle in 'after'"),
+    ("p5_offerings.yaml", "  after: [p6.xi]\n", "  after: [p6.nowhere]\n", "unknown event 'p6.nowhere'"),
+    ("p5_offerings.yaml", "  gloss: \"Dried meat and pickles, a stand of jointed meat, with offering portions.\"\n",
+     "  gloss: [unclosed\n", "YAML error"),
+    # in a procedure: the error names the procedures file and the step's line
+    ("procedures.yaml", "        - 司射 cover\n", "        - 司射 dance\n", "unknown verb 'dance'"),
+    ("procedures.yaml", "      text: 先数右获\n", "      text: 先数左获\n", "is not in the seed"),
 ])
 def test_bad_input_gives_one_line_with_file_and_line(scratch, fname, old, new, what):
     line = _break(scratch / fname, old, new)
@@ -314,10 +334,10 @@ def test_bad_input_gives_one_line_with_file_and_line(scratch, fname, old, new, w
 
 def test_check_cli_exit_codes(scratch, capsys):
     assert cli_main(["script", "--check"]) == 0
-    _break(scratch / "p1_count.yaml", "    - 司射 cover\n", "    - 司射 dance\n")
+    _break(scratch / "p5_offerings.yaml", "    - 司射 gear_off\n", "    - 司射 dance\n")
     assert cli_main(["script", "--check", "--rite", str(scratch / "rite.yaml")]) == 2
     err = capsys.readouterr().err.strip()
-    assert len(err.splitlines()) == 1 and "p1_count.yaml:" in err
+    assert len(err.splitlines()) == 1 and "p5_offerings.yaml:" in err
 
 
 def test_check_json():

@@ -169,7 +169,7 @@ class _Resolver:
             gate=self.landmarks["门"].position, gate_width=p["gate_width"], wall_height=p["wall_height"],
             wall_thickness=p["wall_thickness"], stairs=p["stairs"], landmarks=dict(self.landmarks),
             formations=formations, views=views, params={k: v for k, v in p.items() if isinstance(v, float)},
-            names=self.names)
+            names=self.names, options={k: (o.choice, o.cite) for k, o in s.options.items()})
 
     def building(self) -> dict[str, Any]:
         """The hall (堂, 序, 楹, 榮, stairs, 室 and 房 if it has them) and the courtyard with its gate."""

@@ -148,6 +148,13 @@ class ViewSpec(_Strict):
     label_en: str = ""
 
 
+class OptionChoice(_Strict):
+    """The choice a reading makes on one of the rite script's interpretive options, and whose words it
+    rests on (the reading's author's)."""
+    choice: Annotated[str, StringConstraints(min_length=1, max_length=40)]
+    cite: Annotated[str, StringConstraints(min_length=1, max_length=400)]
+
+
 class ReadingFile(_Strict):
     reading: ReadingInfo
     units: UnitsSpec = UnitsSpec()
@@ -158,5 +165,6 @@ class ReadingFile(_Strict):
     landmarks: dict[Name, LandmarkSpec] = {}
     formations: dict[Name, FormationSpec] = {}
     views: dict[Name, ViewSpec] = {}
+    options: dict[Name, OptionChoice] = {}     # the rite script's options as this reading's author reads them
 
 

@@ -122,6 +122,8 @@ class Reading:
     formations: dict[str, Formation]
     views: dict[str, tuple[tuple[float, float, float], tuple[float, float, float]]]
     params: dict[str, float] = field(default_factory=dict)   # derived dimensions in metres (for meshes)
+    # the rite script's interpretive options as the reading's author reads them: name → (choice, cite)
+    options: dict[str, tuple[str, str]] = field(default_factory=dict)
     names: NameIndex = field(default_factory=NameIndex, repr=False, compare=False)
 
     def find(self, name: str) -> Landmark | None:

@@ -79,6 +79,18 @@ class ArcheryParams(BaseModel):
         return self.hit_rate
 
 
+class ProcedureRef(_M):
+    """Which procedure an event performs a step of (``reconstruct.rite.procedures``): the procedure, the
+    call (one performance, with its own people), the step, whether the call repeats an earlier one (a
+    如初), and the cited overrides by which this performance differs from the procedure as written."""
+
+    name: str
+    call: str
+    step: str
+    repeat: StrictBool = False
+    overrides: list[str] = []
+
+
 class Event(_M):
     id: str
     text: str
@@ -92,6 +104,7 @@ class Event(_M):
     rule: StrictBool = False
     summary: StrictBool = False  # the clause sums up what the events before it performed (三耦卒饮)
     source: str = ""            # file:line of the event in the rite script, for error messages
+    procedure: ProcedureRef | None = None     # the step of a procedure this event performs, if any
 
 
 class Rite(_M):

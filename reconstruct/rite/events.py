@@ -9,7 +9,7 @@ from typing import Any, Iterator
 import networkx as nx
 from pydantic import ValidationError
 
-from ..model.rite import Action, Event
+from ..model.rite import Action, Event, ProcedureRef
 from ..text import seed as seedtext
 from .actions import GESTURES, STAIRS, VERBS, parse_action
 from .errors import RiteError
@@ -17,8 +17,8 @@ from .script import Script, short
 from .templates import BEGIN, END, ITER, Templates, as_list
 from .yaml_lines import line_of
 
-EVENT_KEYS = {"id", "text", "gloss", "do", "actors", "after", "option", "rule", "at", "footnote", "note", "when",
-              "cite", "summary"}
+EVENT_KEYS = {"id", "text", "gloss", "do", "actors", "after", "option", "rule", "at", "from", "footnote", "note",
+              "when", "cite", "summary"}
 # an event id may name a file (a diagram): letters, digits, CJK, and . _ - inside, at most 100
 EVENT_ID = re.compile(r"[^\W_][\w.\-]{0,99}")
 MAX_FOOTNOTE = 10_000
@@ -44,6 +44,7 @@ class EventBuilder:
     def build(self, items: list) -> Iterator[tuple[Event, Any, str]]:
         """(event, its node, its file) for every event, in order."""
         prev_start, loop_stack, used_ids, n = 0, [], set(), 0
+        self.starts: dict[str, int] = {}
         for item in items:
             if item == BEGIN:
                 loop_stack.append(prev_start)
@@ -52,13 +53,14 @@ class EventBuilder:
             elif item == END:
                 loop_stack.pop()
             else:
-                node, efile = item
+                node, efile, proc = item
                 n += 1
-                ev = self.event(node, Templates(efile), n, prev_start)
+                ev = self.event(node, Templates(efile), n, prev_start, proc)
                 if ev.id in used_ids:
                     raise RiteError(efile, line_of(node), f"duplicate event id {ev.id!r}")
                 used_ids.add(ev.id)
                 prev_start = ev.span[0]
+                self.starts[ev.id] = ev.span[0]
                 yield ev, node, efile
 
     def _locate(self, node: dict, t: str, start_from: int, tpl: Templates) -> tuple[tuple[int, int], str]:
@@ -68,6 +70,11 @@ class EventBuilder:
             if isinstance(at, bool) or not isinstance(at, int) or not 0 <= at <= len(seed):
                 raise tpl.err(node, f"at: {str(at)[:40]!r} is not an offset in the seed (0 to {len(seed)})")
             start_from = at
+        if "from" in node:        # search again from where an earlier event's words begin (a 如初 for each of several)
+            frm = node["from"]
+            if not isinstance(frm, str) or frm not in self.starts:
+                raise tpl.err(node, f"from: {str(frm)[:60]!r} is not an event before this one")
+            start_from = self.starts[frm]
         for cand in _variants(t):
             pos = seed.find(cand, start_from)
             if pos >= 0:
@@ -77,7 +84,7 @@ class EventBuilder:
             f" after offset {start_from} (it occurs earlier: events must follow the text; use 'at:' for a jump back)"
             if earlier else ""))
 
-    def event(self, node: Any, tpl: Templates, n: int, start_from: int) -> Event:
+    def event(self, node: Any, tpl: Templates, n: int, start_from: int, proc: dict | None = None) -> Event:
         if not isinstance(node, dict) or "text" not in node:
             raise tpl.err(node, "an event needs 'text' (the exact words of the seed it performs)")
         unknown = set(map(str, node)) - EVENT_KEYS
@@ -111,7 +118,7 @@ class EventBuilder:
         for key, flag in (("rule", rule), ("summary", summary)):
             if not isinstance(flag, bool):
                 raise tpl.err(node, f"{key}: true or false, not {str(flag)[:40]!r}")
-        return Event(id=eid, text=found, span=span,
+        return Event(id=eid, text=found, span=span, procedure=ProcedureRef(**proc) if proc else None,
                      footnote=fn if fn is not None else seedtext.footnote_for(span, self.s.seed),
                      gloss=str(node.get("gloss") or ""), actors=actors,
                      after=[str(x) for x in as_list(node.get("after"))] if "after" in node else ["<prev>"],
@@ -157,7 +164,7 @@ def link_events(events_all: list[tuple[Event, Any, str]], chosen: dict[str, str]
     dropped_after: dict[str, list[str]] = {}
     prev_id: str | None = None
     for ev, node, efile in events_all:
-        after = [prev_id] if ev.after == ["<prev>"] else list(ev.after)
+        after = [prev_id if a == "<prev>" else a for a in ev.after]
         after = [a for a in after if a is not None]
         if ev.option is not None:
             name, val = [x.strip() for x in ev.option.split("=", 1)]

@@ -186,8 +186,11 @@ class _Evaluator:
         a, b = self.eval(node.left), self.eval(node.right)
         op = type(node.op)
         if op is ast.Add:
-            if (_is_num(a) and _is_num(b)) or type(a) is type(b) and isinstance(a, (str, list, tuple)):
+            if _is_num(a) and _is_num(b):
                 return a + b
+            for kind in (str, list, tuple):       # (the loader's line-keeping subclasses count as their kind)
+                if isinstance(a, kind) and isinstance(b, kind):
+                    return kind(a) + kind(b)
             raise ExprError(f"cannot add {_kind(b)} to {_kind(a)}")
         if not (_is_num(a) and _is_num(b)):
             raise ExprError(f"arithmetic on {_kind(a)} and {_kind(b)}")
@@ -222,7 +225,7 @@ class _Evaluator:
         for op, right_node in zip(node.ops, node.comparators):
             right = self.eval(right_node)
             if type(op) in (ast.Lt, ast.LtE, ast.Gt, ast.GtE) and not (
-                    (_is_num(left) and _is_num(right)) or type(left) is type(right) and isinstance(left, str)):
+                    (_is_num(left) and _is_num(right)) or isinstance(left, str) and isinstance(right, str)):
                 raise ExprError(f"cannot order {_kind(left)} and {_kind(right)}")
             if not _COMPARE[type(op)](left, right):
                 return False

@@ -21,6 +21,7 @@ from ..model.rite import Action, Event, Initial, Person, Prop, Rite  # noqa: F40
 from .actions import GESTURES, KEY_ALIASES, POSITIONAL, STAIRS, VERBS, parse_action  # noqa: F401 (re-exported)
 from .errors import RiteError
 from .events import EventBuilder, link_events
+from .procedures import read_procedures
 from .script import Script
 from .templates import Templates, as_list, expand_events
 from .yaml_lines import line_of, read_yaml, rel
@@ -29,10 +30,11 @@ DEFAULT_SCRIPT = RITE
 
 
 def load_rite(path: str | Path | None = None, *, zhongbin: int | None = None, dafu: int | None = None,
-              options: dict[str, str] | None = None) -> Rite:
+              options: dict[str, str] | None = None, reading=None) -> Rite:
     """Load, expand and validate the rite script (see the module docstring); ``zhongbin``/``dafu``
-    override the script's own parameters when given."""
-    return _load(path, zhongbin=zhongbin, dafu=dafu, options=options)[0]
+    override the script's own parameters when given; a ``reading``'s own choices of the interpretive
+    options stand under ``options``."""
+    return _load(path, zhongbin=zhongbin, dafu=dafu, options=options, reading=reading)[0]
 
 
 def load_rite_with_report(path: str | Path | None = None, **kw) -> tuple[Rite, dict]:
@@ -40,12 +42,14 @@ def load_rite_with_report(path: str | Path | None = None, **kw) -> tuple[Rite, d
     return _load(path, **kw)
 
 
-def _load(path, *, zhongbin: int | None = None, dafu: int | None = None, options: dict[str, str] | None = None):
+def _load(path, *, zhongbin: int | None = None, dafu: int | None = None, options: dict[str, str] | None = None,
+          reading=None):
     path = Path(path or DEFAULT_SCRIPT)
     s = Script(path, read_yaml(path))
     s.read_seed()
     s.read_parameters(zhongbin, dafu)
-    s.read_options(options or {})
+    s.read_options(options or {}, {k: c for k, (c, _) in reading.options.items()} if reading is not None else None,
+                   getattr(reading, "file", "reading"))
     s.read_cast()
     s.read_ensembles()
     s.read_initial()
@@ -63,12 +67,13 @@ def _load(path, *, zhongbin: int | None = None, dafu: int | None = None, options
 def _event_nodes(s: Script, path: Path) -> list:
     """The events of the included files, then of the script itself, expanded (with loop markers)."""
     nodes: list = []
+    procs = read_procedures(s, read_yaml, rel)
     for inc in as_list(s.raw.get("include")):
         ipath = s.confined(inc, s.raw.get("include"), "include")
         ifile = rel(ipath)
         lst = read_yaml(ipath)
         if not isinstance(lst, list):
             raise RiteError(ifile, line_of(lst, 1), "an event file must be a list of events")
-        nodes.extend(expand_events(lst, s.env, Templates(ifile, s.tpl.budget)))
-    nodes.extend(expand_events(s.raw.get("events") or [], s.env, s.tpl))
+        nodes.extend(expand_events(lst, s.env, Templates(ifile, s.tpl.budget), procs))
+    nodes.extend(expand_events(s.raw.get("events") or [], s.env, s.tpl, procs))
     return nodes

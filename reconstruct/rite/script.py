@@ -94,7 +94,10 @@ class Script:
                 params[k] = v
         self.params = params
 
-    def read_options(self, options: dict[str, str]) -> None:
+    def read_options(self, options: dict[str, str], defaults: dict[str, str] | None = None,
+                     defaults_file: str = "reading") -> None:
+        """The options chosen: the script's defaults, under a reading's own choices (``defaults``, named by
+        ``defaults_file`` in errors), under those asked for explicitly."""
         decl = self.raw.get("options") or {}
         if not isinstance(decl, dict):
             raise self.err(decl, "options: a mapping of option names to {default, choices}")
@@ -106,6 +109,14 @@ class Script:
             if str(d["default"]) not in map(str, d["choices"]):
                 raise RiteError(self.file, line_of(d, line_of(decl)), f"option {name!r}: the default is not a choice")
             chosen[name] = str(d["default"])
+        for name, value in (defaults or {}).items():
+            if name not in decl:
+                raise RiteError(defaults_file, "options", f"unknown option {str(name)[:40]!r}; the rite script's: "
+                                                          f"{', '.join(decl)}")
+            choices = [str(c) for c in decl[name]["choices"]]
+            if str(value) not in choices:
+                raise RiteError(defaults_file, f"options.{name}", f"{str(value)[:40]!r} is not one of {', '.join(choices)}")
+            chosen[name] = str(value)
         for name, value in options.items():
             if name not in decl:
                 raise RiteError(self.file, line_of(decl, 1), f"unknown option {str(name)[:40]!r}; known: {', '.join(decl)}")

@@ -172,43 +172,56 @@ class Templates:
         return out
 
 
-def expand_events(lst: Any, env: dict, tpl: Templates) -> list:
+def expand_events(lst: Any, env: dict, tpl: Templates, procedures=None) -> list:
     """Expand event loops into a flat list of (event node, file) and loop markers.
 
     Each iteration of a loop locates its texts again from where the loop began (the locator keeps
     a stack of loop start offsets), so an iteration may repeat the words of the one before
     (升飲者如初 for every pair)."""
     out: list = []
-    _walk_events(lst, env, tpl, out)
+    _walk_events(lst, env, tpl, out, procedures)
     return out
 
 
-def _walk_events(lst: Any, env: dict, tpl: Templates, out: list) -> None:
+def _walk_events(lst: Any, env: dict, tpl: Templates, out: list, procs=None) -> None:
     for item in as_list(lst):
+        if isinstance(item, dict) and "call" in item:
+            if procs is None:
+                raise tpl.err(item, "a call of a procedure, but the script declares no procedures")
+            for kind, node, senv, ref in procs.expand(item, env, tpl):
+                stpl = Templates(ref["file"], tpl.budget)
+                if kind == "block":
+                    _walk_events([node], senv, stpl, out, procs)
+                else:
+                    _event_node(node, senv, stpl, out, {k: v for k, v in ref.items() if k != "file"})
+            continue
         if isinstance(item, dict) and ("for" in item or "if" in item) and "text" not in item:
             if "if" in item:
                 body = item.get("then", item.get("each")) if tpl.eval(str(item["if"]), env, item) else item.get("else")
                 if body is not None:
-                    _walk_events(body, env, tpl, out)
+                    _walk_events(body, env, tpl, out, procs)
                 continue
             if "each" not in item:
                 raise tpl.err(item, "a 'for' block needs 'each'")
             out.append(BEGIN)
             for _, extra in tpl.values(item, env):
                 out.append(ITER)
-                _walk_events(item["each"], {**env, **extra}, tpl, out)
+                _walk_events(item["each"], {**env, **extra}, tpl, out, procs)
             out.append(END)
             continue
         if not isinstance(item, dict):
             raise tpl.err(item if hasattr(item, "line") else lst, "an event must be a mapping with 'text'")
-        if "when" in item and not tpl.eval(str(item["when"]), env, item):
-            # a clause whose condition does not hold under the chosen parameters/options: kept as a rule
-            e = tpl.expand(_sub_dict(item, ("do", "when")), env)
-            e["rule"] = True
-            out.append((e, tpl.file))
-            continue
+        _event_node(item, env, tpl, out)
+
+
+def _event_node(item: dict, env: dict, tpl: Templates, out: list, procedure: dict | None = None) -> None:
+    """One event node expanded into ``out`` (a clause whose ``when`` fails: kept as a rule, no actions)."""
+    if "when" in item and not tpl.eval(str(item["when"]), env, item):
+        e = tpl.expand(_sub_dict(item, ("do", "when")), env)
+        e["rule"] = True
+    else:
         e = tpl.expand(_sub_dict(item, ("when",)), env)
-        out.append((e, tpl.file))
+    out.append((e, tpl.file, procedure))
 
 
 def _sub_dict(d: dict, drop: tuple[str, ...]) -> LDict:
