@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..model.vocabulary import GestureKind
+from ..model.vocabulary import GestureKind, PropKind
 
 if TYPE_CHECKING:
     from .statements import PlanView, Result, Statement
@@ -71,7 +71,7 @@ def _drinks(s, view, ids, t0, t1):
     pid = ids[0]
     cup = view.resolve(s.ref)[1] if s.ref and view.resolve(s.ref) else None
     sips = [g for g in view.plan.actors[pid].gestures
-            if g.kind == "drink" and t0 - 1e-6 <= g.t0 <= t1 + 1e-6 and (cup is None or g.object == cup)]
+            if g.kind == GestureKind.DRINK and t0 - 1e-6 <= g.t0 <= t1 + 1e-6 and (cup is None or g.object == cup)]
     wanted = f"drinks{' from the ' + cup if cup else ''} during the clause"
     if sips:
         g = sips[0]
@@ -112,7 +112,7 @@ def _bows(s, view, ids, t0, t1):
 
 
 def _holds(s, view, ids, t0, t1):
-    kinds = s.value if isinstance(s.value, list) else ([s.value] if s.value else ["觯", "爵"])
+    kinds = s.value if isinstance(s.value, list) else ([s.value] if s.value else [PropKind.觯, PropKind.爵])
     plan = view.plan
     bad, n = [], 0
     for pid in ids:

@@ -15,7 +15,7 @@ from shapely.geometry import Point, Polygon
 
 from ..model.plan import Plan, Track
 from ..model.reading import Reading, Roof
-from ..model.vocabulary import BLOCKING
+from ..model.vocabulary import BLOCKING, LandmarkKind, PropPosture
 
 MIN_GAP = 0.45
 MAX_SPEED = 2.0
@@ -120,11 +120,11 @@ def flights(plan: Plan, reading: Reading) -> list[Finding]:
     hall = Polygon(reading.hall_footprint)
     H = reading.hall_height
     solid = [(lm.id, Polygon(lm.footprint), lm.kind) for lm in reading.landmarks.values()
-             if lm.kind in BLOCKING and lm.footprint and lm.kind not in ("target", "post")]
+             if lm.kind in BLOCKING and lm.footprint and lm.kind not in (LandmarkKind.TARGET, LandmarkKind.POST)]
     out = []
     for pid, prop in plan.props.items():
         k = prop.track.keys
-        fly = np.flatnonzero(k["posture"] == "flight")
+        fly = np.flatnonzero(k["posture"] == PropPosture.FLIGHT)
         if not len(fly):
             continue
         pts = np.c_[k["x"][fly], k["y"][fly], k["z"][fly]]
@@ -135,7 +135,7 @@ def flights(plan: Plan, reading: Reading) -> list[Finding]:
         bad = (pts[:, 2] < -0.05) | (under & (pts[:, 2] > roof_z - 0.05)) | (
             over_hall & (pts[:, 2] < H))
         for name, shape, kind in solid:
-            high = reading.wall_height if kind == "wall" else (roof.zr if kind == "column" else 1.5)
+            high = reading.wall_height if kind == LandmarkKind.WALL else (roof.zr if kind == LandmarkKind.COLUMN else 1.5)
             bad |= shapely.contains_xy(shape, pts[:, 0], pts[:, 1]) & (pts[:, 2] < high)
         if bad.any():
             i = fly[int(np.argmax(bad))]

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..model.vocabulary import GestureKind
 from ..model.plan import Plan
 from ..scene import figures as F
 from ..scene import poses as P
@@ -27,7 +28,7 @@ __all__ = ["Contact", "mesh_audit", "STEP", "REACH", "HAND_PARTS", "HANDING"]
 STEP = 0.2                  # s between samples
 REACH = 1.5                 # m: centres farther apart than this cannot touch (arms out, sleeves, bows aside)
 HAND_PARTS = ("l_forearm", "l_sleeve", "l_forearm_bare", "l_guard", "r_forearm", "r_sleeve", "r_ring")
-HANDING = ("hand_over", "receive", "pour")
+HANDING = (GestureKind.HAND_OVER, GestureKind.RECEIVE, GestureKind.POUR)
 
 
 @dataclass(frozen=True)
@@ -160,7 +161,7 @@ def _leading(plan: Plan) -> dict[tuple[str, str], list[tuple[float, float]]]:
     out: dict[tuple[str, str], list] = {}
     for aid, a in plan.actors.items():
         for g in a.gestures:
-            if g.kind == "lead" and g.object:
+            if g.kind == GestureKind.LEAD and g.object:
                 out.setdefault((aid, g.object), []).append((g.t0 - 0.5, g.t1 + 0.6))
     return out
 

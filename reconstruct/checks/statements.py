@@ -27,7 +27,7 @@ from ..errors import InputError
 from ..inputs import read_text
 from ..model.defaults import CHI_M
 from ..model.plan import Event, Plan, Track
-from ..model.vocabulary import Posture
+from ..model.vocabulary import LandmarkKind, Posture
 from ..resources import STATEMENTS
 from ..text.names import NameIndex, simplified, traditional
 from ..text.placement import HEADINGS
@@ -294,7 +294,7 @@ class PlanView:
                 self.names.add(ident, [traditional(ident), *item.aliases])
         self.chi_m = float(plan.measures.get("chi_m", CHI_M))
         self.hall_h = plan.hall_height
-        self.stairs = [lm.footprint for lm in plan.landmarks.values() if lm.kind == "stair" and lm.footprint]
+        self.stairs = [lm.footprint for lm in plan.landmarks.values() if lm.kind == LandmarkKind.STAIR and lm.footprint]
         self.events = plan.events
         self.duration = plan.duration
 

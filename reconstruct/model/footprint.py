@@ -63,9 +63,9 @@ def hold_of(kinds, unstrung: bool = False) -> str:
     """What the hands hold, from the kinds of the things held, as the figures pose it: a thing in both
     hands before all (an unstrung bow lies across both palms), else a bow, else nothing."""
     kinds = set(kinds)
-    if kinds & TWO_HANDED or ("弓" in kinds and unstrung):
+    if kinds & TWO_HANDED or (PropKind.弓 in kinds and unstrung):
         return "both_hands"
-    return "bow" if "弓" in kinds else "plain"
+    return "bow" if PropKind.弓 in kinds else "plain"
 
 
 def code(posture: str, hold: str = "plain") -> int:

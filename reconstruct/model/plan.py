@@ -26,7 +26,7 @@ from ..outputs import atomic_path
 from .defaults import CHI_M_RANGE
 from .reading import Landmark, Reading
 from .track import KEY_DTYPE, Steps, Track  # noqa: F401 (the plan's tracks; KEY_DTYPE re-exported)
-from .vocabulary import GestureKind, Posture, PropPosture
+from .vocabulary import GestureKind, LandmarkKind, Posture, PropPosture
 
 FORMAT = "xiangshe-plan/1"
 
@@ -567,7 +567,7 @@ class _Reader:
             self.number(v["heading"], f"{w}.heading")
         return Landmark(ident, tuple(pos), heading=v.get("heading"),
                         footprint=tuple(tuple(p) for p in fp) if fp else None,
-                        kind=self.text(v.get("kind"), f"{w}.kind", "mark"),
+                        kind=self.text(v.get("kind"), f"{w}.kind", LandmarkKind.MARK),
                         label_en=self.text(v.get("label_en"), f"{w}.label_en"),
                         aliases=tuple(self.texts(v.get("aliases"), f"{w}.aliases")),
                         cite=self.text(v.get("cite"), f"{w}.cite"), placed_by=self.text(v.get("placed_by"), f"{w}.placed_by"))

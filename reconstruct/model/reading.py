@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..text.names import NameIndex
+from .vocabulary import LandmarkKind
 from ..text.units import Units
 
 
@@ -19,7 +20,7 @@ class Landmark:
     position: tuple[float, float, float]
     heading: float | None = None
     footprint: tuple[tuple[float, float], ...] | None = None
-    kind: str = "mark"
+    kind: str = LandmarkKind.MARK
     size: tuple[float, float, float] | None = None
     label_en: str = ""
     aliases: tuple[str, ...] = ()

@@ -15,6 +15,8 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
+from .vocabulary import Posture
+
 KEY_DTYPE = np.dtype([("t", "f8"), ("x", "f8"), ("y", "f8"), ("z", "f8"), ("heading", "f8"), ("posture", "U12")])
 
 
@@ -34,7 +36,7 @@ class Track:
         last = 0.0
         for i, r in enumerate(rows):
             h = r[4] if len(r) > 4 and r[4] is not None else last
-            keys[i] = (r[0], r[1], r[2], r[3], h, r[5] if len(r) > 5 else "stand")
+            keys[i] = (r[0], r[1], r[2], r[3], h, r[5] if len(r) > 5 else Posture.STAND)
             last = h
         return cls(keys)
 
