@@ -76,7 +76,8 @@ def test_long_holds_play_faster(raw, plan):
         for ident, tr in p2[group].items():
             x, y, z = plan.track(ident).at([30.0])[0][0].tolist()
             last = [k for k in tr["keys"] if k[0] <= 30.0][-1]
-            tr["keys"] = [k for k in tr["keys"] if k[0] < 30.0] + [[t, x, y, z, last[4], "stand"] for t in (30.0, 60.0)]
+            still = "stand" if group == "actors" else "rest"       # (a prop's posture: the plan reader checks)
+            tr["keys"] = [k for k in tr["keys"] if k[0] < 30.0] + [[t, x, y, z, last[4], still] for t in (30.0, 60.0)]
     p2["events"] = [e for e in p2["events"] if e["start"] < 30.0]
     p2["duration"] = 60.0
     p2 = Plan.from_dict(p2)
