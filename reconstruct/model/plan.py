@@ -102,12 +102,16 @@ class Event:
     end: float
     gloss: str = ""
     rule: bool = False
+    # the step of a procedure this event performs (name, call, step, repeat, overrides, people), if any
+    procedure: dict | None = None
 
     def to_dict(self) -> dict[str, Any]:
         d = {"id": self.id, "text": self.text, "span": list(self.span), "footnote": self.footnote,
              "actors": list(self.actors), "start": self.start, "end": self.end, "gloss": self.gloss}
         if self.rule:
             d["rule"] = True
+        if self.procedure:
+            d["procedure"] = self.procedure
         return d
 
 
@@ -521,6 +525,8 @@ class _Reader:
                 self.fail(where, f"{k} is true or false")
         if st.get("bow") is not None and not isinstance(st["bow"], str):
             self.fail(where, "bow is a word or null")
+        if st.get("undershirt") is not None and not isinstance(st["undershirt"], str):
+            self.fail(where, "undershirt is a word or null")
         self.texts(st.get("holding"), where)
 
     def prop(self, ident: str, v: Any) -> Prop:
@@ -580,6 +586,15 @@ class _Reader:
         start, end = self.number(e["start"], w), self.number(e["end"], w)
         if end < start:
             self.fail(w, f"the event ends ({end}) before it starts ({start})")
+        proc = e.get("procedure")
+        if proc is not None:
+            proc = self.mapping(proc, f"{w}.procedure")
+            for k in ("name", "call", "step"):
+                self.text(proc.get(k), f"{w}.procedure.{k}")
+            self.texts(proc.get("overrides"), f"{w}.procedure.overrides")
+            people = self.mapping(proc.get("people") or {}, f"{w}.procedure.people")
+            self.texts(list(people.values()), f"{w}.procedure.people")
+            self.flag(proc.get("repeat", False), f"{w}.procedure.repeat", False)
         return Event(self.text(e["id"], f"{w}.id"), self.text(e["text"], f"{w}.text"), (a, b), e.get("footnote"),
                      tuple(self.texts(e.get("actors"), f"{w}.actors")), start, end,
-                     self.text(e.get("gloss"), f"{w}.gloss"), e.get("rule", False))
+                     self.text(e.get("gloss"), f"{w}.gloss"), e.get("rule", False), proc)

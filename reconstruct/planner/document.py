@@ -94,7 +94,7 @@ class Document:
         for e in self.rite.events:
             s, t = self.state.event_times.get(e.id, (0.0, 0.0))
             events.append(Event(e.id, e.text, tuple(e.span), e.footnote, tuple(e.actors), round(s, 3), round(t, 3),
-                                e.gloss, e.rule))
+                                e.gloss, e.rule, e.procedure.model_dump() if e.procedure else None))
         events.sort(key=lambda ev: (ev.start, ev.span[0]))
         r = self.state.reading
         return Plan(

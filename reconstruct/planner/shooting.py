@@ -74,9 +74,11 @@ class Shooting:
         return [b0 + k * beat for k in range(6)]
 
     # ------------------------------------------------------------------ one pair's shooting
-    def shoot(self, up: Body, other: str | None) -> None:
+    def shoot(self, up: Body, other: str | None, retire: bool = False) -> None:
         """射: the 上射 and his partner (``other``) shoot their four arrows each, alternately (拾发以将乘矢),
-        standing on their 物; the 获者 and the 释获者 answer each arrow."""
+        standing on their 物; the 获者 and the 释获者 answer each arrow.  ``retire``: the 上射 steps back a
+        little from his 物 each time he has loosed and up to it again for his next arrow (記: 耦少退于物,
+        鄭: 下大夫也，既發則然 — the 大夫's partner)."""
         if other is None or other not in self.state.bodies:
             self.state.fail("shoot needs the partner: WHO shoot other=PARTNER (the pair loose by turns)")
         down = self.state.bodies[other]
@@ -109,6 +111,8 @@ class Shooting:
             if who.posture == "kneel" and who.t <= end + 10:
                 who.hold_until(max(who.t, end))
                 self.moves.posture(who, "stand", self.pace.rise)
+        if retire:
+            self._retire(up, sorted(s.loose for s in landed if s.archer == up.id))
         for body in (up, down):                  # 卒射，南面揖
             body.hold_until(end)
         self.moves.posture(up, "bow", self.pace.bow, "stand")
@@ -119,6 +123,19 @@ class Shooting:
                             f"(the first for listening)")
         for s, x in zip(landed, looses):
             self.state.explain.append("    " + self._why_counted(s, x))
+
+    RETIRE = 0.3      # metres: 少退于物
+
+    def _retire(self, up: Body, looses: list[float]) -> None:
+        """耦少退于物: after each of his arrows he steps back a little, and up to his 物 again to nock the next."""
+        P = self.pace
+        for i, t in enumerate(looses):
+            up.hold_until(t + 0.3)
+            self.moves.nudge(up, up.heading + 180.0, self.RETIRE)
+            if i + 1 < len(looses):
+                up.hold_until(max(up.t, looses[i + 1] - P.draw - P.nock - 1.0))
+                self.moves.nudge(up, up.heading, self.RETIRE)
+        self.state.explain.append(f"  {up.id} steps back a little from his 物 after each arrow (記: 耦少退于物)")
 
     @staticmethod
     def _why_counted(s: Shot, x: Loose) -> str:
