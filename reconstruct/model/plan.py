@@ -151,6 +151,20 @@ class Music:
 
 
 @dataclass(frozen=True)
+class Piece:
+    """A piece of music played, from ``start`` to ``end`` (plan seconds): the 驺虞 the third round is shot to,
+    the 無筭樂 (鄉樂 without count), the 陔 drummed as the guest leaves; ``beats``: its drum's 节, if any."""
+
+    piece: str
+    start: float
+    end: float
+    beats: tuple[float, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"piece": self.piece, "start": self.start, "end": self.end, "beats": list(self.beats)}
+
+
+@dataclass(frozen=True)
 class Score:
     """A round as the tallies count it: the tallies of each side, the result and the words of the report."""
 
@@ -198,6 +212,7 @@ class Plan:
     shots: list[Shot] = field(default_factory=list)
     music: Music | None = None
     score: list[Score] = field(default_factory=list)
+    pieces: list[Piece] = field(default_factory=list)        # every piece of music played, in order
     extra: dict[str, Any] = field(default_factory=dict)      # fields this version does not know, kept as read
     format: str = FORMAT
 
@@ -290,6 +305,8 @@ class Plan:
             d["shots"] = [x.to_dict() for x in self.shots]
             d["music"] = self.music.to_dict() if self.music else None
             d["score"] = [x.to_dict() for x in self.score]
+        if self.pieces:
+            d["pieces"] = [x.to_dict() for x in self.pieces]
         d.update(self.extra)
         return d
 
@@ -337,7 +354,7 @@ def _no_constant(name: str) -> None:
 
 MAX_ABS = 1e7      # seconds and metres of a plan: a passage of under four months, a ground under 10,000 km
 KNOWN = ("format", "layout", "text", "measures", "parameters", "options", "hall", "landmarks", "actors", "props",
-         "events", "duration", "conflicts", "shots", "music", "score")
+         "events", "duration", "conflicts", "shots", "music", "score", "pieces")
 
 
 class _Reader:
@@ -431,6 +448,7 @@ class _Reader:
             shots=[self.shot(i, x) for i, x in enumerate(self.items(d, "shots"))],
             music=self.music(d.get("music")),
             score=[self.score(i, x) for i, x in enumerate(self.items(d, "score"))],
+            pieces=[self.piece(i, x) for i, x in enumerate(self.items(d, "pieces"))],
             extra={k: v for k, v in d.items() if k not in KNOWN},
         )
 
@@ -459,6 +477,18 @@ class _Reader:
                     self.flag(x.get("hit"), f"{w}.hit", False), self.text(x.get("side"), f"{w}.side"),
                     self.flag(x.get("on_beat"), f"{w}.on_beat", True), self.flag(x.get("counted"), f"{w}.counted", False),
                     tuple(self.number(c, w) for c in at))
+
+    def piece(self, i: int, x: Any) -> Piece:
+        w = f"pieces[{i}]"
+        x = self.mapping(x, w)
+        beats = x.get("beats") or []
+        if not isinstance(beats, list):
+            self.fail(f"{w}.beats", "expected a list of times")
+        start, end = self.number(x.get("start"), f"{w}.start"), self.number(x.get("end"), f"{w}.end")
+        if end < start:
+            self.fail(w, "the piece ends before it starts")
+        return Piece(self.text(x.get("piece"), f"{w}.piece"), start, end,
+                     tuple(self.number(b, f"{w}.beats") for b in beats))
 
     def music(self, x: Any) -> Music | None:
         if x is None:

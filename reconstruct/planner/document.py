@@ -105,4 +105,5 @@ class Document:
             hall={"height_m": r.hall_height, "footprint": [list(p) for p in r.hall_footprint]},
             landmarks=dict(r.landmarks), actors=actors, props=props, events=events,
             duration=round(duration, 3), conflicts=list(self.state.conflicts), shots=list(shooting.shots),
-            music=shooting.music_played(duration), score=list(tallies.scores))
+            music=shooting.music_played(duration), score=list(tallies.scores),
+            pieces=shooting.pieces_played(duration))

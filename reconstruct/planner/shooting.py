@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-from ..model.plan import Music, Shot
+from ..model.plan import Music, Piece, Shot
 from .archery import RIGHT, Loose, flight, landing
 from .bodies import Body
 from .custody import Custody
@@ -31,16 +31,23 @@ class Shooting:
         self.shots: list[Shot] = []
         self._music: tuple[str, float] | None = None      # the piece shot to, and when it began
         self._music_end: float | None = None
+        self.played: list[list] = []                       # every piece: [piece, start, end or None]
 
     # ------------------------------------------------------------------ the round shot to music
     def music_begins(self, piece: str | None, t: float) -> None:
         """奏 …: the music begins (the 驺虞's 节 are the beat the archers shoot to)."""
         if self._music is None and piece and "驺虞" in piece:
             self._music = (piece, t)
+        if piece:
+            self.played.append([piece.strip("《》"), t, None])
 
     def music_ends(self, b: Body) -> None:
         """The music ends: every instrument still playing stops."""
-        self._music_end = b.t
+        if self._music is not None and self._music_end is None:
+            self._music_end = b.t
+        for p in self.played:
+            if p[2] is None:
+                p[2] = b.t
         for body in self.state.bodies.values():
             for g in body.gestures:
                 if g[1] is None and g[2] == "play":
@@ -61,6 +68,24 @@ class Shooting:
         beat = self.archery.beat_s
         n = int(math.floor((t1 - t0) / beat + 1e-9))
         return Music(piece.strip("《》"), tuple(round(t0 + i * beat, 3) for i in range(n + 1)))
+
+    # the drum of the 陔: 鄭 陔夏者，天子諸侯以鍾鼓，大夫士鼓而已 — a slow steady beat (CHOSEN: one every 3 s)
+    GAI_BEAT = 3.0
+
+    def pieces_played(self, duration: float) -> list[Piece]:
+        """Every piece played, in order, with the drum's 节 where a drum keeps it (the 驺虞, the 陔)."""
+        out = []
+        for piece, t0, t1 in self.played:
+            t1 = duration if t1 is None else t1
+            if "驺虞" in piece and self._music is not None:
+                m = self.music_played(duration)
+                beats = m.beats if m else ()
+            elif "陔" in piece:
+                beats = tuple(round(t0 + i * self.GAI_BEAT, 3) for i in range(int((t1 - t0) // self.GAI_BEAT) + 1))
+            else:
+                beats = ()
+            out.append(Piece(piece, round(t0, 3), round(t1, 3), beats))
+        return out
 
     def _beats(self, t: float) -> list[float]:
         """The six 节 a pair shoots in from time t: the first to listen, four for the four 拾 (one arrow each
