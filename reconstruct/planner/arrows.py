@@ -55,14 +55,26 @@ class Arrows:
             x.hold_until(max(y.t for y in takers))
 
     def _kneel_take(self, b: Body, arrows: list[str]) -> None:
-        """Kneeling, he takes up arrows and rises holding them."""
+        """Kneeling, he takes up arrows and rises holding them; where they lie beyond his reach he steps up to
+        them first and back afterwards (上射揖進，坐…退反位)."""
         P = self.pace
+        props = self.state.props
+        cx = sum(props[a].x for a in arrows) / len(arrows)
+        cy = sum(props[a].y for a in arrows) / len(arrows)
+        d = math.hypot(cx - b.x, cy - b.y)
+        step = d - ARM + 0.3 if d > ARM else 0.0
+        if step:
+            h = b.heading
+            self.moves.nudge(b, math.degrees(math.atan2(cx - b.x, cy - b.y)), step)
+            self.moves.face(b, h)
         self.moves.posture(b, "kneel", P.kneel)
         b.gesture(b.t, b.t + P.take_arrow, "take_arrow", arrows[0] if len(arrows) == 1 else None)
         for ar in arrows:
             self.custody.carry(ar, b.id, b.t + 0.3)
         self.moves.hold(b, P.take_arrow)
         self.moves.posture(b, "stand", P.rise)
+        if step:
+            self.moves.nudge(b, math.degrees(math.atan2(b.x - cx, b.y - cy)), step)
         b.set_state(b.t, holding=sorted({*b.state.get("holding", []), *arrows}))
 
     def tuck(self, b: Body) -> None:

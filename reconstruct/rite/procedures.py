@@ -182,7 +182,8 @@ class Procedures:
         for st in steps:
             ref = {"name": name, "call": cid, "step": st.get("key", ""), "repeat": repeat,
                    "overrides": touched.get(st.get("key", ""), []), "file": pfile,
-                   "people": {k: str(v) for k, v in bound.items() if isinstance(v, str) and v}}
+                   "people": {k: str(v) for k, v in {**bound, **flags}.items()
+                              if isinstance(v, (str, bool, int)) and v not in ("", None)}}
             if "key" not in st or "call" in st:
                 blk = LDict((k, v) for k, v in st.items() if k != "key")
                 blk.line = line_of(st)
