@@ -29,7 +29,8 @@ def reading_named(name: str = "zheng_xuan"):
 @lru_cache(maxsize=None)
 def planned(name: str = "zheng_xuan", zhongbin: int = 3, dafu: int = 1, options: tuple = ()) -> Plan:
     """The plan of a shipped reading with a cast and options, made once per session (do not mutate)."""
-    return make_plan(reading_named(name), load_rite(zhongbin=zhongbin, dafu=dafu, options=dict(options)))
+    reading = reading_named(name)
+    return make_plan(reading, load_rite(zhongbin=zhongbin, dafu=dafu, options=dict(options), reading=reading))
 
 
 @pytest.fixture(scope="session")

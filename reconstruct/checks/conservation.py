@@ -1,6 +1,6 @@
 """Nothing moves unless someone carries it: the conservation of things, checked on a finished plan.
 
-A prop moves only in someone's hands (or belt, or on a 俎 he carries) or in flight; it changes hands only
+Nobody stands on a dish served.  A prop moves only in someone's hands (or belt, or on a 俎 he carries) or in flight; it changes hands only
 by a hand-over between two people within reach of each other, or by being set down and taken up again
 by someone within reach of where it lies; and a gesture done with a thing (drinking, pouring, washing,
 offering, handing over, setting down) is done with a thing in the hand.  The archers take up their
@@ -130,7 +130,34 @@ def holdings(plan: Plan) -> list[Finding]:
     return out
 
 
+DISHES = ("荐", "俎", "羞")
+ON_DISH = 0.3       # a body's centre this near a dish lying on the ground stands (or treads) on it
+
+
+def dishes(plan: Plan, step: float = 0.5) -> list[Finding]:
+    """Nobody stands on a dish served (a 薦, 俎 or 羞 lying on the ground), sampled every ``step`` s."""
+    out = []
+    ts = np.arange(0.0, plan.duration + 1e-9, step)
+    people = sorted(plan.actors)
+    if not people:
+        return out
+    P = np.stack([plan.actors[a].track.at(ts)[0] for a in people])          # (n, T, 3)
+    still = np.stack([plan.actors[a].track.posture_at(ts) != "walk" for a in people])   # not walking by
+    for pid, prop in sorted(plan.props.items()):
+        if prop.kind not in DISHES:
+            continue
+        xyz, _ = prop.track.at(ts)
+        lying = np.asarray([prop.carrier(t) is None for t in ts])
+        d = np.hypot(P[:, :, 0] - xyz[None, :, 0], P[:, :, 1] - xyz[None, :, 1])
+        same = np.abs(P[:, :, 2] - xyz[None, :, 2]) < 0.4
+        hit = (d < ON_DISH) & same & lying[None, :] & still
+        for i in np.flatnonzero(hit.any(axis=1)):
+            k = int(np.flatnonzero(hit[i])[0])
+            out.append(Finding("on dish", people[i], float(ts[k]), f"stands on the {pid} ({d[i, k]:.2f} m from it)"))
+    return out
+
+
 def conservation(plan: Plan) -> list[Finding]:
     """Every finding of the conservation of things, in time order."""
-    found = jumps(plan) + hands(plan) + gestures(plan) + holdings(plan)
+    found = jumps(plan) + hands(plan) + gestures(plan) + holdings(plan) + dishes(plan)
     return sorted(found, key=lambda f: (f.t, f.kind, f.who))

@@ -37,7 +37,7 @@ _ROT_PARTS = ("pelvis", "skirt", "torso", "head", "l_upper_arm", "l_forearm", "r
 _SHARED_ROT = {"l_upper_arm_bare": "l_upper_arm", "l_forearm_bare": "l_forearm"}
 _TRANS_PARTS = ("pelvis", "skirt")
 _SCALE_PARTS = ("skirt", "hem")
-_VIS_PARTS = ("l_upper_arm", "l_upper_arm_bare", "l_guard", "r_ring")
+_VIS_PARTS = ("l_upper_arm", "l_upper_arm_bare", "l_guard", "r_ring", "l_shirt_upper", "l_shirt_fore")
 
 
 def track_keys(track: Track, duration: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, list]:
@@ -56,8 +56,10 @@ def track_keys(track: Track, duration: float) -> tuple[np.ndarray, np.ndarray, n
 
 def _vis_scale(state: dict) -> dict[str, float]:
     bare, gear = bool(state.get("bare_left_arm")), bool(state.get("gear"))
+    shirt = 1.0 if (bare and state.get("undershirt")) else 0.0       # 袒纁襦
     return {"l_upper_arm": 0.0 if bare else 1.0, "l_upper_arm_bare": 1.0 if bare else 0.0,
-            "l_guard": 1.0 if (bare and gear) else 0.0, "r_ring": 1.0 if gear else 0.0}
+            "l_guard": 1.0 if (bare and gear) else 0.0, "r_ring": 1.0 if gear else 0.0,
+            "l_shirt_upper": shirt, "l_shirt_fore": shirt}
 
 
 class _PoseCache:
@@ -65,7 +67,7 @@ class _PoseCache:
     quaternions of all new poses of a batch come from one call to scipy."""
 
     _VISIBLE = {"bare_left_arm": False, "gear": True}
-    _NAMES = [p for p in F.PARTS if p not in ("l_upper_arm_bare", "l_guard")]
+    _NAMES = [p for p in F.PARTS if p not in ("l_upper_arm_bare", "l_guard", "l_shirt_upper", "l_shirt_fore")]
 
     def __init__(self) -> None:
         self.cache: dict[bytes, dict[str, tuple]] = {}

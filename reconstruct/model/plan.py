@@ -105,12 +105,16 @@ class Event:
     end: float
     gloss: str = ""
     rule: bool = False
+    # the step of a procedure this event performs (name, call, step, repeat, overrides, people), if any
+    procedure: dict | None = None
 
     def to_dict(self) -> dict[str, Any]:
         d = {"id": self.id, "text": self.text, "span": list(self.span), "footnote": self.footnote,
              "actors": list(self.actors), "start": self.start, "end": self.end, "gloss": self.gloss}
         if self.rule:
             d["rule"] = True
+        if self.procedure:
+            d["procedure"] = self.procedure
         return d
 
 
@@ -147,6 +151,20 @@ class Music:
 
     def to_dict(self) -> dict[str, Any]:
         return {"piece": self.piece, "beats": list(self.beats)}
+
+
+@dataclass(frozen=True)
+class Piece:
+    """A piece of music played, from ``start`` to ``end`` (plan seconds): the 驺虞 the third round is shot to,
+    the 無筭樂 (鄉樂 without count), the 陔 drummed as the guest leaves; ``beats``: its drum's 节, if any."""
+
+    piece: str
+    start: float
+    end: float
+    beats: tuple[float, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"piece": self.piece, "start": self.start, "end": self.end, "beats": list(self.beats)}
 
 
 @dataclass(frozen=True)
@@ -197,6 +215,7 @@ class Plan:
     shots: list[Shot] = field(default_factory=list)
     music: Music | None = None
     score: list[Score] = field(default_factory=list)
+    pieces: list[Piece] = field(default_factory=list)        # every piece of music played, in order
     extra: dict[str, Any] = field(default_factory=dict)      # fields this version does not know, kept as read
     format: str = FORMAT
 
@@ -289,6 +308,8 @@ class Plan:
             d["shots"] = [x.to_dict() for x in self.shots]
             d["music"] = self.music.to_dict() if self.music else None
             d["score"] = [x.to_dict() for x in self.score]
+        if self.pieces:
+            d["pieces"] = [x.to_dict() for x in self.pieces]
         d.update(self.extra)
         return d
 
@@ -336,7 +357,7 @@ def _no_constant(name: str) -> None:
 
 MAX_ABS = 1e7      # seconds and metres of a plan: a passage of under four months, a ground under 10,000 km
 KNOWN = ("format", "layout", "text", "measures", "parameters", "options", "hall", "landmarks", "actors", "props",
-         "events", "duration", "conflicts", "shots", "music", "score")
+         "events", "duration", "conflicts", "shots", "music", "score", "pieces")
 
 
 class _Reader:
@@ -430,6 +451,7 @@ class _Reader:
             shots=[self.shot(i, x) for i, x in enumerate(self.items(d, "shots"))],
             music=self.music(d.get("music")),
             score=[self.score(i, x) for i, x in enumerate(self.items(d, "score"))],
+            pieces=[self.piece(i, x) for i, x in enumerate(self.items(d, "pieces"))],
             extra={k: v for k, v in d.items() if k not in KNOWN},
         )
 
@@ -458,6 +480,18 @@ class _Reader:
                     self.flag(x.get("hit"), f"{w}.hit", False), self.text(x.get("side"), f"{w}.side"),
                     self.flag(x.get("on_beat"), f"{w}.on_beat", True), self.flag(x.get("counted"), f"{w}.counted", False),
                     tuple(self.number(c, w) for c in at))
+
+    def piece(self, i: int, x: Any) -> Piece:
+        w = f"pieces[{i}]"
+        x = self.mapping(x, w)
+        beats = x.get("beats") or []
+        if not isinstance(beats, list):
+            self.fail(f"{w}.beats", "expected a list of times")
+        start, end = self.number(x.get("start"), f"{w}.start"), self.number(x.get("end"), f"{w}.end")
+        if end < start:
+            self.fail(w, "the piece ends before it starts")
+        return Piece(self.text(x.get("piece"), f"{w}.piece"), start, end,
+                     tuple(self.number(b, f"{w}.beats") for b in beats))
 
     def music(self, x: Any) -> Music | None:
         if x is None:
@@ -529,6 +563,8 @@ class _Reader:
                 self.fail(where, f"{k} is true or false")
         if st.get("bow") is not None and not isinstance(st["bow"], str):
             self.fail(where, "bow is a word or null")
+        if st.get("undershirt") is not None and not isinstance(st["undershirt"], str):
+            self.fail(where, "undershirt is a word or null")
         self.texts(st.get("holding"), where)
 
     def prop(self, ident: str, v: Any) -> Prop:
@@ -589,6 +625,15 @@ class _Reader:
         start, end = self.number(e["start"], w), self.number(e["end"], w)
         if end < start:
             self.fail(w, f"the event ends ({end}) before it starts ({start})")
+        proc = e.get("procedure")
+        if proc is not None:
+            proc = self.mapping(proc, f"{w}.procedure")
+            for k in ("name", "call", "step"):
+                self.text(proc.get(k), f"{w}.procedure.{k}")
+            self.texts(proc.get("overrides"), f"{w}.procedure.overrides")
+            people = self.mapping(proc.get("people") or {}, f"{w}.procedure.people")
+            self.texts(list(people.values()), f"{w}.procedure.people")
+            self.flag(proc.get("repeat", False), f"{w}.procedure.repeat", False)
         return Event(self.text(e["id"], f"{w}.id"), self.text(e["text"], f"{w}.text"), (a, b), e.get("footnote"),
                      tuple(self.texts(e.get("actors"), f"{w}.actors")), start, end,
-                     self.text(e.get("gloss"), f"{w}.gloss"), e.get("rule", False))
+                     self.text(e.get("gloss"), f"{w}.gloss"), e.get("rule", False), proc)

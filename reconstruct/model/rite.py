@@ -89,6 +89,7 @@ class ProcedureRef(_M):
     step: str
     repeat: StrictBool = False
     overrides: list[str] = []
+    people: dict[str, str] = {}     # the call's bindings that name someone or something (param → id)
 
 
 class Event(_M):

@@ -224,13 +224,22 @@ DRESS = {"bare": ("bare_left_arm", True), "cover": ("bare_left_arm", False),
          "gear_on": ("gear", True), "gear_off": ("gear", False)}
 
 
+# what a bared arm shows: flesh, or an undershirt (記: 大夫與士射，袒纁襦 — 鄭: 不肉袒，殊於耦)
+UNDERSHIRTS = ("纁襦", "朱襦")
+
+
 @verb(*DRESS)
 def dress(p: Parts, b: Body, a: Action) -> None:
-    """袒 / 襲 / 決遂 / 說決拾."""
+    """袒 / 襲 / 決遂 / 說決拾; ``bare text=纁襦``: the arm bared over a red undershirt, not to the flesh."""
     key, value = DRESS[a.verb]
+    if a.verb == "bare" and a.text and a.text not in UNDERSHIRTS:
+        p.state.fail(f"bare: {a.text!r} is not an undershirt the text names ({', '.join(UNDERSHIRTS)})")
     b.gesture(b.t, b.t + p.state.pace.dress, GestureKind(a.verb), None)
     p.moves.hold(b, p.state.pace.dress)
-    b.set_state(b.t, **{key: value})
+    extra = {}
+    if a.verb == "bare":
+        extra = {"undershirt": a.text} if a.text else ({"undershirt": None} if b.state.get("undershirt") else {})
+    b.set_state(b.t, **{key: value}, **extra)
 
 
 @verb("hold_bow")
@@ -315,7 +324,7 @@ def tuck(p: Parts, b: Body, a: Action) -> None:
 # ---------------------------------------------------------------------------------------------- courtesies
 @verb("bow")
 def bow(p: Parts, b: Body, a: Action) -> None:
-    p.courtesy.bow(b, a.other, a.count)
+    p.courtesy.bow(b, a.other, a.count, a.heading)
 
 
 @verb("kneel_bow", face_after=True)
@@ -353,7 +362,9 @@ def play(p: Parts, b: Body, a: Action) -> None:
 
 @verb("shoot")
 def shoot(p: Parts, b: Body, a: Action) -> None:
-    p.shooting.shoot(b, a.other)
+    if a.text not in (None, "耦少退"):
+        p.state.fail(f"shoot: text={a.text!r}; the only one is 耦少退 (記: 耦少退于物)")
+    p.shooting.shoot(b, a.other, retire=a.text == "耦少退")
 
 
 @verb("hold_arrow")

@@ -155,7 +155,7 @@ class TallyLayout:
             return self.sx + 0.52, base + s * 0.16 * j + 0.004 * (i % 4), 0.005 + 0.006 * (i // 4), \
                 self.LENGTHWISE, PropPosture.REST
         if where == "pairs":
-            return self.sx + 0.34 - 0.03 * j, base + 0.01 * (i % 2), 0.005, self.CROSSWISE, "rest"
+            return self.sx + 0.34 - 0.03 * j, base + 0.01 * (i % 2), 0.005, self.CROSSWISE, PropPosture.REST
         return self.sx + 0.18, base, 0.005, self.LENGTHWISE, PropPosture.REST      # the odd one
 
 

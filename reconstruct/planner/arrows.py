@@ -19,6 +19,10 @@ from .walkable import COURT
 from .walking import Walking
 
 
+ARM = 1.1        # metres: how far from his feet one takes up or lays down an arrow
+CELL = 1.0       # the arrows he takes from one spot lie within a square this wide
+
+
 class Arrows:
     """Each archer's four arrows (``WHO矢1`` … ``WHO矢4``) handled one by one."""
 
@@ -52,14 +56,26 @@ class Arrows:
             x.hold_until(max(y.t for y in takers))
 
     def _kneel_take(self, b: Body, arrows: list[str]) -> None:
-        """Kneeling, he takes up arrows and rises holding them."""
+        """Kneeling, he takes up arrows and rises holding them; where they lie beyond his reach he steps up to
+        them first and back afterwards (上射揖進，坐…退反位)."""
         P = self.pace
+        props = self.state.props
+        cx = sum(props[a].x for a in arrows) / len(arrows)
+        cy = sum(props[a].y for a in arrows) / len(arrows)
+        d = math.hypot(cx - b.x, cy - b.y)
+        step = d - ARM + 0.3 if d > ARM else 0.0
+        if step:
+            h = b.heading
+            self.moves.nudge(b, math.degrees(math.atan2(cx - b.x, cy - b.y)), step)
+            self.moves.face(b, h)
         self.moves.posture(b, Posture.KNEEL, P.kneel)
         b.gesture(b.t, b.t + P.take_arrow, GestureKind.TAKE_ARROW, arrows[0] if len(arrows) == 1 else None)
         for ar in arrows:
             self.custody.carry(ar, b.id, b.t + 0.3)
         self.moves.hold(b, P.take_arrow)
         self.moves.posture(b, Posture.STAND, P.rise)
+        if step:
+            self.moves.nudge(b, math.degrees(math.atan2(b.x - cx, b.y - cy)), step)
         b.set_state(b.t, holding=sorted({*b.state.get("holding", []), *arrows}))
 
     def tuck(self, b: Body) -> None:
@@ -71,38 +87,65 @@ class Arrows:
         self.moves.hold(b, self.pace.tuck_arrows)
 
     def gather(self, b: Body, share: str | None) -> None:
-        """弟子取矢 at the target (``text`` = part/parts: this junior's share): walks from spot to spot in
-        front of the 侯, never behind it, and takes up each arrow lying or stuck there."""
+        """弟子取矢 at the target (``text`` = part/parts: this junior's share): every arrow of the round lying or
+        stuck at the target, wherever it fell (before the 侯 or past it), is someone's share — the shares are
+        drawn from all of them in a fixed order (west to east), whoever has already taken his; he walks from
+        group to group, standing on the side of the hall, and takes each within arm's reach."""
         part, parts = (int(v) for v in (share or "1/1").split("/"))
         hy = self.state.reading.landmarks["侯"].position[1]
-        lying = sorted((pr for pr in self.state.props.values() if pr.kind == PropKind.矢 and pr.carrier is None
-                        and abs(pr.y - hy) < 12.0 and pr.keys and pr.keys[-1][5] == PropPosture.REST),
-                       key=lambda pr: (pr.x, pr.id))
-        mine = lying[part - 1::parts]
+        field = sorted((pr for pr in self.state.props.values() if pr.kind == PropKind.矢 and self._at_target(pr, hy)),
+                       key=lambda pr: (round(self._lay(pr)[0], 3), pr.id))
+        mine = [pr for pr in field[part - 1::parts] if pr.carrier is None]
         cells: dict[tuple, list] = {}
         for pr in mine:
-            cells.setdefault((round(pr.x / 1.5), round(max(pr.y, hy + 0.6) / 1.5)), []).append(pr)
+            cells.setdefault((round(pr.x / CELL), round(pr.y / CELL)), []).append(pr)
         for key in sorted(cells):
             group = cells[key]
             gx = sum(p.x for p in group) / len(group)
-            gy = max(max(p.y for p in group), hy + 0.35)
-            # he stands north of them (on the side of the hall), within reach
-            self.walking.walk(b, (*self.occupancy.free_spot(b, gx, gy + 0.6, COURT, b.t), COURT), "to the arrows before the 侯")
-            self.moves.face(b, 180.0)
+            gy = sum(p.y for p in group) / len(group)
+            # north of them (the side of the hall) where they lie before the 侯; past it, beside them
+            sy = gy + 0.5 if gy >= hy else gy
+            sx = gx if gy >= hy else gx + (0.6 if gx >= 0 else -0.6)
+            x, y = self.occupancy.free_spot(b, sx, sy, COURT, b.t)
+            self.walking.walk(b, (x, y, COURT), "to the arrows at the 侯")
             for pr in group:
+                if math.hypot(pr.x - b.x, pr.y - b.y) > ARM:
+                    self.walking.approach(b, pr.x, pr.y, COURT, ARM - 0.4, f"within reach of {pr.id}")
+                if math.hypot(pr.x - b.x, pr.y - b.y) > ARM:        # others stand round it: closer still
+                    self.walking.approach(b, pr.x, pr.y, COURT, ARM - 0.4, f"within reach of {pr.id}", False)
+                self.moves.face(b, math.degrees(math.atan2(pr.x - b.x, pr.y - b.y)) % 360)
                 b.gesture(b.t, b.t + self.pace.take_arrow, GestureKind.TAKE_ARROW, pr.id)
                 self.custody.carry(pr.id, b.id, b.t + 0.3)
                 self.moves.hold(b, self.pace.take_arrow)
             b.set_state(b.t, holding=sorted({*b.state.get("holding", []), *(pr.id for pr in group)}))
+
+    @staticmethod
+    def _lay(pr) -> tuple[float, float]:
+        """Where an arrow last lay (its last key at rest): the target's field, for the shares."""
+        for k in reversed(pr.keys):
+            if k[5] == PropPosture.REST:
+                return k[1], k[2]
+        return pr.x, pr.y
+
+    def _at_target(self, pr, hy: float) -> bool:
+        """An arrow of the round still at the target, or taken from there by another junior just now."""
+        x, y = self._lay(pr)
+        if abs(y - hy) >= 12.0:
+            return False
+        return pr.carrier is None or pr.carrier not in self.archers
 
     def lay(self, b: Body) -> None:
         """委矢于楅: kneeling south of the rack facing north, he lays the arrows he carries on it, nocks north."""
         mine = sorted(pr.id for pr in self.state.props.values() if pr.kind == PropKind.矢 and pr.carrier == b.id)
         if not mine:
             return
-        self.moves.posture(b, Posture.KNEEL, self.pace.kneel)
         n0 = sum(1 for pr in self.state.props.values() if pr.kind == PropKind.矢 and pr.carrier is None
                  and abs(pr.y - self.rack.fy) < 0.1 and abs(pr.x - self.rack.fx) < 1.0)
+        hx, hy, _, _ = self.rack.heap(n0 + len(mine) // 2)
+        if math.hypot(hx - b.x, hy - b.y) > ARM:          # within reach of where they go on the rack
+            self.walking.approach(b, hx, hy - 0.5, COURT, 0.3, "within reach of the 楅", False)
+            self.moves.face(b, 0.0)
+        self.moves.posture(b, Posture.KNEEL, self.pace.kneel)
         b.gesture(b.t, b.t + self.pace.handle, GestureKind.LAY_ARROWS, None)
         for i, ar in enumerate(mine):
             x, y, z, h = self.rack.heap(n0 + i)

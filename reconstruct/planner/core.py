@@ -135,6 +135,13 @@ class Planner:
         st = self.state
         st.current = ev
         st.explain.append(f"{ev.id} [{ev.span[0]}:{ev.span[1]}] {ev.text}")
+        pr = ev.procedure
+        if pr is not None:
+            who = ", ".join(f"{k}={v}" for k, v in pr.people.items())
+            st.explain.append(f"  procedure {pr.name}, step {pr.step}, performed by {pr.call}"
+                              + (f" ({who})" if who else "") + (" — a repeat (如初)" if pr.repeat else ""))
+            for o in pr.overrides:
+                st.explain.append(f"    override: {o}")
         if ev.rule or not ev.actions:
             return start
         phases: list[list] = [[]]

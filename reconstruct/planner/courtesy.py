@@ -45,14 +45,15 @@ class Courtesy:
         self.pace = state.pace
 
     # -- bows
-    def bow(self, b: Body, to: str | None = None, count: int = 1) -> None:
+    def bow(self, b: Body, to: str | None = None, count: int = 1, facing: str | None = None) -> None:
         """揖: a standing bow (``count`` of them), turned to the one bowed to (``to``: a person, or a
-        place or direction to face)."""
+        place or direction to face) — or facing the way the text says (``facing``: 當階北面揖, 南面揖 —
+        a pair side by side bows facing the same way, not turned to each other)."""
         other = self._bowee(to)
         if other is not None:
             self._await_bowee(b, other, answer=False)
-        if to:
-            self.moves.face(b, self.places.heading_toward(b, to))
+        if facing or to:
+            self.moves.face(b, self.places.heading_toward(b, facing or to))
         self._room_to_bow(b, Posture.BOW, self.pace.bow * count, other)
         t0 = b.t
         self.moves.posture(b, Posture.BOW, self.pace.bow * count, Posture.STAND)

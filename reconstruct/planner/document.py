@@ -95,7 +95,7 @@ class Document:
         for e in self.rite.events:
             s, t = self.state.event_times.get(e.id, (0.0, 0.0))
             events.append(Event(e.id, e.text, tuple(e.span), e.footnote, tuple(e.actors), round(s, 3), round(t, 3),
-                                e.gloss, e.rule))
+                                e.gloss, e.rule, e.procedure.model_dump() if e.procedure else None))
         events.sort(key=lambda ev: (ev.start, ev.span[0]))
         r = self.state.reading
         return Plan(
@@ -106,4 +106,5 @@ class Document:
             hall={"height_m": r.hall_height, "footprint": [list(p) for p in r.hall_footprint]},
             landmarks=dict(r.landmarks), actors=actors, props=props, events=events,
             duration=round(duration, 3), conflicts=list(self.state.conflicts), shots=list(shooting.shots),
-            music=shooting.music_played(duration), score=list(tallies.scores))
+            music=shooting.music_played(duration), score=list(tallies.scores),
+            pieces=shooting.pieces_played(duration))

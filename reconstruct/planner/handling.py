@@ -18,6 +18,9 @@ KNEEL_REACH = 1.25
 # how far apart two stand to hand something over: face to face, both holding a thing before the
 # chest, their outlines just clear; the arms reach halfway across
 HAND_REACH = 0.8
+# how far from his feet one takes up or sets down a thing; two who hand something over stand no further apart
+REACH = 1.1
+HAND_GAP = 1.5
 # the height of the top of a stand one sets things on (丰: 形蓋似豆而卑, 鄭; its top 0.47 m up)
 TOPS = {PropKind.丰: 0.47}
 
@@ -53,6 +56,8 @@ class Handling:
         else:
             level = HALL if pr.z > self.state.reading.hall_height / 2 else COURT
             self.reach(b, pr.x, pr.y, level, 0.6, f"to take the {prop}")
+            if math.hypot(pr.x - b.x, pr.y - b.y) > REACH:      # the spot beside it was taken: closer still
+                self.walking.approach(b, pr.x, pr.y, level, 0.6, f"within reach of the {prop}", False)
             b.gesture(b.t, b.t + P.handle, GestureKind.TAKE, prop)
             self.moves.hold(b, P.handle)
         self.custody.carry(prop, b.id, b.t)
@@ -82,6 +87,11 @@ class Handling:
             x, y, level, _ = self.places.resolve(place, b.id)
             x, y, on = self.on_or_below(place, x, y, b)
             self.reach(b, x, y, level, 0.6, f"to set the {prop} at {place}")
+            d = math.hypot(x - b.x, y - b.y)
+            if d > REACH:             # those standing there leave him no nearer: it is set down within reach
+                x, y = b.x + (x - b.x) * REACH / d, b.y + (y - b.y) * REACH / d
+                self.state.explain.append(f"  {b.id} sets the {prop} down {d - REACH:.1f} m short of {place}: "
+                                          "no nearer spot is free")
         else:
             h = math.radians(b.heading)
             x, y = b.x + 0.5 * math.sin(h), b.y + 0.5 * math.cos(h)
@@ -119,6 +129,10 @@ class Handling:
         if not (b.posture == Posture.KNEEL and math.hypot(other.x - b.x, other.y - b.y) <= KNEEL_REACH):
             self.walking.approach(b, other.x, other.y, level, HAND_REACH, why, roomy)
         b.hold_until(max(b.t, other.t))
+        if math.hypot(other.x - b.x, other.y - b.y) > HAND_GAP and other.posture != Posture.KNEEL:
+            # no free spot within reach of him: he comes the rest of the way (the hands must meet)
+            self.walking.approach(other, b.x, b.y, level, HAND_REACH, f"to meet {b.id}'s hand-over", False)
+            b.hold_until(max(b.t, other.t))
         self.keep_stated_facing(b)
         self.moves.hold(b, self.pace.hand_over)
 

@@ -56,8 +56,9 @@ class Moves:
                 break
             if body.level != STAIR and not self.ground.is_free(level, nx_, ny_):
                 nx_, ny_ = self.ground.free_point(level, nx_, ny_)
-            if body.level != STAIR and not self.occupancy.clear_of_lanes(level, np.asarray([[nx_, ny_]]))[0]:
-                continue          # not into the way up or down a stair
+            if body.level != STAIR and dist * f > 0.35 and \
+                    not self.occupancy.clear_of_lanes(level, np.asarray([[nx_, ny_]]))[0]:
+                continue          # not into the way up or down a stair (a half step may: the timed test keeps it clear)
             path = [(body.t, body.x, body.y, z), (body.t + 0.9, nx_, ny_, z)]
             if self.occupancy.conflict(body, path) is None and self.occupancy.standing_conflict(
                     body, path[-1], self.occupancy.tail_end(body.t + 0.9)) is None:

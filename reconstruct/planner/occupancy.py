@@ -28,6 +28,8 @@ LONG_DELAYS = (60.0, 80.0, 100.0, 130.0, 160.0, 200.0, 250.0, 300.0)   # when a 
 # routes keep round those standing (walkable.PERSON_GAP, from the figures' outlines in
 # reconstruct.model.footprint); the centre-distance audit demands 0.45 m
 GAP = PERSON_GAP
+DISH_GAP = 0.45          # a body's centre keeps this far from a dish lying on the ground (not standing on it)
+DISHES = ("荐", "俎", "羞")
 
 # heights apart at which two may still meet: one on a stair two steps (0.46 m) above another still has
 # his robe where the other's hands are
@@ -112,10 +114,12 @@ class Occupancy:
     def standing(self, me: Body, t: float, level: str) -> list[tuple[float, float]]:
         """Where others stand at time t on a level, and where those still moving will stop (remembered
         while nobody's track changes: a walk asks several times before it is written)."""
-        key = (me.id, t, level, self.state.track_index.version, tuple(self._extra))
+        dishes = self._dishes(level)
+        key = (me.id, t, level, self.state.track_index.version, tuple(self._extra), dishes.tobytes())
         if self._standing_memo[0] == key:
             return list(self._standing_memo[1])
-        out = self._standing(me, t, level)
+        # the dishes served lying on the ground are gone round and not stood on, as a body is
+        out = self._standing(me, t, level) + [tuple(d) for d in dishes.tolist()]
         self._standing_memo = (key, out)
         return list(out)
 
@@ -164,6 +168,10 @@ class Occupancy:
             self._spots[(level, x, y)] = (cand, allowed)
         cand, allowed = self._spots[(level, x, y)]
         ok = allowed.copy()
+        dishes = self._dishes(level)
+        if len(dishes):            # nobody stands on the dishes served (薦, 俎, 羞 lying on the ground)
+            dd = np.sqrt(((cand[:, None, :] - dishes[None, :, :]) ** 2).sum(axis=2)).min(axis=1)
+            ok &= dd >= DISH_GAP
         if others:
             o = np.asarray(others)
             near = np.sqrt(((cand[:, None, 0] - o[None, :, 0]) ** 2 + (cand[:, None, 1] - o[None, :, 1]) ** 2).min(axis=1))
@@ -181,6 +189,14 @@ class Occupancy:
             self.state.fail(f"{me.id} cannot reach ({x:.2f}, {y:.2f}) on the {level}: the nearest free ground is "
                       f"{math.hypot(fx - x, fy - y):.1f} m away")
         return fx, fy
+
+    def _dishes(self, level: str) -> np.ndarray:
+        """Where the dishes lie on a level now (n, 2): 薦, 俎 and 羞 set down, not in anyone's hands."""
+        hall = level != COURT
+        h = self.state.reading.hall_height / 2
+        pts = [(pr.x, pr.y) for pr in self.state.props.values()
+               if pr.carrier is None and self.state.prop_kinds.get(pr.id) in DISHES and (pr.z > h) == hall]
+        return np.asarray(pts, float).reshape(-1, 2)
 
     def fits(self, level: str, x: float, y: float, others: list[tuple[float, float]] = ()) -> bool:
         """Whether a body may stand at (x, y): on free ground, out of the lanes, clear of ``others``."""

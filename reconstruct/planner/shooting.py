@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-from ..model.plan import Music, Shot
+from ..model.plan import Music, Piece, Shot
 from ..model.vocabulary import GestureKind, Posture, PropPosture, Role
 from .archery import RIGHT, Loose, flight, landing
 from .bodies import Body
@@ -32,16 +32,23 @@ class Shooting:
         self.shots: list[Shot] = []
         self._music: tuple[str, float] | None = None      # the piece shot to, and when it began
         self._music_end: float | None = None
+        self.played: list[list] = []                       # every piece: [piece, start, end or None]
 
     # ------------------------------------------------------------------ the round shot to music
     def music_begins(self, piece: str | None, t: float) -> None:
         """奏 …: the music begins (the 驺虞's 节 are the beat the archers shoot to)."""
         if self._music is None and piece and "驺虞" in piece:
             self._music = (piece, t)
+        if piece:
+            self.played.append([piece.strip("《》"), t, None])
 
     def music_ends(self, b: Body) -> None:
         """The music ends: every instrument still playing stops."""
-        self._music_end = b.t
+        if self._music is not None and self._music_end is None:
+            self._music_end = b.t
+        for p in self.played:
+            if p[2] is None:
+                p[2] = b.t
         for body in self.state.bodies.values():
             for g in body.gestures:
                 if g[1] is None and g[2] == "play":
@@ -63,6 +70,24 @@ class Shooting:
         n = int(math.floor((t1 - t0) / beat + 1e-9))
         return Music(piece.strip("《》"), tuple(round(t0 + i * beat, 3) for i in range(n + 1)))
 
+    # the drum of the 陔: 鄭 陔夏者，天子諸侯以鍾鼓，大夫士鼓而已 — a slow steady beat (CHOSEN: one every 3 s)
+    GAI_BEAT = 3.0
+
+    def pieces_played(self, duration: float) -> list[Piece]:
+        """Every piece played, in order, with the drum's 节 where a drum keeps it (the 驺虞, the 陔)."""
+        out = []
+        for piece, t0, t1 in self.played:
+            t1 = duration if t1 is None else t1
+            if "驺虞" in piece and self._music is not None:
+                m = self.music_played(duration)
+                beats = m.beats if m else ()
+            elif "陔" in piece:
+                beats = tuple(round(t0 + i * self.GAI_BEAT, 3) for i in range(int((t1 - t0) // self.GAI_BEAT) + 1))
+            else:
+                beats = ()
+            out.append(Piece(piece, round(t0, 3), round(t1, 3), beats))
+        return out
+
     def _beats(self, t: float) -> list[float]:
         """The six 节 a pair shoots in from time t: the first to listen, four for the four 拾 (one arrow each
         per 节, 一节之间当拾发, 鄭), and the end."""
@@ -75,9 +100,11 @@ class Shooting:
         return [b0 + k * beat for k in range(6)]
 
     # ------------------------------------------------------------------ one pair's shooting
-    def shoot(self, up: Body, other: str | None) -> None:
+    def shoot(self, up: Body, other: str | None, retire: bool = False) -> None:
         """射: the 上射 and his partner (``other``) shoot their four arrows each, alternately (拾发以将乘矢),
-        standing on their 物; the 获者 and the 释获者 answer each arrow."""
+        standing on their 物; the 获者 and the 释获者 answer each arrow.  ``retire``: the 上射 steps back a
+        little from his 物 each time he has loosed and up to it again for his next arrow (記: 耦少退于物,
+        鄭: 下大夫也，既發則然 — the 大夫's partner)."""
         if other is None or other not in self.state.bodies:
             self.state.fail("shoot needs the partner: WHO shoot other=PARTNER (the pair loose by turns)")
         down = self.state.bodies[other]
@@ -110,6 +137,8 @@ class Shooting:
             if who.posture == Posture.KNEEL and who.t <= end + 10:
                 who.hold_until(max(who.t, end))
                 self.moves.posture(who, Posture.STAND, self.pace.rise)
+        if retire:
+            self._retire(up, sorted(s.loose for s in landed if s.archer == up.id))
         for body in (up, down):                  # 卒射，南面揖
             body.hold_until(end)
         self.moves.posture(up, Posture.BOW, self.pace.bow, Posture.STAND)
@@ -120,6 +149,19 @@ class Shooting:
                             f"(the first for listening)")
         for s, x in zip(landed, looses):
             self.state.explain.append("    " + self._why_counted(s, x))
+
+    RETIRE = 0.3      # metres: 少退于物
+
+    def _retire(self, up: Body, looses: list[float]) -> None:
+        """耦少退于物: after each of his arrows he steps back a little, and up to his 物 again to nock the next."""
+        P = self.pace
+        for i, t in enumerate(looses):
+            up.hold_until(t + 0.3)
+            self.moves.nudge(up, up.heading + 180.0, self.RETIRE)
+            if i + 1 < len(looses):
+                up.hold_until(max(up.t, looses[i + 1] - P.draw - P.nock - 1.0))
+                self.moves.nudge(up, up.heading, self.RETIRE)
+        self.state.explain.append(f"  {up.id} steps back a little from his 物 after each arrow (記: 耦少退于物)")
 
     @staticmethod
     def _why_counted(s: Shot, x: Loose) -> str:

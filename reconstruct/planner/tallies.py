@@ -18,6 +18,8 @@ from .moves import Moves
 from .places import Places
 from .state import PlanState
 
+REACH = 1.0          # metres: from where he kneels or stands, the tallies he takes lie within this
+
 
 class Tallies:
     """Where each tally is, and the 释获者's acts with them; the scores reported."""
@@ -217,6 +219,13 @@ class Tallies:
         else:
             win, lose = (right, left) if len(right) > len(left) else (left, right)
             take = list(reversed(win))[:len(win) - len(lose)]
+        if take:                  # 進取: he steps up to where they lie, within reach
+            props = self.state.props
+            cx = sum(props[t].x for t in take) / len(take)
+            cy = sum(props[t].y for t in take) / len(take)
+            d = math.hypot(cx - b.x, cy - b.y)
+            if d > REACH:
+                self.moves.nudge(b, math.degrees(math.atan2(cx - b.x, cy - b.y)), d - REACH + 0.2)
         self._into_hand(b, take, b.t + 0.3)
         self.t_win = take
         self._act_with(b, GestureKind.TAKE_TALLIES, self.pace.take_tallies * 2, take[0] if take else None)

@@ -1,4 +1,5 @@
-"""The soundtrack: the drum's 节 of the 驺虞 while the round is shot to music, the string at each loose,
+"""The soundtrack: the drum's 节 of the 驺虞 while the round is shot to music and of the 陔 as the guest leaves,
+the 瑟 and 笙 of the 無筭樂, the string at each loose,
 the arrow striking the 侯 at each hit, and a quiet ambience under everything; synthesised in numpy
 (no samples fetched), stereo, written block by block so memory stays flat however long the video.
 
@@ -17,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["RATE", "Cue", "cues_of", "write_soundtrack", "drum", "pluck", "thud"]
+__all__ = ["RATE", "Cue", "cues_of", "write_soundtrack", "drum", "pluck", "thud", "se_low", "se_high", "sheng"]
 
 RATE = 48000
 BLOCK_S = 10.0
@@ -68,7 +69,49 @@ def thud() -> np.ndarray:
     return ((np.sin(2 * np.pi * 140 * t) * 0.6 + noise * 2.0) * np.exp(-t / 0.05)).astype(np.float32)
 
 
-_SOUNDS = {"drum": drum, "loose": pluck, "hit": thud}
+def _ks(freq: float, seconds: float, decay: float, seed: int) -> np.ndarray:
+    """A plucked string (Karplus–Strong) of ``freq`` Hz ringing for ``seconds``, dying away over ``decay`` s."""
+    n = int(seconds * RATE)
+    p = int(RATE / freq)
+    rng = np.random.default_rng(seed)
+    buf = rng.uniform(-1, 1, p)
+    out = np.zeros(n, np.float32)
+    for i in range(n):
+        out[i] = buf[i % p]
+        buf[i % p] = 0.996 * 0.5 * (buf[i % p] + buf[(i + 1) % p])
+    return out * np.exp(-np.arange(n) / RATE / decay).astype(np.float32) * 0.5
+
+
+@lru_cache(maxsize=None)
+def se_low() -> np.ndarray:
+    """The 瑟 (a long zither of many strings): a low open string, 147 Hz."""
+    return _ks(147.0, 2.4, 0.9, 21)
+
+
+@lru_cache(maxsize=None)
+def se_high() -> np.ndarray:
+    """The 瑟: the string a fifth above, 220 Hz."""
+    return _ks(220.0, 2.4, 0.8, 22)
+
+
+@lru_cache(maxsize=None)
+def sheng() -> np.ndarray:
+    """The 笙 (mouth organ of reeds): a sustained reedy fifth, 4.5 s with soft ends, so that cues every 4 s
+    join into one held sound."""
+    n = int(4.5 * RATE)
+    t = np.arange(n) / RATE
+    tone = sum(a * np.sin(2 * np.pi * f * k * t) for f in (294.0, 441.0) for k, a in ((1, 0.5), (2, 0.25), (3, 0.12)))
+    env = np.minimum(1.0, np.minimum(t / 0.5, (4.5 - t) / 0.5))
+    return (tone * env * 0.18).astype(np.float32)
+
+
+_SOUNDS = {"drum": drum, "loose": pluck, "hit": thud, "se_low": se_low, "se_high": se_high, "sheng": sheng}
+
+# The music without a drum (無筭樂: 鄭 合鄉樂無次數 — the 周南 and 召南 sung to the 瑟 with the 笙) is heard as
+# its instruments, not as a tune: no melody of the 鄉樂 survives, so none is invented.  CHOSEN: the 瑟 sounds
+# two open strings a fifth apart by turns, one every 2.5 s, over the 笙 holding the same fifth.
+SE_EVERY = 2.5
+SHENG_EVERY = 4.0
 
 
 def cues_of(plan, to_video, t0: float, t1: float) -> list[Cue]:
@@ -77,6 +120,20 @@ def cues_of(plan, to_video, t0: float, t1: float) -> list[Cue]:
     for b in (plan.music.beats if plan.music else ()):
         if t0 <= b <= t1:
             out.append(Cue(to_video(b), "drum", 0.55, -0.15))
+    for pc in getattr(plan, "pieces", ()):
+        if "驺虞" in pc.piece:
+            continue                        # its drum is the round's music, above
+        for b in pc.beats:                  # the 陔: 大夫士鼓而已 (鄭) — the drum alone
+            if t0 <= b <= t1:
+                out.append(Cue(to_video(b), "drum", 0.45, -0.2))
+        if not pc.beats:                    # the 瑟 and the 笙 (無筭樂)
+            a, b = max(t0, pc.start), min(t1, pc.end)
+            k0 = int(np.ceil((a - pc.start) / SE_EVERY))
+            for k in range(k0, int((b - pc.start) // SE_EVERY) + 1):
+                out.append(Cue(to_video(pc.start + k * SE_EVERY), "se_low" if k % 2 == 0 else "se_high", 0.5, -0.3))
+            k0 = int(np.ceil((a - pc.start) / SHENG_EVERY))
+            for k in range(k0, int((b - pc.start) // SHENG_EVERY) + 1):
+                out.append(Cue(to_video(pc.start + k * SHENG_EVERY), "sheng", 0.5, 0.3))
     for s in plan.shots:
         if t0 <= s.loose <= t1:
             out.append(Cue(to_video(s.loose), "loose", 0.45, 0.1))

@@ -141,6 +141,14 @@ class Procedures:
         general: list[str] = []
         for ov in overrides:
             steps = self._override(name, ov, steps, flags, touched, general, tpl, env)
+        # a changed flag touches the steps whose acts read it
+        flagged = {f: c for f, c in (g.split("=", 1) for g in general)}
+        for st in steps:
+            if "key" in st:
+                said = str(st.get("do", ""))
+                for f, c in flagged.items():
+                    if f in said:
+                        touched.setdefault(st["key"], []).append(f"{f}={c}")
         for k, v in bound.items():
             if k in flags:
                 raise tpl.err(call, f"call of {name!r}: {k} is a flag: change it with an override that cites why")
@@ -173,7 +181,9 @@ class Procedures:
         prev_key = None
         for st in steps:
             ref = {"name": name, "call": cid, "step": st.get("key", ""), "repeat": repeat,
-                   "overrides": touched.get(st.get("key", ""), []) + general, "file": pfile}
+                   "overrides": touched.get(st.get("key", ""), []), "file": pfile,
+                   "people": {k: str(v) for k, v in {**bound, **flags}.items()
+                              if isinstance(v, (str, bool, int)) and v not in ("", None)}}
             if "key" not in st or "call" in st:
                 blk = LDict((k, v) for k, v in st.items() if k != "key")
                 blk.line = line_of(st)

@@ -52,6 +52,7 @@ PARTS: tuple[str, ...] = (
     "l_upper_arm", "l_forearm", "l_sleeve", "l_upper_arm_bare", "l_forearm_bare", "l_guard",
     "r_upper_arm", "r_forearm", "r_sleeve", "r_ring",
     "l_thigh", "l_shin", "r_thigh", "r_shin",
+    "l_shirt_upper", "l_shirt_fore",
 )
 
 PARENT: dict[str, str | None] = {
@@ -60,6 +61,8 @@ PARENT: dict[str, str | None] = {
     "l_upper_arm_bare": "torso", "l_forearm_bare": "l_upper_arm_bare", "l_guard": "l_forearm_bare",
     "r_upper_arm": "torso", "r_forearm": "r_upper_arm", "r_ring": "r_forearm",
     "l_thigh": "pelvis", "l_shin": "l_thigh", "r_thigh": "pelvis", "r_shin": "r_thigh",
+    # 纁襦: the red undershirt's sleeve over the bared arm (記: 大夫與士射，袒纁襦; shown only then)
+    "l_shirt_upper": "l_upper_arm_bare", "l_shirt_fore": "l_forearm_bare",
 }
 
 HIP_Z = 0.87          # standing hip-joint height
@@ -92,6 +95,8 @@ JOINT_OFFSET: dict[str, np.ndarray] = {k: np.asarray(v, float) for k, v in {
     "l_upper_arm_bare": (-SHOULDER_X, 0.0, SHOULDER_Z),
     "l_forearm_bare": (0.0, 0.0, -UPPER_ARM),
     "l_guard": (0.0, 0.0, 0.0),
+    "l_shirt_upper": (0.0, 0.0, 0.0),
+    "l_shirt_fore": (0.0, 0.0, 0.0),
     "r_upper_arm": (SHOULDER_X, 0.0, SHOULDER_Z),
     "r_forearm": (0.0, 0.0, -UPPER_ARM),
     "l_sleeve": (0.0, 0.0, -SLEEVE_AT),
@@ -112,6 +117,7 @@ SHOE = (0.10, 0.09, 0.08)
 TROUSER = (0.30, 0.26, 0.22)
 LEATHER = (0.45, 0.25, 0.12)
 IVORY = (0.93, 0.88, 0.72)
+XUN = (0.80, 0.36, 0.30)          # 纁: 三染謂之纁 (爾雅), a light red
 
 
 def _hex(s: str) -> tuple[float, float, float]:
@@ -403,6 +409,9 @@ def _part_meshes_cached(role: str) -> tuple[tuple[str, trimesh.Trimesh], ...]:
     parts["l_upper_arm"], parts["l_forearm"] = arm(False)
     parts["r_upper_arm"], parts["r_forearm"] = arm(False)
     parts["l_upper_arm_bare"], parts["l_forearm_bare"] = arm(True)
+    # the undershirt's sleeve, a little wider than the bare arm it covers, to the wrist
+    parts["l_shirt_upper"] = _frustum(0.025, -UPPER_ARM, 0.056, 0.047, 10, XUN)
+    parts["l_shirt_fore"] = _frustum(0.005, -FOREARM + 0.01, 0.047, 0.037, 10, XUN)
     # 遂: a leather guard on the bared left forearm; 決: an ivory ring on the right thumb
     parts["l_guard"] = _merge([_frustum(-0.04, -0.23, 0.047, 0.04, 8, LEATHER, cap0=False, cap1=False),
                                _frustum(-0.10, -0.12, 0.049, 0.048, 8, _mix(LEATHER, (0, 0, 0), 0.4), cap0=False,

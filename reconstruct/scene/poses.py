@@ -140,6 +140,7 @@ def local_transforms(p: dict[str, float], state: dict | None = None) -> dict[str
     state = state or {}
     bare = bool(state.get("bare_left_arm"))
     gear = bool(state.get("gear"))
+    shirt = bare and bool(state.get("undershirt"))       # 袒纁襦: bared over the red undershirt
     off = JOINT_OFFSET
     L: dict[str, np.ndarray] = {}
     L["pelvis"] = _t((0, p["pelvis_dy"], p["pelvis_z"])) @ _rx(-p["pelvis_pitch"])
@@ -163,6 +164,8 @@ def local_transforms(p: dict[str, float], state: dict | None = None) -> dict[str
     L["l_guard"] = np.eye(4)
     L["r_ring"] = _t(off["r_ring"])
     zero = np.diag([0.0, 0.0, 0.0, 1.0])
+    L["l_shirt_upper"] = np.eye(4) if shirt else zero.copy()
+    L["l_shirt_fore"] = np.eye(4) if shirt else zero.copy()
     if bare:
         L["l_upper_arm"] = L["l_upper_arm"] @ zero
     else:
@@ -178,7 +181,8 @@ def pose(posture: str, phase: float = 0.0, state: dict | None = None) -> dict[st
     """Local 4x4 transform of every part (relative to its parent) for a posture.
 
     ``posture`` ∈ :data:`POSTURES` (unknown ones are drawn standing); ``state`` keys:
-    ``bare_left_arm`` (袒), ``gear`` (決遂 worn), ``holding`` (prop ids or kinds).
+    ``bare_left_arm`` (袒), ``undershirt`` (纁襦: the arm bared over it), ``gear`` (決遂 worn), ``holding``
+    (prop ids or kinds).
     Hidden variant parts get a zero scale.
     """
     return local_transforms(pose_params(posture, phase, state), state)
