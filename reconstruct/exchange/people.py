@@ -89,7 +89,8 @@ class _PoseCache:
             for j, k in enumerate(new):
                 hit = {p: (t[j, i], q[j, i], sc[j, i]) for i, p in enumerate(self._NAMES)}
                 hit["l_upper_arm_bare"] = hit["l_upper_arm"]
-                hit["l_guard"] = (np.zeros(3), np.array([0.0, 0, 0, 1]), np.ones(3))
+                for fixed in ("l_guard", "l_shirt_upper", "l_shirt_fore"):     # rigid on their parents
+                    hit[fixed] = (np.zeros(3), np.array([0.0, 0, 0, 1]), np.ones(3))
                 hit["r_ring"] = (hit["r_ring"][0], hit["r_ring"][1], np.ones(3))
                 self.cache[k] = hit
         return [self.cache[k] for k in keys]

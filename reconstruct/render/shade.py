@@ -70,7 +70,9 @@ def _proxy_parts(ground_rgb: tuple) -> tuple[tuple[str, trimesh.Trimesh], ...]:
              "l_upper_arm": arm, "l_forearm": fore, "l_upper_arm_bare": arm.copy(), "l_forearm_bare": fore.copy(),
              "l_guard": fr(0, -0.01, 0.01, 0.01, 3, c), "r_upper_arm": arm.copy(), "r_forearm": fore.copy(),
              "r_ring": fr(0, -0.01, 0.01, 0.01, 3, c), "l_thigh": leg, "l_shin": shin, "r_thigh": leg.copy(),
-             "r_shin": shin.copy()}
+             "r_shin": shin.copy(),
+             # the undershirt's sleeve lies on the bare arm: nothing of its own in the shadow
+             "l_shirt_upper": fr(0, -0.01, 0.01, 0.01, 3, c), "l_shirt_fore": fr(0, -0.01, 0.01, 0.01, 3, c)}
     return tuple((p, parts[p]) for p in F.PARTS)
 
 

@@ -125,7 +125,7 @@ class Procedures:
         if unknown:
             raise tpl.err(call, f"unknown key(s) of a call: {', '.join(sorted(unknown))}")
         name = tpl.sub(call["call"], env)
-        if name not in self.defs:
+        if not isinstance(name, str) or name not in self.defs:
             raise tpl.err(call, f"unknown procedure {str(name)[:40]!r}; known: {', '.join(sorted(self.defs))[:200]}")
         proc, pfile = self.defs[name]
         cid = tpl.sub(call.get("id"), env)
@@ -159,14 +159,19 @@ class Procedures:
             raise tpl.err(call, "texts: a mapping of step keys to the words each performs")
         skeys = [s["key"] for s in steps if "key" in s]
         proc_keys = {x["key"] for x in proc["steps"] if "key" in x}
-        for k in texts:
-            if k not in skeys and k not in proc_keys:
+        for k, v in texts.items():
+            if not isinstance(v, str):
+                raise tpl.err(call, f"texts: the words of step {str(k)[:40]!r} are text, not {type(v).__name__}")
+            if not isinstance(k, str) or (k not in skeys and k not in proc_keys):
                 raise tpl.err(call, f"texts: {str(k)[:40]!r} is not a step of {name!r} ({', '.join(skeys)})")
         extra_after = call.get("after")
         if isinstance(extra_after, (list, str)):
             extra_after = {skeys[0]: extra_after} if skeys else {}
         if extra_after is not None and not isinstance(extra_after, dict):
             raise tpl.err(call, "after: a list (for the first step) or a mapping of step keys to lists of event ids")
+        for k in ("text", "gloss", "from"):
+            if call.get(k) is not None and not isinstance(call[k], str):
+                raise tpl.err(call, f"{k}: text, not {type(call[k]).__name__}")
         written = [x["key"] for x in proc["steps"] if "key" in x] + [k for k in skeys if k not in proc_keys]
         for k in extra_after or {}:
             if k not in written:
@@ -249,7 +254,7 @@ class Procedures:
             raise tpl.err(call, "with: a mapping of the procedure's params to people or things")
         bound = {}
         for k, v in given.items():
-            if k not in params and k not in (proc.get("flags") or {}):
+            if not isinstance(k, str) or (k not in params and k not in (proc.get("flags") or {})):
                 raise tpl.err(call, f"call of {name!r}: {str(k)[:40]!r} is not one of its params ({', '.join(params)})")
             bound[str(k)] = tpl.expand(v, env)
         missing = [p for p in params if p not in bound]
@@ -272,7 +277,7 @@ class Procedures:
         keys = [s["key"] for s in steps]
         if "flag" in ov:
             f = ov["flag"]
-            if f not in flags:
+            if not isinstance(f, str) or f not in flags:
                 raise tpl.err(ov, f"override: {str(f)[:40]!r} is not a flag of {name!r} ({', '.join(flags) or 'none'})")
             if "value" not in ov:
                 raise tpl.err(ov, "override of a flag needs 'value'")
@@ -281,7 +286,7 @@ class Procedures:
             return steps
         if "insert" in ov:
             where = ov.get("after", ov.get("before"))
-            if where not in keys:
+            if not isinstance(where, str) or where not in keys:
                 raise tpl.err(ov, f"override insert: 'after' or 'before' names a step of {name!r} ({', '.join(keys)})")
             new = ov["insert"]
             if not isinstance(new, dict):
@@ -291,7 +296,7 @@ class Procedures:
             touched.setdefault(new["key"], []).append(cite)
             return steps[:i] + [dict(new)] + steps[i:]
         st = ov.get("step")
-        if st not in keys:
+        if not isinstance(st, str) or st not in keys:
             raise tpl.err(ov, f"override: 'step' names a step of {name!r} ({', '.join(keys)})")
         touched.setdefault(st, []).append(cite)
         if ov.get("drop") is True:
