@@ -115,7 +115,11 @@ def _go_to(p: Parts, b: Body, a: Action) -> None:
         slot = p.places.adhoc_slot(b, a.place, a.rank, a.heading)     # 北上 / 東上: one place each, in rank order
     if slot is not None:
         x, y, level, fh = slot
-    x, y = p.occupancy.free_spot(b, x, y, level, b.t)
+    # a pair sent side by side to a stair's foot stands there to go up (others keep the lanes clear)
+    foot = _stair_foot(p, a.place) if slot is None and p.pairs.ahead_on_stairs(b.id) is not None else None
+    if foot is not None:        # 西階下西一尺五寸: in front of the lowest step, beside the lane, to go up
+        y = min(y, p.state.ground.foot(foot)[1])
+    x, y = p.occupancy.free_spot(b, x, y, level, b.t, in_lane=foot is not None)
     if v == "exit" and slot is not None:
         # out of the gate, down the lane a metre in front of the file, and into one's place from in
         # front of it (not past the shoulders of those already standing: routed through them, a
@@ -136,6 +140,15 @@ def _go_to(p: Parts, b: Body, a: Action) -> None:
         p.places.set_out(b, a.place)
         if v == "exit" and not a.heading:
             p.moves.face(b, fh)         # in his place in the file outside, facing as the file faces
+
+
+def _stair_foot(p: Parts, place: str):
+    """The stair whose foot a place is named beside (西階下西一尺五寸, 西階下東), else None: one sent there
+    stands in front of its lowest step, in the way of those going up and down, as the text puts him."""
+    for name, st in p.state.reading.stairs.items():
+        if place.startswith(name + "下") and place != name + "下":
+            return st
+    return None
 
 
 def _text_via(p: Parts, b: Body, a: Action, level: str) -> tuple[list, str]:
@@ -171,10 +184,14 @@ def ascend(p: Parts, b: Body, a: Action) -> None:
     hx, hy = ground.head(st, ground.lane(st, True))
     hx, hy = p.occupancy.free_spot(b, hx, hy + GAP + 0.05, HALL, b.t)
     after = p.pairs.partner_third_step(b, st)
+    lane = p.pairs.lane_at_foot(b, st)
+    if lane is not None:            # 並 at the foot: up the middle, one after the other
+        hx, hy = ground.head(st, lane)
+        hx, hy = p.occupancy.free_spot(b, hx, hy + GAP + 0.05, HALL, b.t)
     why = f"升 by the {st.id}"
     if after is not None:
-        why += f", a step behind {p.pairs.partner_of(b.id)} (上射先升三等，下射從之中等)"
-    p.walking.walk(b, (hx, hy, HALL), why, st.id, first_step_at=after)
+        why += f", a step behind {p.pairs.ahead_on_stairs(b.id)} (上射先升三等，下射從之中等)"
+    p.walking.walk(b, (hx, hy, HALL), why, st.id, first_step_at=after, lane=lane)
 
 
 @verb("descend", face_after=True)

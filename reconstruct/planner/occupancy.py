@@ -154,10 +154,12 @@ class Occupancy:
         return out
 
     def free_spot(self, me: Body, x: float, y: float, level: str, t: float,
-                  roomy: bool = True) -> tuple[float, float]:
+                  roomy: bool = True, in_lane: bool = False) -> tuple[float, float]:
         """The place itself, or the nearest spot beside it that nobody occupies and a body fits in; with
         ``roomy``, rather a spot a little further that leaves room to pass between (not when one comes up
-        to someone to hand him a thing or take his hand: he stands within reach)."""
+        to someone to hand him a thing or take his hand: he stands within reach).  ``in_lane``: the place
+        is named at a stair's foot (西階下西一尺五寸: a pair about to go up side by side), so it may be
+        stood on although the lanes are otherwise kept clear of those who stop."""
         others = self.standing(me, t, level) + self._stops_after(me, t, level)
 
         # the place, then rings of candidates round it (starting south, turning anticlockwise); which of
@@ -168,6 +170,8 @@ class Occupancy:
             self._spots[(level, x, y)] = (cand, allowed)
         cand, allowed = self._spots[(level, x, y)]
         ok = allowed.copy()
+        if in_lane:
+            ok[0] = bool(self.ground.is_free(level, x, y))
         dishes = self._dishes(level)
         if len(dishes):            # nobody stands on the dishes served (薦, 俎, 羞 lying on the ground)
             dd = np.sqrt(((cand[:, None, :] - dishes[None, :, :]) ** 2).sum(axis=2)).min(axis=1)

@@ -96,23 +96,55 @@ class Pairs:
             return found
         return delay, adj
 
-    def partner_walk(self, b: Body) -> LastWalk | None:
-        """The last walk of a 下射's 上射 if it belongs to the event being planned (event, set-out time,
-        start, corners, index of its first key), else None."""
-        up = self.partner.get(b.id)
+    def ahead_on_stairs(self, who: str) -> str | None:
+        """Whom he follows up or down a stair: his 上射 (下射從之), or, an 上射 whose 下射 goes first
+        (勝者先升 at the forfeit, the 下射 having won: 揖如升射, and the loser follows him up), that 下射."""
+        up = self.partner.get(who)
+        if up is not None:
+            return up
+        downs = [d for d, u in self.partner.items() if u == who and d not in self.leading]
+        return downs[0] if len(downs) == 1 else None
+
+    def partner_walk(self, b: Body, up: str | None = None) -> LastWalk | None:
+        """The last walk of a 下射's 上射 (or of ``up``) if it belongs to the event being planned (event,
+        set-out time, start, corners, index of its first key), else None."""
+        up = up or self.partner.get(b.id)
         last = self.state.walks.get(up) if up else None
         if last is None or self.state.current is None or last.event != self.state.current.id:
             return None
         return last
 
+    def lane_at_foot(self, b: Body, st) -> float | None:
+        """A pair standing side by side at a stair's foot (及階揖, then 升): the lane on this one's side of
+        the stair's middle (the 上射 on the left, west), so that neither crosses in front of the other going
+        up, one step empty between them (下射從之中等), and the 上射, up first, steps a little left (少左)
+        for the 下射 to come up on his right (並行).  None when he does not stand there with his partner."""
+        g = self.state.ground
+        fy = g.foot(st)[1]
+        if not (abs(b.x - st.x) < st.width / 2 and fy - 0.6 <= b.y <= -st.run):
+            return None
+        mates = [m for m in (self.partner.get(b.id), *[d for d, u in self.partner.items() if u == b.id])
+                 if m is not None and m not in self.leading]
+        for m in mates:
+            # where he stood as this one is to go up, or as he set out himself, gone up ahead of him
+            last = self.partner_walk(b, m)
+            t = min(b.t, last[1]) if last is not None else b.t
+            ox, oy, oz = self.occupancy.position_at(self.state.bodies[m], t)[:3]
+            if oz < 0.05 and abs(ox - st.x) < st.width / 2 and fy - 0.6 <= oy <= -st.run \
+                    and math.dist((ox, oy), (b.x, b.y)) < 1.2:
+                return math.copysign(abs(g.lane(st, True)), b.x - ox)
+        return None
+
     def partner_third_step(self, b: Body, st, down: bool = False) -> float | None:
-        """When a 下射's 上射 has just gone up (or down) this stair in this event: the time the 上射
-        stepped onto his third step (上射先升三等 / 降三等), so that the 下射 steps onto his first then,
-        one step between them (下射從之中等).  None otherwise."""
-        last = self.partner_walk(b)
+        """When a 下射's 上射 (or the one who goes up first) has just gone up (or down) this stair in this
+        event: the time the 上射 stepped onto his third step (上射先升三等 / 降三等), so that the 下射 steps
+        onto his first then, one step between them (下射從之中等).  None otherwise."""
+        up = self.ahead_on_stairs(b.id)
+        last = self.partner_walk(b, up)
         if last is None:
             return None
-        up = self.partner[b.id]
+        # he steps onto his first step as the one ahead reaches his third: one empty step between them
+        # (鄭: 中猶間也)
         k = min(3, st.steps)
         step = st.steps - k + 1 if down else k
         for key in self.state.bodies[up].keys[last[4]:]:

@@ -27,6 +27,7 @@ class Way:
     plan: list = field(default_factory=list)
     stays: bool = True             # he stands where he arrives (not on a stair's top step)
     lane_aside: float = 0.0        # how much nearer the stair's middle than its lane he climbs
+    lane: float | None = None      # the lane he climbs in, if not the stair's way up (a pair side by side)
 
     def later(self, delays: tuple[float, ...]) -> tuple[float, ...]:
         return tuple(self.earliest + d for d in delays)
@@ -48,15 +49,16 @@ class Routes:
         for i, (gx, gy, glevel) in enumerate(legs):
             last = i == len(legs) - 1
             top_step = w.top_step and last
-            leg = self.leg(body, cur, (gx, gy, glevel), w.stair, top_step, w.t0, w.lane_aside)
+            leg = self.leg(body, cur, (gx, gy, glevel), w.stair, top_step, w.t0, w.lane_aside, w.lane)
             plan.extend(leg)
             cur = (gx, gy, glevel) if not (top_step and leg) else (leg[-1][0], leg[-1][1], STAIR)
         return plan
 
     def leg(self, body: Body, cur, goal, stair_name, top_step, t,
-            lane_aside: float = 0.0) -> list[tuple[float, float, float, str]]:
+            lane_aside: float = 0.0, own_lane: float | None = None) -> list[tuple[float, float, float, str]]:
         """Corner points (x, y, z, kind) from cur to goal; a stair is climbed one step at a time, going up
-        in its east lane and down in its west lane (相左: those who meet keep each other on the left)."""
+        in its east lane and down in its west lane (相左: those who meet keep each other on the left), or
+        going up in ``own_lane`` (a pair side by side at its foot, each on his own side)."""
         (cx, cy, clevel), (gx, gy, glevel) = cur, goal
         H = self.reading.hall_height
         g = self.ground
@@ -90,7 +92,7 @@ class Routes:
             return out
         st = self.reading.stairs.get(stair_name or "") or self.conventional_stair(body)
         if clevel == COURT:
-            lane = self.lane(st, True, lane_aside)
+            lane = self.lane(st, True, lane_aside) if own_lane is None else own_lane
             fx, fy = g.foot(st, lane)
             for x, y in self.route(body, COURT, (cx, cy), (fx, fy), t)[1:]:
                 out.append((x, y, 0.0, COURT))

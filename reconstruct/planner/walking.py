@@ -36,9 +36,11 @@ class Walking:
 
     def walk(self, body: Body, goal: tuple[float, float, str], why: str, stair_name: str | None = None,
              via: list[tuple[float, float, str]] = (), top_step: bool = False,
-             first_step_at: float | None = None, behind: float | None = None, aside: bool = False) -> None:
+             first_step_at: float | None = None, behind: float | None = None, aside: bool = False,
+             lane: float | None = None) -> None:
         """Walk from where the body is to a goal (x, y, level), through via points, by stairs as needed;
-        ``first_step_at``: not onto the stair's first step before that time; ``behind``: the time the one
+        ``first_step_at``: not onto the stair's first step before that time; ``lane``: up the stair on this
+        side of its middle (a pair standing side by side at its foot); ``behind``: the time the one
         ahead of him in a file set out (the waits tried start there: he will not pass him); ``aside``: if
         those standing there leave no way to the goal, to the nearest spot round it that can be reached
         (on a crowded hall a place named from a person, 主人之西, may lie past him where nobody can go
@@ -55,7 +57,8 @@ class Walking:
                  earliest=math.ceil((behind - t0) * 10 - 1e-6) / 10 if behind is not None and behind > t0 else 0.0,
                  # a 下射 following his 上射 up or down a stair (下射從之中等) climbs on his left, nearer the
                  # middle of the stair, so that one empty step between them leaves room for his hands
-                 lane_aside=FOLLOW_ASIDE if first_step_at is not None and self.pairs.partner_of(body.id) else 0.0)
+                 lane_aside=FOLLOW_ASIDE if first_step_at is not None and self.pairs.partner_of(body.id) else 0.0,
+                 lane=lane)
         w.plan = self.routes.corners(body, w.legs, w)
         if not w.plan or not time_path(self.pace, body, w.plan, t0):
             return
