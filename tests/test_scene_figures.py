@@ -63,7 +63,7 @@ def test_walk_swings_legs():
 def test_triangle_budget():
     for role in ("宾", "主人", "上耦上射", "众宾3", "工1", "default"):
         g = F.figure_geometry(role)
-        assert 300 <= g.n_triangles <= 1650, (role, g.n_triangles)     # a face, hands, caps (issue 19)
+        assert 300 <= g.n_triangles <= 1750, (role, g.n_triangles)     # a face, hands, caps (issue 19), the 纁襦 sleeves
     for kind in F.PROP_KINDS:
         assert F.prop_geometry(kind).n_triangles <= 600
 

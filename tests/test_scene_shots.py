@@ -80,7 +80,7 @@ def test_seeing_the_guests_off_is_filmed_from_outside_the_gate(plan):
     pose = cam.at(t)
     assert pose.eye[1] < gate_y, pose.eye
     sampler = PlanSampler(full)
-    for who in ("主人", "众宾1", "大夫"):
+    for who in ("主人", "宾", "众宾1"):         # 記: 大夫後出 — the 大夫 is seen off after them (p23.dafu)
         xyz = sampler.position(sampler.actors[who], t)[0]
         assert xyz[1] < gate_y, (who, xyz)
         px, _ = project(pose, [xyz + [0, 0, 1.0]], (1280, 720))

@@ -332,9 +332,23 @@ class PlanView:
         a, b = span
         hits = sorted((e for e in self.events if e.span[0] < b and a < e.span[1]), key=lambda e: (e.start, e.end))
         out: list[Event] = []
+        # a span performed several times: the events of its first performance (the steps of the first call of a
+        # procedure, or the first event), and those that follow it by the same people (適左个、中，亦如之: one
+        # man at two places; 適堂西…搢扑以反位: one clause in three acts); the same clause by others is a later
+        # performance (三耦拾取矢如初: the next pair)
+        first: dict[tuple[int, int], tuple[str, frozenset]] = {}
         for e in hits:
-            if any(e.span == o.span for o in out) or (out and e.span[0] < out[-1].span[0]):
+            call = e.procedure.get("call") if e.procedure else None
+            people = frozenset(e.actors)
+            span = tuple(e.span)
+            if span in first:
+                c0, p0 = first[span]
+                if (call is not None and call == c0) or people == p0:
+                    out.append(e)
                 continue
+            if out and e.span[0] < out[-1].span[0]:
+                continue
+            first[span] = (call or e.id, people)
             out.append(e)
         return out
 

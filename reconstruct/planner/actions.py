@@ -263,7 +263,9 @@ def dress(p: Parts, b: Body, a: Action) -> None:
 def hold_bow(p: Parts, b: Body, a: Action) -> None:
     """執張弓 / 執弛弓: the bow held strung, or unstrung across the palms (stringing or unstringing it if it
     was the other way)."""
-    was, now = b.state.get("bow"), a.text or "strung"
+    # a bow taken up for the first time in the passage is strung: the passage begins after the second round,
+    # each bow laid down as it was shot with (卒射…釋弓), to be unstrung by the losers (執弛弓) at 88
+    was, now = b.state.get("bow") or "strung", a.text or "strung"
     if was is not None and was != now:
         b.gesture(b.t, b.t + p.state.pace.hold_bow, GestureKind.STRING_BOW if now == "strung" else GestureKind.UNSTRING_BOW, None)
     p.moves.hold(b, p.state.pace.hold_bow)
