@@ -95,12 +95,17 @@ def test_dress_follows_each_pairs_result(plan_of, case):
 
 
 def test_a_pair_comes_to_the_stair_abreast_and_bows_with_those_it_passes(plan):
-    """一耦進，揖如升射 (上射在左，並行，當階北面揖): abreast, the 上射 west, facing north; 不勝者先降，與升飲者相左，
-    交于階前，相揖: the loser and the next pair bow to each other, the loser on the west."""
+    """一耦進，揖如升射 (並行，當階北面揖): abreast, facing north, side by side as they will stand to drink — the
+    winner on the east, the loser on the west (CHOSEN after 賈: 相飲者皆北面於西階，授者在東，飲者在西; 鄭: 少右…
+    亦相飲之位), each going up on his own side; 不勝者先降，與升飲者相左，交于階前，相揖: the loser and the next
+    pair bow to each other, the loser on the west."""
     jin = _ev(plan, "p2.ou2.jin")
-    up, _ = _at(plan, "次耦上射", jin.end)
-    down, _ = _at(plan, "次耦下射", jin.end)
-    assert up[0] < down[0] and abs(up[1] - down[1]) < 0.2 and 0.5 < down[0] - up[0] < 1.0
+    loser = "次耦下射" if plan.options.get("victor", "右") == "右" else "次耦上射"
+    winner = "次耦上射" if loser == "次耦下射" else "次耦下射"
+    w, hw = _at(plan, winner, jin.end)
+    lo, hl = _at(plan, loser, jin.end)
+    assert lo[0] < w[0] and abs(w[1] - lo[1]) < 0.2 and 0.5 < w[0] - lo[0] < 1.0
+    assert abs((hw + 180) % 360 - 180) < 30 and abs((hl + 180) % 360 - 180) < 30
     jiang = _ev(plan, "p2.ou1.jiang")
     a = _gestures(plan, "上耦下射", "bow", jiang.start, jiang.end, "次耦上射")
     b = _gestures(plan, "次耦上射", "bow", jiang.start, jiang.end, "上耦下射")

@@ -13,6 +13,8 @@ from .occupancy import Occupancy
 from .state import PlanState
 from .walkable import HALL, STAIR
 
+SHORT_STAY = 10.0      # s: how long a short step (少退, 辟) is taken to be stood on, for the others already planned
+
 
 class Moves:
     """What a body does where it stands, each move written as keys of its track."""
@@ -60,8 +62,10 @@ class Moves:
                     not self.occupancy.clear_of_lanes(level, np.asarray([[nx_, ny_]]))[0]:
                 continue          # not into the way up or down a stair (a half step may: the timed test keeps it clear)
             path = [(body.t, body.x, body.y, z), (body.t + 0.9, nx_, ny_, z)]
+            # a short step is stood on for a short while (少退…進): only those who would come there soon bar it
+            # (the audit checks that nobody is there when they come)
             if self.occupancy.conflict(body, path) is None and self.occupancy.standing_conflict(
-                    body, path[-1], self.occupancy.tail_end(body.t + 0.9)) is None:
+                    body, path[-1], min(self.occupancy.tail_end(body.t + 0.9), body.t + 0.9 + SHORT_STAY)) is None:
                 break
         body.x, body.y = nx_, ny_
         body.t += 0.9
