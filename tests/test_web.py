@@ -137,7 +137,9 @@ def test_loads_offline_and_draws(page):
     from PIL import Image
     px = np.asarray(Image.open(io.BytesIO(png)).convert("L"), float)
     assert px.std() > 12, px.std()                                          # not a blank canvas
-    assert page.evaluate("document.fonts.check('22px XiangsheCJK', '鄉射禮')")
+    # the embedded font, once loaded (loading is asynchronous: on a busy machine it may not be done yet)
+    assert page.evaluate("async () => { await document.fonts.load('22px XiangsheCJK', '鄉射禮');"
+                         " return document.fonts.check('22px XiangsheCJK', '鄉射禮'); }")
 
 
 def _times(plan):

@@ -216,9 +216,10 @@ def sidestep(p: Parts, b: Body, a: Action) -> None:
 # ---------------------------------------------------------------------------------------------- the body
 @verb("face", "turn")
 def face(p: Parts, b: Body, a: Action) -> None:
-    """X面 / 還: turn to a direction, a person or a place; the text's facing, kept for this event."""
+    """X面 / 還: turn to a direction, a person or a place; the text's facing, kept for this event.  ``text``
+    左 or 右: which way round (左還, 右還)."""
     if a.heading:
-        p.moves.face(b, p.places.heading_toward(b, a.heading))
+        p.moves.face(b, p.places.heading_toward(b, a.heading), a.text if a.text in ("左", "右") else None)
         p.state.stated[b.id] = (p.state.event_id, b.heading)
 
 

@@ -103,10 +103,16 @@ class Arrows:
             group = cells[key]
             gx = sum(p.x for p in group) / len(group)
             gy = sum(p.y for p in group) / len(group)
-            # north of them (the side of the hall) where they lie before the 侯; past it, beside them
-            sy = gy + 0.5 if gy >= hy else gy
-            sx = gx if gy >= hy else gx + (0.6 if gx >= 0 else -0.6)
+            # north of them (the side of the hall) where they lie before the 侯 or stick in it (a hit lies in
+            # the target's face, within a few centimetres of its plane); past it, beside them
+            before = gy >= hy - 0.15
+            sy = max(gy, hy) + 0.5 if before else gy
+            sx = gx if before else gx + (0.6 if gx >= 0 else -0.6)
+            if before:          # on the hall's side of the target's frame, never round behind it
+                sy = next((sy + d for d in (0.0, 0.3, 0.6, 0.9) if self.state.ground.is_free(COURT, sx, sy + d)), sy)
             x, y = self.occupancy.free_spot(b, sx, sy, COURT, b.t)
+            if before and y < hy:
+                x, y = sx, sy
             self.walking.walk(b, (x, y, COURT), "to the arrows at the 侯")
             for pr in group:
                 if math.hypot(pr.x - b.x, pr.y - b.y) > ARM:

@@ -22,15 +22,24 @@ class Moves:
     def __init__(self, state: PlanState, occupancy: Occupancy) -> None:
         self.pace, self.ground, self.occupancy = state.pace, state.ground, occupancy
 
-    def face(self, body: Body, heading: float) -> None:
-        """Turn in place to a heading (compass degrees), at the pace of turning."""
-        d = abs(_turn_delta(body.heading, heading))
-        if d < 1.0:
+    def face(self, body: Body, heading: float, way: str | None = None) -> None:
+        """Turn in place to a heading (compass degrees), at the pace of turning: the shorter way round, or
+        ``way`` = 左 (左還: to the left, the heading decreasing) or 右 (右還), through keys no more than a
+        quarter turn apart so that the track turns that way."""
+        delta = _turn_delta(body.heading, heading)
+        if way == "左" and delta > 0:
+            delta -= 360.0
+        elif way == "右" and delta < 0:
+            delta += 360.0
+        if abs(delta) < 1.0:
             return
         body.key(body.t)
-        body.heading = heading % 360
-        body.t += max(0.3, d / self.pace.turn)
-        body.key(body.t)
+        steps = max(1, math.ceil(abs(delta) / 90.0 - 1e-9))
+        start = body.heading
+        for i in range(1, steps + 1):
+            body.heading = (start + delta * i / steps) % 360
+            body.t += max(0.3 / steps, abs(delta) / steps / self.pace.turn)
+            body.key(body.t)
 
     def posture(self, body: Body, posture: str, dur: float, then: str | None = None) -> None:
         """Take a posture (kneel, bow, kneel_bow …) for ``dur`` seconds, ending in ``then`` (or in it)."""

@@ -194,6 +194,11 @@ class Occupancy:
                       f"{math.hypot(fx - x, fy - y):.1f} m away")
         return fx, fy
 
+    def on_dish(self, level: str, x: float, y: float) -> bool:
+        """Whether one standing at (x, y) would stand on a dish lying there (within ``DISH_GAP``)."""
+        dishes = self._dishes(level)
+        return bool(len(dishes)) and bool((np.hypot(dishes[:, 0] - x, dishes[:, 1] - y) < DISH_GAP).any())
+
     def _dishes(self, level: str) -> np.ndarray:
         """Where the dishes lie on a level now (n, 2): 薦, 俎 and 羞 set down, not in anyone's hands."""
         hall = level != COURT

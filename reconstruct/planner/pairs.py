@@ -216,7 +216,8 @@ class Pairs:
             return None
         end = up_plan[-1]
         level = up_plan[-1][3]
-        if body.level != level or math.dist(up_start, (body.x, body.y)) > 2.5 or math.dist(end[:2], goal[:2]) > 2.5:
+        # side by side when they set out (at their marks, in the file): not from across the 楅 or a stair
+        if body.level != level or math.dist(up_start, (body.x, body.y)) > 1.6 or math.dist(end[:2], goal[:2]) > 2.5:
             return None
 
         line = LineString([up_start] + [(x, y) for x, y, _, _ in up_plan])
