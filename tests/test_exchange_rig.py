@@ -219,3 +219,67 @@ def test_khronos_validator(rig_glb):
     if r.returncode == 2:
         pytest.skip("gltf-validator could not be set up: " + r.stdout[-200:])
     assert "0 errors, 0 warnings" in r.stdout.strip().splitlines()[-1], r.stdout
+
+
+PROBE = r'''
+import bpy, json, sys
+out = {"armatures": {}, "markers": [[m.name, m.frame] for m in bpy.context.scene.timeline_markers],
+       "frames": [bpy.context.scene.frame_start, bpy.context.scene.frame_end], "fps": bpy.context.scene.render.fps,
+       "camera": bpy.context.scene.camera.name if bpy.context.scene.camera else None, "heads": {}}
+frame = int(sys.argv[sys.argv.index("--") + 1])
+bpy.context.scene.frame_set(frame)
+for o in bpy.context.scene.objects:
+    if o.type == "ARMATURE":
+        ad = o.animation_data
+        out["armatures"][o.name] = [ad.action.name if ad and ad.action else None, len(o.pose.bones)]
+        for b in o.pose.bones:
+            out["heads"][o.name + "/" + b.name] = list(o.matrix_world @ b.head)
+print("PROBE" + json.dumps(out))
+'''
+
+
+def test_blender_setup_script(rig_glb, plan, window, tmp_path):
+    """The set-up script runs headless: one armature and one action per person, a marker per event and per
+    cut, the range of the export; the bones stand where the PlanSampler puts the joints (to 2 mm)."""
+    if shutil.which("blender") is None:
+        pytest.skip("blender not installed (apt-get install blender python3-numpy): the set-up script not run")
+    from reconstruct.exchange.blender import write_blender_script
+    script = write_blender_script(tmp_path / "setup.py", glb=rig_glb[0])
+    blend = tmp_path / "scene.blend"
+    r = subprocess.run(["blender", "-b", "--python", str(script), "--", str(rig_glb[0]), "--out", str(blend)],
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0 and blend.exists(), r.stdout[-2000:] + r.stderr[-2000:]
+    frame = int(np.ceil(window[0] * FPS)) + 60
+    probe = tmp_path / "probe.py"
+    probe.write_text(PROBE)
+    r = subprocess.run(["blender", "-b", str(blend), "--python", str(probe), "--", str(frame)],
+                       capture_output=True, text=True, timeout=600)
+    line = next(x for x in r.stdout.splitlines() if x.startswith("PROBE"))
+    got = json.loads(line[5:])
+    g = pygltflib.GLTF2().load(str(rig_glb[0]))
+    extras = g.scenes[g.scene].extras
+    assert len(got["armatures"]) == len(plan.actors)
+    actions = [a for a, _ in got["armatures"].values()]
+    assert None not in actions and len(set(actions)) == len(plan.actors)          # one action per person
+    assert all(n == len(JOINTS) for _, n in got["armatures"].values())
+    assert got["fps"] == FPS and got["frames"] == [int(np.floor(window[0] * FPS)), int(np.ceil(window[1] * FPS))]
+    names = [m for m, _ in got["markers"]]
+    assert sorted(n for n in names if not n.startswith("cut ")) == sorted(f"{e['footnote']} {e['id']}"
+                                                                             for e in extras["events"])
+    cuts = [f for m, f in got["markers"] if m.startswith("cut ")]
+    assert cuts[1:] == [int(round(s["t0"] * FPS)) for s in extras["shots"] if s["cut"]]
+    assert got["camera"] == "camera"
+    # bone heads (joint origins) against the video's figures at that frame
+    sampler = PlanSampler(plan)
+    carried = carried_by(plan)
+    t = frame / FPS
+    worst = 0.0
+    for aid in plan.actors:
+        hold = [p for a, e, p in carried.get(aid, []) if a <= t < e] or None
+        xyz, hd, params, state = sampler.actor_pose(aid, t, hold)
+        want = F.world_transforms(*xyz, hd, params=params, state=state)
+        arma = next(k for k in got["armatures"] if k.split(".")[0] == actor_node_name(aid))
+        for part in ("pelvis", "head", "r_forearm", "l_shin"):
+            head = np.array(got["heads"][f"{arma}/{actor_node_name(aid)}_{part}"])
+            worst = max(worst, float(np.linalg.norm(head - want[part][:3, 3])))
+    assert worst < 0.002, worst
