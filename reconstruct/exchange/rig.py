@@ -30,9 +30,9 @@ from ..model.plan import Plan
 from ..scene import figures as F
 from ..scene.sampler import PlanSampler
 from .channels import AnimWriter, MIN_DT, heading_quat
-from .frames import to_yup
+from .frames import Y_UP, to_yup
 from .gltf import ARRAY_BUFFER, ELEMENT_ARRAY_BUFFER, GltfBuilder
-from .names import actor_node_name, ascii_name, unique_name
+from .names import actor_node_name, ascii_name, prop_node_name, unique_name
 from .people import _PoseCache, _pose_channels, _vis_scale, _VIS_PARTS, carried_by, pose_times, track_keys
 
 __all__ = ["JOINTS", "RiggedPeople", "gather_rigged_people", "bind_pose", "trs_matrix", "person_animation_name"]
@@ -194,6 +194,98 @@ def gather_rigged_people(b: GltfBuilder, plan: Plan, sampler: PlanSampler, used:
 
 
 # ---------------------------------------------------------------------------
+# the props: keyed in world space, in the hands as the video holds them
+
+class HeldPoses:
+    """World 4x4 of every prop a person carries at a time, as the video poses them
+    (:func:`reconstruct.scene.handling.held_matrix`, the same figures and gestures), memoised by (person, time)."""
+
+    def __init__(self, plan: Plan, sampler: PlanSampler):
+        self.plan, self.sampler = plan, sampler
+        self.carried = carried_by(plan)                    # actor → [(t0, t1, prop)] in the plan's prop order
+        self.cache: dict[tuple[str, float], dict[str, np.ndarray]] = {}
+        self._times: dict[str, np.ndarray] = {}
+
+    def carrying(self, holder: str, t: float) -> list[str]:
+        return [p for a, e, p in self.carried.get(holder, []) if a <= t < e]
+
+    def at(self, holder: str, t: float) -> dict[str, np.ndarray]:
+        key = (holder, t)
+        hit = self.cache.get(key)
+        if hit is None:
+            from ..scene.handling import held_matrix
+            from ..scene.poses import world_transforms
+            held = self.carrying(holder, t)
+            xyz, hd, params, state = self.sampler.actor_pose(holder, t, held or None)
+            w = world_transforms(*xyz, hd, params=params, state=state)
+            holding = list(state.get("holding") or [])
+            gestures = state.get("gestures") or ()
+            tucked: dict[str, int] = {}
+            hit = {p: held_matrix(self.sampler, p, holder, w, hd, gestures, holding + held, tucked, t)[0]
+                   for p in held}
+            self.cache[key] = hit
+        return hit
+
+    def pose_times(self, holder: str, fps_hint: float) -> np.ndarray:
+        if holder not in self._times:
+            a = self.plan.actors[holder]
+            self._times[holder] = pose_times(self.sampler.actors[holder], self.sampler.state_times(holder),
+                                             self.carried.get(holder, []), self.plan.duration, fps_hint, a.gestures)
+        return self._times[holder]
+
+
+def prop_matrices(plan: Plan, sampler: PlanSampler, held: HeldPoses, pid: str, fps_hint: float,
+                  window: tuple[float, float] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(times, world 4x4s) of a prop: at its plan keys while nobody carries it (lying as the video lays it:
+    :func:`reconstruct.scene.handling.resting_prop`), and while carried at the carrier's pose times, in
+    his hands.  Times within ``window`` (and its ends) when given."""
+    from ..scene.handling import resting_prop
+    prop = plan.props[pid]
+    motion = sampler.props[pid]
+    t0, t1 = window if window is not None else (0.0, plan.duration)
+    spans = [(a, e, who) for who, rows in held.carried.items() for a, e, p in rows if p == pid and who in plan.actors]
+    ts = [float(x) for x in prop.track.t] + [t0, t1]
+    for a, e, who in spans:
+        pt = held.pose_times(who, fps_hint)
+        ts += [a, max(a, e - MIN_DT), *pt[(pt > a) & (pt < e)]]
+    ts = np.unique(np.clip(np.asarray(ts, float), t0, t1))
+    ts = ts[np.r_[True, np.diff(ts) >= MIN_DT / 2]]
+    out = np.empty((len(ts), 4, 4))
+    for i, t in enumerate(ts):
+        who = sampler.carrier_of(pid, float(t))
+        if who in plan.actors:
+            out[i] = held.at(who, float(t))[pid]
+        else:
+            xyz, hd, k, _ = motion.position(float(t))
+            out[i] = resting_prop(pid, motion, float(t), xyz, hd, k)
+    return ts, out
+
+
+def gather_rigged_props(b: GltfBuilder, anim: AnimWriter, plan: Plan, sampler: PlanSampler, used: set[str],
+                        fps_hint: float, window: tuple[float, float] | None = None) -> tuple[list[int], int]:
+    """Every prop as a node keyed in world space (translation + rotation, LINEAR): at rest where the plan
+    lays it, carried in the carrier's hands as the video draws it.  Returns (nodes, how many move)."""
+    from .channels import quats_of
+    held = HeldPoses(plan, sampler)
+    kind_meshes: dict[str, int] = {}
+    nodes, moving = [], 0
+    for pid, prop in plan.props.items():
+        kind = F.prop_kind(prop.kind or pid)
+        if kind not in kind_meshes:
+            kind_meshes[kind] = b.coloured_mesh(f"prop_{ascii_name(kind)}", F.prop_mesh(kind))
+        ts, M = prop_matrices(plan, sampler, held, pid, fps_hint, window)
+        u, _, vt = np.linalg.svd(M[:, :3, :3])
+        R = u @ vt                                          # the rotation (the held matrices are rigid)
+        T = to_yup(M[:, :3, 3])
+        Q = quats_of(Y_UP @ R @ Y_UP.T)
+        n = b.node(unique_name(prop_node_name(pid), used), mesh=kind_meshes[kind], translation=T[0], rotation=Q[0],
+                   extras={"prop": pid, "kind": kind, "label": prop.label or pid})
+        moving += anim.channel(n, "translation", ts, T) | anim.channel(n, "rotation", ts, Q)
+        nodes.append(n)
+    return nodes, moving
+
+
+# ---------------------------------------------------------------------------
 # the film's camera, the scene
 
 def gather_film_camera(b: GltfBuilder, anim: AnimWriter, plan: Plan, window: tuple[float, float],
@@ -259,16 +351,17 @@ def build_rigged(reading, plan: Plan, *, fps: float | None = None, window: tuple
     Returns the GLTF2 and a summary."""
     from ..model.defaults import FPS
     from ..scene.ground import build_ground
-    from .animation import gather_events, gather_props
+    from .animation import gather_events
     from .gltf import gltf_from_parts
     fps = float(fps or FPS)
     t0, t1 = window if window is not None else (0.0, plan.duration)
     parts = ground_parts if ground_parts is not None else build_ground(reading)
     b, ground_root = gltf_from_parts(parts, reading, finish=False)
     used: set[str] = {n.name for n in b.gltf.nodes}
-    people = gather_rigged_people(b, plan, PlanSampler(plan), used, fps, window)
+    sampler = PlanSampler(plan)
+    people = gather_rigged_people(b, plan, sampler, used, fps, window)
     props_anim = AnimWriter(b, name="props", extras={"what": "every prop, keyed in world space"}, window=window)
-    props, moving = gather_props(b, props_anim, plan, used)
+    props, moving = gather_rigged_props(b, props_anim, plan, sampler, used, fps, window)
     props_anim.finish()
     cam_anim = AnimWriter(b, name="camera", extras={"what": "the film's camera: STEP keys, cuts and eased moves"},
                           window=window)
