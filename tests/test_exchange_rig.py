@@ -18,8 +18,8 @@ from scipy.spatial.transform import Rotation
 from reconstruct.exchange.channels import read_channels, sample_channel
 from reconstruct.exchange.frames import Y_UP
 from reconstruct.exchange.names import actor_node_name, prop_node_name
-from reconstruct.exchange.people import carried_by, pose_times
-from reconstruct.exchange.rig import JOINTS, build_rigged, export_rigged, person_animation_name, trs_matrix
+from reconstruct.exchange.people import pose_times
+from reconstruct.exchange.rig import JOINTS, build_rigged, carried_spans, export_rigged, person_animation_name, trs_matrix
 from reconstruct.model.defaults import FPS
 from reconstruct.model.plan import Plan
 from reconstruct.scene import figures as F
@@ -143,7 +143,7 @@ def test_bind_pose_skin_reproduces_the_parts(gl):
 def test_joints_match_the_plan_sampler(gl, channels, plan, window):
     """At the sampled times the joints' world transforms are the video's (PlanSampler + figures) to 1 mm / 0.5°."""
     sampler = PlanSampler(plan)
-    carried = carried_by(plan)
+    carried = carried_spans(plan)
     parent = {c: i for i, n in enumerate(gl.nodes) for c in (n.children or [])}
     index = {n.name: i for i, n in enumerate(gl.nodes)}
     checked = moving = 0
@@ -303,7 +303,7 @@ def test_blender_setup_script(rig_glb, plan, window, tmp_path):
     assert got["camera"] == "camera"
     # bone heads (joint origins) against the video's figures at that frame
     sampler = PlanSampler(plan)
-    carried = carried_by(plan)
+    carried = carried_spans(plan)
     t = frame / FPS
     worst = 0.0
     for aid in plan.actors:
@@ -315,3 +315,26 @@ def test_blender_setup_script(rig_glb, plan, window, tmp_path):
             head = np.array(got["heads"][f"{arma}/{actor_node_name(aid)}_{part}"])
             worst = max(worst, float(np.linalg.norm(head - want[part][:3, 3])))
     assert worst < 0.002, worst
+
+
+def test_command_line(tmp_path, capsys):
+    from reconstruct import cli
+    small = FIXTURES / "plan_small.json"
+    glb, script = tmp_path / "s.glb", tmp_path / "setup.py"
+    assert cli.main(["export", "--rig", "--plan", str(small), "--from", "5s", "--to", "20s", "--glb", str(glb),
+                     "--blender-script", str(script)]) == 0
+    g = pygltflib.GLTF2().load(str(glb))
+    extras = g.scenes[g.scene].extras
+    assert extras["start_s"] == 5.0 and extras["end_s"] == 20.0 and len(g.skins) == 3
+    text = script.read_text()
+    assert f"'glb': '{glb.resolve()}'" in text and "import bpy" in text and "reconstruct" not in text.split("SETTINGS")[2]
+    compile(text, str(script), "exec")
+    capsys.readouterr()
+    for argv in (["export", "--plan", str(small), "--from", "5s", "--glb", str(tmp_path / "a.glb")],
+                 ["export", "--rig", "--plan", str(small), "--from", "nosuch", "--glb", str(tmp_path / "b.glb")],
+                 ["export", "--rig", "--plan", str(small), "--from", "30s", "--to", "10s", "--glb", str(tmp_path / "c.glb")],
+                 ["export", "--rig", "--static", "--plan", str(small), "--glb", str(tmp_path / "d.glb")]):
+        assert cli.main(argv) == 2, argv
+        err = capsys.readouterr().err
+        assert len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.glb", "setup.py"]

@@ -22,20 +22,29 @@ joints are the figure's parts (:data:`reconstruct.scene.figures.PARTS`), and one
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 import pygltflib as g
 
+from ..model.defaults import FPS, FRAME_SIZE
 from ..model.plan import Plan
+from ..outputs import atomic_path
 from ..scene import figures as F
+from ..scene.ground import build_ground
+from ..scene.handling import held_matrix, resting_prop
+from ..scene.poses import world_transforms
 from ..scene.sampler import PlanSampler
-from .channels import AnimWriter, MIN_DT, heading_quat
+from ..scene.shots import excerpt_shots
+from .animation import _look_quat, gather_events
+from .channels import MIN_DT, AnimWriter, heading_quat, quats_of
 from .frames import Y_UP, to_yup
-from .gltf import ARRAY_BUFFER, ELEMENT_ARRAY_BUFFER, GltfBuilder
+from .gltf import ARRAY_BUFFER, ELEMENT_ARRAY_BUFFER, GltfBuilder, gltf_from_parts, write_gltf
 from .names import actor_node_name, ascii_name, prop_node_name, unique_name
 from .people import _PoseCache, _pose_channels, _vis_scale, _VIS_PARTS, carried_by, pose_times, track_keys
 
-__all__ = ["JOINTS", "RiggedPeople", "gather_rigged_people", "bind_pose", "trs_matrix", "person_animation_name"]
+__all__ = ["JOINTS", "carried_spans", "RiggedPeople", "gather_rigged_people", "gather_rigged_props", "gather_film_camera", "HeldPoses",
+           "prop_matrices", "build_rigged", "export_rigged", "bind_pose", "trs_matrix", "person_animation_name"]
 
 #: the joints of every skeleton, in the order of every skin's ``joints`` (the JOINTS_0 indices)
 JOINTS: tuple[str, ...] = F.PARTS
@@ -121,6 +130,14 @@ def _skinned_mesh(b: GltfBuilder, role: str, bind: dict[str, np.ndarray]) -> int
     return len(b.gltf.meshes) - 1
 
 
+def carried_spans(plan: Plan) -> dict[str, list[tuple[float, float, str]]]:
+    """actor → [(t0, t1, prop)] while he carries it (t0 ≤ t < t1), as ``sampler.carrier_of`` says: what is
+    carried at the end of the passage is still carried at its last moment."""
+    end = float("inf")
+    return {who: [(a, end if e >= plan.duration else e, p) for a, e, p in rows]
+            for who, rows in carried_by(plan).items()}
+
+
 def _window_times(times: np.ndarray, window: tuple[float, float] | None) -> np.ndarray:
     if window is None:
         return times
@@ -186,7 +203,7 @@ def gather_rigged_people(b: GltfBuilder, plan: Plan, sampler: PlanSampler, used:
     ibm[:, [3, 7, 11]] = 0.0
     ibm[:, 15] = 1.0
     out.ibm = b.accessor(ibm, kind="MAT4", target=None)
-    carried = carried_by(plan)
+    carried = carried_spans(plan)
     for aid in plan.actors:
         gather_rigged_person(b, sampler, plan, aid, used, carried.get(aid, []), fps_hint, out, window)
     return out
@@ -202,7 +219,7 @@ class HeldPoses:
 
     def __init__(self, plan: Plan, sampler: PlanSampler):
         self.plan, self.sampler = plan, sampler
-        self.carried = carried_by(plan)                    # actor → [(t0, t1, prop)] in the plan's prop order
+        self.carried = carried_spans(plan)                 # actor → [(t0, t1, prop)] in the plan's prop order
         self.cache: dict[tuple[str, float], dict[str, np.ndarray]] = {}
         self._times: dict[str, np.ndarray] = {}
 
@@ -213,8 +230,6 @@ class HeldPoses:
         key = (holder, t)
         hit = self.cache.get(key)
         if hit is None:
-            from ..scene.handling import held_matrix
-            from ..scene.poses import world_transforms
             held = self.carrying(holder, t)
             xyz, hd, params, state = self.sampler.actor_pose(holder, t, held or None)
             w = world_transforms(*xyz, hd, params=params, state=state)
@@ -239,7 +254,6 @@ def prop_matrices(plan: Plan, sampler: PlanSampler, held: HeldPoses, pid: str, f
     """(times, world 4x4s) of a prop: at its plan keys while nobody carries it (lying as the video lays it:
     :func:`reconstruct.scene.handling.resting_prop`), and while carried at the carrier's pose times, in
     his hands.  Times within ``window`` (and its ends) when given."""
-    from ..scene.handling import resting_prop
     prop = plan.props[pid]
     motion = sampler.props[pid]
     t0, t1 = window if window is not None else (0.0, plan.duration)
@@ -247,7 +261,7 @@ def prop_matrices(plan: Plan, sampler: PlanSampler, held: HeldPoses, pid: str, f
     ts = [float(x) for x in prop.track.t] + [t0, t1]
     for a, e, who in spans:
         pt = held.pose_times(who, fps_hint)
-        ts += [a, max(a, e - MIN_DT), *pt[(pt > a) & (pt < e)]]
+        ts += [a, max(a, min(e, plan.duration) - MIN_DT), *pt[(pt > a) & (pt < e)]]
     ts = np.unique(np.clip(np.asarray(ts, float), t0, t1))
     ts = ts[np.r_[True, np.diff(ts) >= MIN_DT / 2]]
     out = np.empty((len(ts), 4, 4))
@@ -265,7 +279,6 @@ def gather_rigged_props(b: GltfBuilder, anim: AnimWriter, plan: Plan, sampler: P
                         fps_hint: float, window: tuple[float, float] | None = None) -> tuple[list[int], int]:
     """Every prop as a node keyed in world space (translation + rotation, LINEAR): at rest where the plan
     lays it, carried in the carrier's hands as the video draws it.  Returns (nodes, how many move)."""
-    from .channels import quats_of
     held = HeldPoses(plan, sampler)
     kind_meshes: dict[str, int] = {}
     nodes, moving = [], 0
@@ -294,8 +307,6 @@ def gather_film_camera(b: GltfBuilder, anim: AnimWriter, plan: Plan, window: tup
     the same range) as one camera node keyed with STEP: a key where each shot is reached by a cut and,
     through an eased move, one key a quarter of a frame before every frame (so that Blender, at each
     frame, shows what the video shows).  Returns (node, the shots within the window)."""
-    from ..model.defaults import FRAME_SIZE
-    from ..scene.shots import excerpt_shots
     t0, t1 = window
     path = excerpt_shots(plan, FRAME_SIZE, t0, t1).starting_at(t0)
     if not path.shots:
@@ -328,7 +339,6 @@ def gather_film_camera(b: GltfBuilder, anim: AnimWriter, plan: Plan, window: tup
     ts = list(np.asarray(ts)[order])
     vals = list(np.asarray(vals)[order])
     poses = [path.at(float(t)) for t in vals]
-    from .animation import _look_quat
     T = to_yup(np.array([p.eye for p in poses], float))
     Q = np.array([_look_quat(p.eye, p.target, p.up) for p in poses])
     b.gltf.cameras.append(g.Camera(type="perspective", name="film", perspective=g.Perspective(
@@ -349,10 +359,6 @@ def build_rigged(reading, plan: Plan, *, fps: float | None = None, window: tuple
     animation, ``props``), the film's camera (one animation, ``camera``); ``window`` (plan seconds)
     keeps only that range of the passage (plan times are kept: an event at 120 s is at 120 s).
     Returns the GLTF2 and a summary."""
-    from ..model.defaults import FPS
-    from ..scene.ground import build_ground
-    from .animation import gather_events
-    from .gltf import gltf_from_parts
     fps = float(fps or FPS)
     t0, t1 = window if window is not None else (0.0, plan.duration)
     parts = ground_parts if ground_parts is not None else build_ground(reading)
@@ -397,10 +403,6 @@ def build_rigged(reading, plan: Plan, *, fps: float | None = None, window: tuple
 def export_rigged(reading, plan: Plan, target, fmt: str = "glb", fps: float | None = None,
                   window: tuple[float, float] | None = None) -> dict:
     """Write the rigged scene (GLB or glTF); the file appears only when complete.  Returns the summary."""
-    from pathlib import Path
-
-    from ..outputs import atomic_path
-    from .gltf import write_gltf
     fmt = fmt.lower()
     if fmt not in ("glb", "gltf"):
         raise ValueError(f"unknown format {fmt!r}: the rigged export writes glb or gltf")
