@@ -33,7 +33,7 @@ from ..outputs import atomic_path
 from ..scene import figures as F
 from ..scene.ground import build_ground
 from ..scene.handling import held_matrix, resting_prop
-from ..scene.poses import world_transforms
+from ..scene.poses import local_transforms
 from ..scene.sampler import PlanSampler
 from ..scene.shots import excerpt_shots
 from .animation import _look_quat, gather_events
@@ -213,6 +213,10 @@ def gather_rigged_people(b: GltfBuilder, plan: Plan, sampler: PlanSampler, used:
 # ---------------------------------------------------------------------------
 # the props: keyed in world space, in the hands as the video holds them
 
+#: a bow at rest lies flat: its limbs (local z) along its local x, as the unrigged export lays it
+LIE_FLAT = np.array([[0.0, 0, 1, 0], [0, 1, 0, 0], [-1, 0, 0, 0], [0, 0, 0, 1]])
+
+
 class HeldPoses:
     """World 4x4 of every prop a person carries at a time, as the video poses them
     (:func:`reconstruct.scene.handling.held_matrix`, the same figures and gestures), memoised by (person, time)."""
@@ -222,6 +226,7 @@ class HeldPoses:
         self.carried = carried_spans(plan)                 # actor → [(t0, t1, prop)] in the plan's prop order
         self.cache: dict[tuple[str, float], dict[str, np.ndarray]] = {}
         self._times: dict[str, np.ndarray] = {}
+        self._local: dict[tuple, dict[str, np.ndarray]] = {}
 
     def carrying(self, holder: str, t: float) -> list[str]:
         return [p for a, e, p in self.carried.get(holder, []) if a <= t < e]
@@ -232,12 +237,17 @@ class HeldPoses:
         if hit is None:
             held = self.carrying(holder, t)
             xyz, hd, params, state = self.sampler.actor_pose(holder, t, held or None)
-            w = world_transforms(*xyz, hd, params=params, state=state)
+            lk = (np.round(np.fromiter(params.values(), float, len(params)), 6).tobytes(),
+                  bool(state.get("bare_left_arm")), bool(state.get("gear")), bool(state.get("undershirt")))
+            local = self._local.get(lk)
+            if local is None:                      # most poses repeat (standing, holding): one local set each
+                local = self._local[lk] = local_transforms(params, state)
             holding = list(state.get("holding") or [])
             gestures = state.get("gestures") or ()
+            w = F.chain(F.root_transform(*xyz, hd), local)
             tucked: dict[str, int] = {}
-            hit = {p: held_matrix(self.sampler, p, holder, w, hd, gestures, holding + held, tucked, t)[0]
-                   for p in held}
+            hit = {p: held_matrix(self.sampler, p, holder, w, hd, gestures, holding + held, tucked, t,
+                                  strings=False)[0] for p in held}
             self.cache[key] = hit
         return hit
 
@@ -252,10 +262,11 @@ class HeldPoses:
 def prop_matrices(plan: Plan, sampler: PlanSampler, held: HeldPoses, pid: str, fps_hint: float,
                   window: tuple[float, float] | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(times, world 4x4s) of a prop: at its plan keys while nobody carries it (lying as the video lays it:
-    :func:`reconstruct.scene.handling.resting_prop`), and while carried at the carrier's pose times, in
+    :func:`reconstruct.scene.handling.resting_prop`, but a bow flat on the floor), and while carried at the carrier's pose times, in
     his hands.  Times within ``window`` (and its ends) when given."""
     prop = plan.props[pid]
     motion = sampler.props[pid]
+    lying = F.prop_kind(prop.kind or pid) == "弓"
     t0, t1 = window if window is not None else (0.0, plan.duration)
     spans = [(a, e, who) for who, rows in held.carried.items() for a, e, p in rows if p == pid and who in plan.actors]
     ts = [float(x) for x in prop.track.t] + [t0, t1]
@@ -272,6 +283,8 @@ def prop_matrices(plan: Plan, sampler: PlanSampler, held: HeldPoses, pid: str, f
         else:
             xyz, hd, k, _ = motion.position(float(t))
             out[i] = resting_prop(pid, motion, float(t), xyz, hd, k)
+            if lying:                       # a bow set down lies on the floor (the video stands it on its grip)
+                out[i] = out[i] @ LIE_FLAT
     return ts, out
 
 

@@ -175,17 +175,18 @@ def resting_prop(pid: str, motion, t: float, xyz, heading_deg: float, i: int | N
 
 
 def held_matrix(sampler, ident: str, holder: str, world: dict, heading_deg: float, gestures, others, tucked: dict,
-                t: float, is_prop: bool = True) -> tuple[np.ndarray, tuple | None]:
+                t: float, is_prop: bool = True, strings: bool = True) -> tuple[np.ndarray, tuple | None]:
     """(world 4x4, the string's halves or None) of a thing in ``holder``'s hands at ``t``, as the video and
     the rigged GLB pose it: the bow aimed or at the left side, the arrow on the string while nocked and
     drawn, tucked in the belt (``tucked`` counts the holder's tucked arrows posed so far at ``t``), the
     flag raised or lowered, the tally being laid, anything else as :func:`.props.held_prop_transform`
     holds it.  ``ident``: a prop id, or ``"actor:thing"`` for a thing held by state (``is_prop`` False);
-    ``others``: what else the holder holds; ``gestures``: his active gestures (``state["gestures"]``)."""
+    ``others``: what else the holder holds; ``gestures``: his active gestures (``state["gestures"]``);
+    ``strings``: False leaves the string's halves out (None)."""
     pk = prop_kind(ident.split(":")[-1])
     if pk == "弓":
         M, mid = bow_pose(world, heading_deg, gestures)
-        return M, string_matrices(M, mid)
+        return M, string_matrices(M, mid) if strings else None
     name = ident.split(":")[-1]
     if pk == "矢":
         if acting_on(gestures, ("nock", "draw")) == name:
