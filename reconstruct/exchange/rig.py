@@ -306,7 +306,13 @@ def gather_rigged_props(b: GltfBuilder, anim: AnimWriter, plan: Plan, sampler: P
         Q = quats_of(Y_UP @ R @ Y_UP.T)
         n = b.node(unique_name(prop_node_name(pid), used), mesh=kind_meshes[kind], translation=T[0], rotation=Q[0],
                    extras={"prop": pid, "kind": kind, "label": prop.label or pid})
-        moving += anim.channel(n, "translation", ts, T) | anim.channel(n, "rotation", ts, Q)
+        moved = anim.channel(n, "translation", ts, T) | anim.channel(n, "rotation", ts, Q)
+        if kind == "侯":                # the ground draws the 侯 where the reading hangs it: shown only while carried
+            shown = np.array([[float(sampler.carrier_of(pid, float(t)) in plan.actors)] * 3 for t in ts])
+            if not shown[0, 0]:
+                b.gltf.nodes[n].scale = [0.0, 0.0, 0.0]
+            moved |= anim.channel(n, "scale", ts, shown, step=True)
+        moving += moved
         nodes.append(n)
     return nodes, moving
 
