@@ -3,9 +3,10 @@
 Written by ``render.py export --blender-script F.py``; uses Blender's own Python API only (3.4 or later).
 
     blender -b --python F.py -- scene.glb [--out scene.blend] [--still MARKER --still-out F.png [--size WxH]]
+    blender -b yours.blend --python F.py -- scene.glb --out yours_with_the_rite.blend
 
 or open F.py in Blender's text editor and press Run (the GLB is the one named in SETTINGS below).  It
-imports the GLB into an empty scene at 25 fps; gives every person's armature, every prop and the camera
+imports the GLB at 25 fps (headless without a .blend: into an empty scene; otherwise into the open one); gives every person's armature, every prop and the camera
 its own action (Blender's importer leaves all but the first glTF animation muted on NLA tracks); sets
 the frame range of the export; adds a timeline marker per event of the text (``88 p2.feng.ming``: the
 footnote and the clause's id) and one per camera cut (``cut archery:target``, bound to the film's
@@ -24,11 +25,13 @@ SETTINGS = {"glb": None, "fps": 25, "size": [1280, 720], "sun_dir": [0.6, -0.45,
 
 
 def glb_json(path):
-    """The JSON chunk of a GLB (the scene's extras: events, shots, the range), read with the standard library."""
+    """The JSON of a GLB (its first chunk) or a .gltf (the scene's extras: events, shots, the range), read
+    with the standard library."""
     with open(path, "rb") as f:
         magic, _version, _length = struct.unpack("<4sII", f.read(12))
         if magic != b"glTF":
-            raise ValueError(f"{path}: not a GLB")
+            f.seek(0)
+            return json.loads(f.read().decode("utf-8"))
         n, kind = struct.unpack("<I4s", f.read(8))
         if kind != b"JSON":
             raise ValueError(f"{path}: no JSON chunk first")
@@ -55,11 +58,11 @@ def parse(argv):
     return a
 
 
-def activate_actions(bpy):
+def activate_actions(objects):
     """Each animated object plays its own action: the importer stashes every glTF animation on a muted NLA
     track (and makes only the first one active); one animation per person means one track per object."""
     n = 0
-    for obj in bpy.data.objects:
+    for obj in objects:
         ad = obj.animation_data
         if ad is None:
             continue
@@ -84,13 +87,16 @@ def setup(a):
     fps = int(SETTINGS["fps"])
     meta = glb_json(a.glb)
     extras = (meta.get("scenes") or [{}])[meta.get("scene", 0)].get("extras", {})
-    bpy.ops.wm.read_factory_settings(use_empty=True)
+    if bpy.app.background and not bpy.data.filepath:
+        bpy.ops.wm.read_factory_settings(use_empty=True)        # blender -b --python: an empty scene, no cube
     scene = bpy.context.scene
     scene.render.fps, scene.render.fps_base = fps, 1.0          # before the import: seconds → frames
+    before = set(bpy.data.objects)
     t = time.perf_counter()
     bpy.ops.import_scene.gltf(filepath=a.glb)
     import_s = time.perf_counter() - t
-    actions = activate_actions(bpy)
+    new = [o for o in bpy.data.objects if o not in before]      # into an open .blend: only what came in
+    actions = activate_actions(new)
 
     start, end = float(extras.get("start_s", 0.0)), float(extras.get("end_s", extras.get("duration_s", 0.0)))
     scene.frame_start, scene.frame_end = int(math.floor(start * fps)), int(math.ceil(end * fps))
@@ -99,7 +105,7 @@ def setup(a):
     scene.render.resolution_x, scene.render.resolution_y, scene.render.resolution_percentage = w, h, 100
 
     # the film's camera and its cuts
-    cams = [o for o in scene.objects if o.type == "CAMERA"]
+    cams = [o for o in new if o.type == "CAMERA"]
     cam = cams[0] if cams else None
     shots = extras.get("shots", [])
     if cam is not None:
@@ -112,7 +118,7 @@ def setup(a):
             m = scene.timeline_markers.new(f"cut {s['kind']}"[:63], frame=int(round(s["t0"] * fps)))
             m.camera = cam
     # the roof, cut away in the shots of the hall as the video does
-    roof = [o for o in scene.objects if o.name.split(".")[0] in set(SETTINGS["roof"])]
+    roof = [o for o in new if o.name.split(".")[0] in set(SETTINGS["roof"])]
     for o in roof:
         for s in shots:
             f = int(round(s["t0"] * fps))
@@ -151,7 +157,7 @@ def setup(a):
     shading.background_type = "WORLD"
     scene.display.light_direction = sun_dir
 
-    arms = [o for o in scene.objects if o.type == "ARMATURE"]
+    arms = [o for o in new if o.type == "ARMATURE"]
     out = a.out or (a.glb.rsplit(".", 1)[0] + ".blend")
     bpy.ops.wm.save_as_mainfile(filepath=out)
     print(f"setup: imported {a.glb} in {import_s:.1f} s; {len(arms)} armatures, {len(bpy.data.actions)} actions "
