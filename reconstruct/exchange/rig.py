@@ -88,6 +88,7 @@ class RiggedPeople:
     poses: _PoseCache = field(default_factory=_PoseCache)
     ibm: int | None = None
     bind: dict[str, np.ndarray] = field(default_factory=dict)
+    held: "HeldPoses | None" = None                         # what their hands hold at their pose times
 
 
 def _skinned_mesh(b: GltfBuilder, role: str, bind: dict[str, np.ndarray]) -> int:
@@ -159,8 +160,14 @@ def gather_rigged_person(b: GltfBuilder, sampler: PlanSampler, plan: Plan, aid: 
     state_times = np.asarray(sampler.state_times(aid), float)
     times = _window_times(pose_times(sampler.actors[aid], list(state_times), carried, duration, fps_hint,
                                      actor.gestures), window)
-    samples = out.poses.batch([sampler.actor_pose(aid, float(t), [p for a, e, p in carried if a <= t < e] or None)[2]
-                               for t in times])
+    params = []
+    for t in times:
+        held = [p for a, e, p in carried if a <= t < e]
+        pose = sampler.actor_pose(aid, float(t), held or None)
+        params.append(pose[2])
+        if held and out.held is not None:          # the things in his hands at this pose, for the props
+            out.held.at(aid, float(t), pose)
+    samples = out.poses.batch(params)
     vis_t = np.unique(np.r_[0.0, state_times[(state_times >= 0) & (state_times <= duration)]])
     vis = [_vis_scale(sampler.state(aid, float(t))) for t in vis_t]
     w0 = 0.0 if window is None else window[0]
@@ -203,7 +210,8 @@ def gather_rigged_people(b: GltfBuilder, plan: Plan, sampler: PlanSampler, used:
     ibm[:, [3, 7, 11]] = 0.0
     ibm[:, 15] = 1.0
     out.ibm = b.accessor(ibm, kind="MAT4", target=None)
-    carried = carried_spans(plan)
+    out.held = HeldPoses(plan, sampler)
+    carried = out.held.carried
     for aid in plan.actors:
         gather_rigged_person(b, sampler, plan, aid, used, carried.get(aid, []), fps_hint, out, window)
     return out
@@ -231,12 +239,13 @@ class HeldPoses:
     def carrying(self, holder: str, t: float) -> list[str]:
         return [p for a, e, p in self.carried.get(holder, []) if a <= t < e]
 
-    def at(self, holder: str, t: float) -> dict[str, np.ndarray]:
+    def at(self, holder: str, t: float, pose: tuple | None = None) -> dict[str, np.ndarray]:
+        """{prop: world 4x4} of what ``holder`` carries at ``t`` (``pose``: his ``actor_pose`` at t, when known)."""
         key = (holder, t)
         hit = self.cache.get(key)
         if hit is None:
             held = self.carrying(holder, t)
-            xyz, hd, params, state = self.sampler.actor_pose(holder, t, held or None)
+            xyz, hd, params, state = pose if pose is not None else self.sampler.actor_pose(holder, t, held or None)
             lk = (np.round(np.fromiter(params.values(), float, len(params)), 6).tobytes(),
                   bool(state.get("bare_left_arm")), bool(state.get("gear")), bool(state.get("undershirt")))
             local = self._local.get(lk)
@@ -289,10 +298,11 @@ def prop_matrices(plan: Plan, sampler: PlanSampler, held: HeldPoses, pid: str, f
 
 
 def gather_rigged_props(b: GltfBuilder, anim: AnimWriter, plan: Plan, sampler: PlanSampler, used: set[str],
-                        fps_hint: float, window: tuple[float, float] | None = None) -> tuple[list[int], int]:
+                        fps_hint: float, window: tuple[float, float] | None = None,
+                        held: "HeldPoses | None" = None) -> tuple[list[int], int]:
     """Every prop as a node keyed in world space (translation + rotation, LINEAR): at rest where the plan
     lays it, carried in the carrier's hands as the video draws it.  Returns (nodes, how many move)."""
-    held = HeldPoses(plan, sampler)
+    held = held if held is not None else HeldPoses(plan, sampler)
     kind_meshes: dict[str, int] = {}
     nodes, moving = [], 0
     for pid, prop in plan.props.items():
@@ -386,7 +396,7 @@ def build_rigged(reading, plan: Plan, *, fps: float | None = None, window: tuple
     sampler = PlanSampler(plan)
     people = gather_rigged_people(b, plan, sampler, used, fps, window)
     props_anim = AnimWriter(b, name="props", extras={"what": "every prop, keyed in world space"}, window=window)
-    props, moving = gather_rigged_props(b, props_anim, plan, sampler, used, fps, window)
+    props, moving = gather_rigged_props(b, props_anim, plan, sampler, used, fps, window, people.held)
     props_anim.finish()
     cam_anim = AnimWriter(b, name="camera", extras={"what": "the film's camera: STEP keys, cuts and eased moves"},
                           window=window)
