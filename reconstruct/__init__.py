@@ -67,9 +67,18 @@ def _reading_of(plan: "Plan", reading):
     return reading if reading is not None else load_reading(plan.layout.file or "zheng_xuan")
 
 
-def export_glb(plan: "Plan", path: str | Path, reading: "Reading | None" = None, fmt: str = "glb") -> Path:
+def export_glb(plan: "Plan", path: str | Path, reading: "Reading | None" = None, fmt: str = "glb", *,
+               rig: bool = False, start=None, end=None) -> Path:
     """The ground and the whole ceremony as one animated glTF (GLB by default) for Blender and the web.
-    The ground is the plan's reading unless another is given."""
+    The ground is the plan's reading unless another is given.  ``rig``: an armature, a skinned mesh and an
+    animation per person, the props' and the film camera's animations (``docs/blender.md``), of the passage
+    or of an excerpt (``start``/``end``: seconds, footnote numbers or event ids, as ``render_video``)."""
+    if rig:
+        from .exchange.rig import export_rigged
+        t0, t1 = plan.time_of(start), min(plan.time_of(end, end=True), plan.duration)
+        window = (t0, t1) if (t0 > 0 or t1 < plan.duration) else None
+        export_rigged(_reading_of(plan, reading), plan, path, fmt=fmt, window=window)
+        return Path(path)
     from .exchange.animation import export_animated
     return export_animated(_reading_of(plan, reading), plan, path, fmt=fmt)
 

@@ -179,11 +179,26 @@ def cmd_still(a: argparse.Namespace) -> int:
 
 
 def cmd_export(a: argparse.Namespace) -> int:
-    """GLB/glTF: the ground and the whole animated ceremony (one animation); --static for the ground only.
-    OBJ/PLY/STL: the ground."""
+    """GLB/glTF: the ground and the whole animated ceremony (one animation); --static for the ground only;
+    --rig for the rigged scene (an armature and an animation per person, the film's camera), --from/--to
+    for an excerpt of it.  OBJ/PLY/STL: the ground.  --blender-script: the Blender set-up script."""
+    import time
+
     from .exchange.gltf import export_ground
 
-    outputs_ok(a.glb, a.gltf, a.obj, a.ply, a.stl)
+    outputs_ok(a.glb, a.gltf, a.obj, a.ply, a.stl, a.blender_script)
+    if (a.start is not None or a.end is not None) and not a.rig:
+        raise InputError("export", "--from/--to", "an excerpt is exported with --rig")
+    if a.rig and a.static:
+        raise InputError("export", "--rig", "--static writes the ground only; leave out one of them")
+    if a.blender_script:
+        from .exchange.blender import write_blender_script
+        from .render.frames import ROOF_NODES, SKY, SUN_COLOR, SUN_DIR
+        write_blender_script(a.blender_script, glb=a.glb or a.gltf, sun_dir=SUN_DIR, sun_rgb=SUN_COLOR, sky=SKY,
+                             roof=ROOF_NODES)
+        print(f"wrote {a.blender_script}")
+        if not (a.glb or a.obj or a.gltf or a.ply or a.stl):
+            return 0
     reading = load_reading(a.layout)
     if not (a.glb or a.obj or a.gltf or a.ply or a.stl):
         a.glb = OUT / f"{Path(reading.file).stem}.glb"
@@ -193,13 +208,29 @@ def cmd_export(a: argparse.Namespace) -> int:
         target = getattr(a, fmt)
         if not target:
             continue
-        if fmt in ("glb", "gltf") and not a.static:
+        t_wall = time.perf_counter()
+        if fmt in ("glb", "gltf") and a.rig:
+            from .exchange.rig import export_rigged
+            plan = plan if plan is not None else plan_of(a, reading)
+            try:
+                t0, t1 = plan.time_of(a.start), min(plan.time_of(a.end, end=True), plan.duration)
+            except ValueError as e:
+                raise InputError(a.plan or "plan", "--from/--to", str(e)) from None
+            if not 0 <= t0 < t1:
+                raise InputError(a.plan or "plan", "--from/--to", f"the excerpt {t0:.2f}–{t1:.2f} s is empty or "
+                                                                   f"outside the passage (0–{plan.duration:.2f} s)")
+            st = export_rigged(reading, plan, target, fmt=fmt, window=(t0, t1) if (t0 > 0 or t1 < plan.duration)
+                               else None)
+            print(f"rigged: {st['people']} people ({st['joints']} joints), {st['props']} props, "
+                  f"{st['animations']} animations, {st['keys']} keys, {st['shots']} shots ({st['cuts']} cuts), "
+                  f"{st['events']} events, plan {t0:.2f}–{t1:.2f} s")
+        elif fmt in ("glb", "gltf") and not a.static:
             from .exchange.animation import export_animated
             plan = plan if plan is not None else plan_of(a, reading)
             export_animated(reading, plan, target, fmt=fmt)
         else:
             export_ground(reading, target, fmt=fmt)
-        print(f"wrote {target}")
+        print(f"wrote {target} ({Path(target).stat().st_size / 1e6:.2f} MB, {time.perf_counter() - t_wall:.1f} s)")
     return 0
 
 
@@ -376,6 +407,15 @@ def _export_parser(sub) -> None:
     for fmt in ("glb", "gltf", "obj", "ply", "stl"):
         sp.add_argument(f"--{fmt}", type=Path)
     sp.add_argument("--static", action="store_true", help="GLB/glTF of the ground only, without the ceremony")
+    sp.add_argument("--rig", action="store_true",
+                    help="rigged people for Blender: an armature, a skinned mesh and an animation per person, "
+                         "the props' and the film camera's animations")
+    sp.add_argument("--from", dest="start", type=parse_point, default=None, metavar="X",
+                    help="(with --rig) start: footnote number, event id, or plan seconds like 12.5s")
+    sp.add_argument("--to", dest="end", type=parse_point, default=None, metavar="X",
+                    help="(with --rig) end: footnote number (its last event's end), event id, or 12.5s")
+    sp.add_argument("--blender-script", type=Path, default=None, metavar="F.py",
+                    help="write the Blender set-up script (import the GLB, 25 fps, markers, camera, sun; save a .blend)")
     _with_cast(sp)
     sp.set_defaults(func=cmd_export)
 

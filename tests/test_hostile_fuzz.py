@@ -270,7 +270,7 @@ WORDS = ["0", "-1", "1", "25", "nan", "inf", "1e308", "0x0", "16x16", "321x180",
 FLAGS = {"video": ["--fps", "--speed", "--size", "--crf", "--from", "--to", "--zhongbin", "--dafu", "--option"],
          "still": ["--view", "--size"], "plan": ["--zhongbin", "--dafu", "--option"],
          "check": ["--zhongbin", "--option"], "diagram": ["--at", "--zhongbin"], "layout": ["--list"],
-         "export": ["--dafu"], "compare": ["--zhongbin"], "script": ["--dafu", "--option"], "web": ["--out"]}
+         "export": ["--dafu", "--from", "--to", "--blender-script"], "compare": ["--zhongbin"], "script": ["--dafu", "--option"], "web": ["--out"]}
 
 
 @_settings(100)

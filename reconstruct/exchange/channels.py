@@ -16,7 +16,7 @@ from .frames import Y_UP, from_yup
 from .gltf import GltfBuilder
 
 __all__ = ["ANIMATION_NAME", "MIN_DT", "Y_UP", "from_yup", "quats_of", "heading_quat", "hemisphere", "prune_keys",
-           "strictly_increasing", "AnimWriter", "Compaction", "reduce_keys", "read_channels", "sample_channel", "accessor_array"]
+           "strictly_increasing", "AnimWriter", "clip_window", "Compaction", "reduce_keys", "read_channels", "sample_channel", "accessor_array"]
 
 ANIMATION_NAME = "ceremony"
 MIN_DT = 0.004          # s: the closest two keys may be (float32 at 6000 s resolves 0.5 ms)
@@ -83,9 +83,13 @@ class AnimWriter:
     equal.  With a :class:`Compaction`, keys are reduced and rotations quantised; ``raw_bytes``
     counts what the exact float32 channels would have taken, ``bytes`` what is written."""
 
-    def __init__(self, b: GltfBuilder, compaction: Compaction | None = None):
+    def __init__(self, b: GltfBuilder, compaction: Compaction | None = None, *, name: str = ANIMATION_NAME,
+                 extras: dict | None = None, window: tuple[float, float] | None = None):
         self.b = b
         self.compaction = compaction
+        self.name = name
+        self.extras = extras
+        self.window = window              # (t0, t1): only keys within, the values at t0 and t1 sampled
         self.raw_seen: set[bytes] = set()
         self.raw_bytes = 0
         self.bytes = 0
@@ -126,6 +130,8 @@ class AnimWriter:
         v = np.asarray(v, float)
         if path == "rotation":
             v = hemisphere(v)
+        if self.window is not None:
+            t, v = clip_window(t, v, *self.window, step=step)
         if prune and np.all(np.abs(v - v[0]) <= 1e-6):
             return False                  # constant: the node's own TRS says it
         idx = prune_keys(t, v, step=step) if prune else np.arange(len(t))
@@ -146,8 +152,22 @@ class AnimWriter:
 
     def finish(self) -> None:
         if self.channels:
-            self.b.gltf.animations.append(g.Animation(name=ANIMATION_NAME, samplers=self.samplers,
-                                                      channels=self.channels))
+            anim = g.Animation(name=self.name, samplers=self.samplers, channels=self.channels)
+            if self.extras:
+                anim.extras = self.extras
+            self.b.gltf.animations.append(anim)
+
+
+def clip_window(t: np.ndarray, v: np.ndarray, t0: float, t1: float, step: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """The keys of a channel within (t0, t1) and its values at t0 and t1 (as a glTF player samples
+    it: lerp, slerp for quaternions, or STEP): an excerpt of the channel."""
+    inside = (t > t0 + MIN_DT / 2) & (t < t1 - MIN_DT / 2)
+    a, b = sample_channel(t, v, t0, step=step), sample_channel(t, v, t1, step=step)
+    tt = np.r_[t0, t[inside], t1]
+    vv = np.vstack([a[None], v[inside], b[None]])
+    if v.shape[1] == 4:
+        vv = hemisphere(vv)
+    return tt, vv
 
 
 # ---------------------------------------------------------------------------

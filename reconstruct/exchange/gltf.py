@@ -31,7 +31,7 @@ from ..scene.ground import GroundPart, build_ground
 from .frames import srgb_to_linear, to_yup
 
 ARRAY_BUFFER, ELEMENT_ARRAY_BUFFER = 34962, 34963
-FLOAT, SHORT, UNSIGNED_SHORT, UNSIGNED_INT = 5126, 5122, 5123, 5125
+FLOAT, SHORT, UNSIGNED_BYTE, UNSIGNED_SHORT, UNSIGNED_INT = 5126, 5122, 5121, 5123, 5125
 FORMATS = ("glb", "gltf", "obj", "ply", "stl")
 
 
@@ -60,13 +60,16 @@ class GltfBuilder:
     def accessor(self, array: np.ndarray, *, kind: str, target: int | None, minmax: bool = False,
                  normalized: bool = False) -> int:
         """An accessor of the array: floats as float32; int16 as SHORT (``normalized``: read as
-        value / 32767, e.g. quantised rotations); indices as the smallest unsigned type."""
+        value / 32767, e.g. quantised rotations); uint8 as UNSIGNED_BYTE (joint indices); indices as
+        the smallest unsigned type."""
         array = np.ascontiguousarray(array)
         if array.dtype.kind == "f":
             array = array.astype(np.float32)
             ctype = FLOAT
         elif array.dtype == np.int16:
             ctype = SHORT
+        elif array.dtype == np.uint8:                 # e.g. JOINTS_0
+            ctype = UNSIGNED_BYTE
         elif array.max(initial=0) < 65536 and target == ELEMENT_ARRAY_BUFFER:
             array = array.astype(np.uint16)
             ctype = UNSIGNED_SHORT

@@ -26,10 +26,12 @@ from .layer import MovingLayer
 from ..model.defaults import FRAME_SIZE
 from ..scene.shots import CameraPose
 
-__all__ = ["FrameRenderer", "ROOF_NODES", "SS", "SUN_DIR"]
+__all__ = ["FrameRenderer", "ROOF_NODES", "SS", "SUN_DIR", "SUN_COLOR", "SKY"]
 
 SUN_DIR = tuple(float(v) for v in SH.SUN_DIR)     # towards the sun: south-east, high
-_SUN = "#fff0d6"
+SUN_COLOR = "#fff0d6"
+_SUN = SUN_COLOR
+SKY = ("#c9d3d6", "#8fa6b8")      # the sky's gradient: at the horizon, at the top
 _FILL = "#d8e2f0"
 # ground nodes hidden in shots of the hall (``CameraPose.cutaway``): the roof, its rafters, the ridge
 ROOF_NODES = ("L_wu", "L_dongrong", "L_xirong", "L_wu_chuan", "L_dong", "L_houmei")
@@ -71,7 +73,7 @@ class FrameRenderer:
     per camera pose) and the moving layer (only what moves, supersampled over its screen box)."""
 
     def __init__(self, static_meshes, layer: MovingLayer, size=FRAME_SIZE, aa: bool = True,
-                 sky=("#c9d3d6", "#8fa6b8")):
+                 sky=SKY):
         self.size = tuple(int(v) for v in size)
         w, h = self.size
         self.aa = aa

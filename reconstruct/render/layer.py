@@ -224,25 +224,10 @@ class MovingLayer:
         return M
 
     def _held(self, ident, pk, kind, holder, bodies, carried, tucked, t):
-        """(world 4x4, string halves or None) of a thing in ``holder``'s hands."""
+        """(world 4x4, string halves or None) of a thing in ``holder``'s hands (:func:`.handling.held_matrix`)."""
         w, hd, holding, gestures = bodies[holder]
-        if pk == "弓":
-            M, mid = HD.bow_pose(w, hd, gestures)
-            return M, HD.string_matrices(M, mid)
-        name = ident.split(":")[-1]
-        if pk == "矢":
-            if HD.acting_on(gestures, ("nock", "draw")) == name:
-                return HD.arrow_on_string(*HD.bow_pose(w, hd, gestures)), None
-            if kind == "prop" and str(self.sampler.props[ident].track.posture_at([t])[0]) == "tucked":
-                tucked[holder] = tucked.get(holder, -1) + 1
-                return HD.tucked_arrow(w, tucked[holder]), None
-        if pk == "旌":
-            last = self.sampler.last_gesture(holder, t, ("raise_flag", "lower_flag"))
-            return HD.flag_in_hands(w, hd, HD.flag_lean(last, t)), None
-        if pk == "算" and HD.acting_on(gestures, ("lay_tally",)) == name:
-            return HD.tally_in_hand(w, hd), None
         others = holding + carried.get(holder, []) if kind == "prop" else holding
-        return PR.held_prop_transform(ident if kind == "prop" else name, w, hd, others), None
+        return HD.held_matrix(self.sampler, ident, holder, w, hd, gestures, others, tucked, t, is_prop=kind == "prop")
 
     def screen_boxes(self, pose: CameraPose, size, items) -> dict[int, tuple[int, int, int, int]]:
         """Screen rectangles (x0, y0, x1, y1), clipped to the frame, of the given items; items off

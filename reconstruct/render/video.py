@@ -35,7 +35,7 @@ from ..model.defaults import FPS, FRAME_SIZE
 from ..model.plan import Plan
 from ..scene import figures as F
 from ..scene.sampler import PlanSampler
-from ..scene.shots import CameraPath, plan_shots, project
+from ..scene.shots import CameraPath, excerpt_shots, plan_shots, project
 
 __all__ = ["render_video", "render_frames", "render_chunk", "FramePipeline", "PlanSampler", "MovingLayer",
            "FrameRenderer", "resolve_range", "frame_times", "hold_times", "short_name", "place_labels", "TITLE_S",
@@ -299,15 +299,9 @@ def render_video(plan: Plan, static_meshes, out_path, *, size=FRAME_SIZE, fps: i
     return stats
 
 
-SHOTS_LEAD = 90.0       # plan seconds before an excerpt from which its shots are chosen
-
-
 def _excerpt_shots(plan: Plan, size, t0: float, t1: float) -> CameraPath:
-    """The shots of an excerpt, chosen from :data:`SHOTS_LEAD` seconds before it (the whole passage's
-    when it starts near the beginning): the camera planner runs in order, so its choice at t0 depends
-    on what it held just before, not on the whole passage."""
-    a = 0.0 if t0 <= SHOTS_LEAD else t0 - SHOTS_LEAD
-    return plan_shots(plan, size, start=a if a > 0 else None, end=None if t1 >= plan.duration else t1 + 1.0)
+    """The shots of an excerpt (:func:`reconstruct.scene.shots.excerpt_shots`, which the rigged GLB's camera uses too)."""
+    return excerpt_shots(plan, size, t0, t1)
 
 
 def _even_size(size) -> tuple[int, int]:

@@ -12,10 +12,10 @@ from functools import lru_cache
 import numpy as np
 
 from .figures import FigureGeometry, _flatten, _rx, _rz, _t, _tube, hand_position
-from .props import _bow, prop_kind
+from .props import _bow, held_prop_transform, prop_kind
 
 __all__ = ["AIMING", "aiming", "flag_in_hands", "flag_lean", "FLAG_LOWERED", "bow_geometry", "bow_pose", "string_matrices", "arrow_on_string", "tucked_arrow",
-           "tally_in_hand", "resting_prop", "segment_matrix", "acting_on"]
+           "tally_in_hand", "resting_prop", "segment_matrix", "acting_on", "held_matrix"]
 
 AIMING = ("nock", "draw", "loose")
 BOW_TIP = 0.78           # m, grip to each tip along the bow (local z)
@@ -172,3 +172,31 @@ def resting_prop(pid: str, motion, t: float, xyz, heading_deg: float, i: int | N
             M[:3, :3] = _frame(d)
             M[:3, 3] = xyz
     return M
+
+
+def held_matrix(sampler, ident: str, holder: str, world: dict, heading_deg: float, gestures, others, tucked: dict,
+                t: float, is_prop: bool = True, strings: bool = True) -> tuple[np.ndarray, tuple | None]:
+    """(world 4x4, the string's halves or None) of a thing in ``holder``'s hands at ``t``, as the video and
+    the rigged GLB pose it: the bow aimed or at the left side, the arrow on the string while nocked and
+    drawn, tucked in the belt (``tucked`` counts the holder's tucked arrows posed so far at ``t``), the
+    flag raised or lowered, the tally being laid, anything else as :func:`.props.held_prop_transform`
+    holds it.  ``ident``: a prop id, or ``"actor:thing"`` for a thing held by state (``is_prop`` False);
+    ``others``: what else the holder holds; ``gestures``: his active gestures (``state["gestures"]``);
+    ``strings``: False leaves the string's halves out (None)."""
+    pk = prop_kind(ident.split(":")[-1])
+    if pk == "弓":
+        M, mid = bow_pose(world, heading_deg, gestures)
+        return M, string_matrices(M, mid) if strings else None
+    name = ident.split(":")[-1]
+    if pk == "矢":
+        if acting_on(gestures, ("nock", "draw")) == name:
+            return arrow_on_string(*bow_pose(world, heading_deg, gestures)), None
+        if is_prop and str(sampler.props[ident].track.posture_at([t])[0]) == "tucked":
+            tucked[holder] = tucked.get(holder, -1) + 1
+            return tucked_arrow(world, tucked[holder]), None
+    if pk == "旌":
+        last = sampler.last_gesture(holder, t, ("raise_flag", "lower_flag"))
+        return flag_in_hands(world, heading_deg, flag_lean(last, t)), None
+    if pk == "算" and acting_on(gestures, ("lay_tally",)) == name:
+        return tally_in_hand(world, heading_deg), None
+    return held_prop_transform(ident if is_prop else name, world, heading_deg, others), None

@@ -30,7 +30,7 @@ from ..model.defaults import FRAME_SIZE
 from ..model.plan import Plan
 
 __all__ = ["CameraPose", "Shot", "CameraPath", "plan_shots", "project", "view_matrix",
-           "MIN_HOLD", "MAX_SPEED", "SAFE", "splice"]
+           "MIN_HOLD", "MAX_SPEED", "SAFE", "splice", "excerpt_shots", "SHOTS_LEAD"]
 
 MIN_HOLD = 4.0          # s, the shortest shot
 MAX_SPEED = 8.0         # m/s, the fastest the eye may travel in a move
@@ -389,6 +389,17 @@ def plan_shots(plan: Plan, size: tuple[int, int] = FRAME_SIZE, start: float | No
     t1 = plan.duration if end is None else float(end)
     path = _ShotPlanner(plan, size, t0, t1, overview_s).run()
     return splice(path, archery_shots(plan, size, t0, t1, Shot, CameraPose, fit_pose, _occluders))
+
+
+SHOTS_LEAD = 90.0       # plan seconds before an excerpt from which its shots are chosen
+
+
+def excerpt_shots(plan: Plan, size: tuple[int, int], t0: float, t1: float) -> CameraPath:
+    """The shots of an excerpt [t0, t1] as the video films it, chosen from :data:`SHOTS_LEAD` seconds before
+    it (the whole passage's when it starts near the beginning): the camera planner runs in order, so its
+    choice at t0 depends on what it held just before, not on the whole passage."""
+    a = 0.0 if t0 <= SHOTS_LEAD else t0 - SHOTS_LEAD
+    return plan_shots(plan, size, start=a if a > 0 else None, end=None if t1 >= plan.duration else t1 + 1.0)
 
 
 def splice(path: CameraPath, inserts: list[Shot]) -> CameraPath:
