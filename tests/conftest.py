@@ -2,7 +2,10 @@
 the slowest step of the suite), and every test that needs it reads the same :class:`Plan`."""
 from __future__ import annotations
 
+import hashlib
+import os
 import sys
+import tempfile
 from functools import lru_cache
 from pathlib import Path
 
@@ -26,11 +29,28 @@ def reading_named(name: str = "zheng_xuan"):
     return load_reading(name)
 
 
+# with pytest-xdist the workers of one run share the plans they make: the first to need one plans it and leaves
+# it in a folder of this run (written under a temporary name, then renamed); the others read it (a second
+# rather than the several a plan takes)
+_SHARED = os.environ.get("PYTEST_XDIST_TESTRUNUID")
+_SHARED_DIR = Path(tempfile.gettempdir()) / f"xiangshe-plans-{_SHARED}" if _SHARED else None
+
+
 @lru_cache(maxsize=None)
 def planned(name: str = "zheng_xuan", zhongbin: int = 3, dafu: int = 1, options: tuple = ()) -> Plan:
     """The plan of a shipped reading with a cast and options, made once per session (do not mutate)."""
+    key = hashlib.sha1(repr((name, zhongbin, dafu, options)).encode()).hexdigest()[:16]
+    cached = _SHARED_DIR / f"{key}.json" if _SHARED_DIR else None
+    if cached is not None and cached.exists():
+        return Plan.load(cached)
     reading = reading_named(name)
-    return make_plan(reading, load_rite(zhongbin=zhongbin, dafu=dafu, options=dict(options), reading=reading))
+    plan = make_plan(reading, load_rite(zhongbin=zhongbin, dafu=dafu, options=dict(options), reading=reading))
+    if cached is not None:
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        part = cached.with_name(f"{key}.{os.getpid()}.part")
+        plan.save(part)
+        os.replace(part, cached)
+    return plan
 
 
 @pytest.fixture(scope="session")

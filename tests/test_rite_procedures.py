@@ -50,6 +50,9 @@ def _signature(plan: Plan, ev, roles: dict[str, str]) -> dict:
                 and not any(g.t0 - 1e-6 <= t <= g.t1 + 1e-6 for g in other)
                 and not any(e.start - 1e-6 <= t < e.end - 1e-6 for e in elsewhere)]
         post = [p for i, p in enumerate(post) if i == 0 or p != post[i - 1]]
+        before = str(a.track.posture_at([ev.start - 1e-3])[0])
+        while post and post[0] == before:            # the pose held from the step before, not taken in this one
+            post.pop(0)
         while post and post[0] == "stand":
             post.pop(0)
         while post and post[-1] == "stand":          # standing before and after: between steps, not in them

@@ -33,7 +33,7 @@ class Moves:
             delta += 360.0
         if abs(delta) < 1.0:
             return
-        body.key(body.t)
+        body.hold_until(body.t)        # the pose held so far ends now: the turn starts here, not at the last key
         steps = max(1, math.ceil(abs(delta) / 90.0 - 1e-9))
         start = body.heading
         for i in range(1, steps + 1):
@@ -43,21 +43,19 @@ class Moves:
 
     def posture(self, body: Body, posture: str, dur: float, then: str | None = None) -> None:
         """Take a posture (kneel, bow, kneel_bow …) for ``dur`` seconds, ending in ``then`` (or in it)."""
-        body.key(body.t)
+        body.hold_until(body.t)
         body.key(body.t, posture)
         body.t += dur
         body.key(body.t, then or posture)
 
     def hold(self, body: Body, dur: float) -> None:
         """Keep the pose for ``dur`` seconds (a timed act done in place)."""
-        body.key(body.t)
-        body.t += dur
-        body.key(body.t)
+        body.hold_until(body.t + dur)
 
     def nudge(self, body: Body, direction_deg: float, dist: float) -> None:
         """A short step (少退, 少進, 辟) keeping one's facing; shortened, or not taken, where it would
         bring one too close to someone (now, or later as others are already planned)."""
-        body.key(body.t)
+        body.hold_until(body.t)
         level = body.level if body.level != STAIR else HALL
         a = math.radians(direction_deg)
         z = body.z
