@@ -252,6 +252,27 @@ def cmd_plan(a: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_shots(a: argparse.Namespace) -> int:
+    from collections import Counter
+
+    from .outputs import write_json
+    from .scene.shots import camera_path
+
+    outputs_ok(a.json)
+    plan = plan_of(a)
+    path = camera_path(plan, a.size)
+    kinds = Counter(s.kind for s in path.shots)
+    secs = Counter()
+    for s in path.shots:
+        secs[s.kind] += s.t1 - s.t0
+    print(f"{len(path.shots)} shots over {plan.duration:.1f} s at {a.size[0]}x{a.size[1]}: "
+          + ", ".join(f"{k} {kinds[k]} ({100 * secs[k] / max(1e-9, plan.duration):.0f} %)" for k in sorted(kinds)))
+    if a.json:
+        write_json(a.json, path.to_dict(a.size))
+        print(f"wrote {a.json}")
+    return 0
+
+
 def cmd_video(a: argparse.Namespace) -> int:
     from .render.engine import Interrupted
     from .render.video import render_video
@@ -403,6 +424,15 @@ def _plan_parser(sub) -> None:
     _with_cast(sp, saved_plan=False)
     sp.set_defaults(func=cmd_plan)
 
+def _shots_parser(sub) -> None:
+    sp = sub.add_parser("shots", help="the camera path: its shots and keys (xiangshe-camera/1, docs/camera-path.md)")
+    _with_layout(sp)
+    sp.add_argument("--json", type=Path, help="write the camera path")
+    sp.add_argument("--size", type=parse_size, default=FRAME_SIZE, metavar="WxH",
+                    help=f"the frame the shots are fitted to (default {size_text(FRAME_SIZE)})")
+    _with_cast(sp)
+    sp.set_defaults(func=cmd_shots)
+
 def _video_parser(sub) -> None:
     sp = sub.add_parser("video", help="render the plan to an H.264 video (whole passage or an excerpt)")
     _with_layout(sp)
@@ -476,7 +506,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="render.py", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--debug", action="store_true", help="show the traceback of an internal error")
     sub = p.add_subparsers(dest="command", parser_class=_Parser)
-    for add in (_layout_parser, _still_parser, _export_parser, _web_parser, _script_parser, _plan_parser, _video_parser, _check_parser, _compare_parser, _diagram_parser):
+    for add in (_layout_parser, _still_parser, _export_parser, _web_parser, _script_parser, _plan_parser, _shots_parser, _video_parser, _check_parser, _compare_parser, _diagram_parser):
         add(sub)
     return p
 

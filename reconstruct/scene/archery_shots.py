@@ -185,5 +185,6 @@ def archery_shots(plan: Plan, size, t_start: float, t_end: float, Shot, CameraPo
         for t0, t1, w in _schedule([x for x in wins if x.t1 > a and x.t0 < b], a, b):
             pose = _pose_for(plan, w, (t0 + t1) / 2 if w.kind != "archer" else t1, size, fit_pose, CameraPose,
                              occluded)
-            out.append(Shot(t0, t1, pose, f"archery:{w.kind}", (w.subject,)))
+            out.append(Shot(t0, t1, pose, f"archery:{w.kind}", (w.subject,),
+                            (w.subject,) if w.subject in plan.actors else ()))
     return out

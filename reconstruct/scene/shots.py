@@ -29,8 +29,9 @@ import numpy as np
 from ..model.defaults import FRAME_SIZE
 from ..model.plan import Plan
 
-__all__ = ["CameraPose", "Shot", "CameraPath", "plan_shots", "project", "view_matrix",
-           "MIN_HOLD", "MAX_SPEED", "SAFE", "splice"]
+__all__ = ["CameraPose", "Shot", "CameraPath", "plan_shots", "camera_path", "project", "view_matrix",
+           "MIN_HOLD", "MAX_SPEED", "SAFE", "splice", "CAMERA_FORMAT", "KEY_COLUMNS", "CUT_DT", "MOVE_STEP",
+           "keys_at"]
 
 MIN_HOLD = 4.0          # s, the shortest shot
 MAX_SPEED = 8.0         # m/s, the fastest the eye may travel in a move
@@ -50,6 +51,10 @@ HEAD = 1.75             # m above the feet counted as the top of a person
 # the part of the frame people should be in: (left, top, right, bottom) as fractions;
 # the caption band covers the bottom ~20%
 SAFE = (0.06, 0.07, 0.94, 0.76)
+CAMERA_FORMAT = "xiangshe-camera/1"     # the camera path as data (docs/camera-path.md)
+KEY_COLUMNS = ("t", "eye_x", "eye_y", "eye_z", "target_x", "target_y", "target_z", "up_x", "up_y", "up_z", "vfov")
+CUT_DT = 0.005          # s: a cut, in the keys, is the old pose held until CUT_DT before the new one
+MOVE_STEP = 0.1         # s between the keys of an eased move (linear interpolation between them: within a few cm)
 
 
 @dataclass(frozen=True)
@@ -76,6 +81,7 @@ class Shot:
     pose: CameraPose
     kind: str
     events: tuple[str, ...] = ()
+    people: tuple[str, ...] = ()        # whom it frames (plan actor ids; empty for views of things)
 
 
 @dataclass
@@ -111,8 +117,48 @@ class CameraPath:
         excerpt opens on a still camera)."""
         i = self.shot_index(t)
         s = self.shots[i]
-        first = Shot(min(t, s.t0) if i == 0 else t, s.t1, s.pose, s.kind, s.events)
+        first = Shot(min(t, s.t0) if i == 0 else t, s.t1, s.pose, s.kind, s.events, s.people)
         return CameraPath([first] + self.shots[i + 1:], [0.0] + list(self.moves[i + 1:]))
+
+    def keys(self) -> np.ndarray:
+        """The path as keys (n, 11): ``KEY_COLUMNS`` = t, eye, target, up, vfov (plan frame), which linear
+        interpolation reproduces: a hold is its first and last key, an eased move is sampled every
+        :data:`MOVE_STEP` s, a cut is the old pose until :data:`CUT_DT` s before the new one."""
+        if not self.shots:
+            return np.zeros((0, len(KEY_COLUMNS)))
+        ts: list[float] = [self.shots[0].t0, self.shots[-1].t1]
+        for i, s in enumerate(self.shots):
+            d = self.moves[i] if i < len(self.moves) else 0.0
+            ts.append(s.t0)
+            if i > 0:
+                ts.append(s.t0 - CUT_DT)
+            if i > 0 and d > 0:
+                n = max(2, int(math.ceil(d / MOVE_STEP)) + 1)
+                ts += list(s.t0 + np.linspace(0.0, d, n))
+        t = np.unique(np.round(ts, 6))
+        t = t[(t >= self.shots[0].t0) & (t <= self.shots[-1].t1)]
+        rows = []
+        for x in t:
+            p = self.at(float(x))
+            rows.append((float(x), *p.eye, *p.target, *p.up, p.view_angle))
+        return np.asarray(rows, float)
+
+    def to_dict(self, size: tuple[int, int]) -> dict:
+        """The camera path as data (``xiangshe-camera/1``, docs/camera-path.md): the shots and the keys."""
+        keys = self.keys()
+        return {
+            "format": CAMERA_FORMAT,
+            "frame": "plan: metres, x east, y north, z up",
+            "size": [int(size[0]), int(size[1])],
+            "start": round(float(self.shots[0].t0), 4) if self.shots else 0.0,
+            "end": round(float(self.shots[-1].t1), 4) if self.shots else 0.0,
+            "shots": [{"start": round(s.t0, 4), "end": round(s.t1, 4), "kind": s.kind, "people": list(s.people),
+                       "events": list(s.events), "cutaway": bool(s.pose.cutaway),
+                       "move": round(float(self.moves[i]) if i < len(self.moves) else 0.0, 4)}
+                      for i, s in enumerate(self.shots)],
+            "key_columns": list(KEY_COLUMNS),
+            "keys": [[round(float(v), 4) for v in row] for row in keys],
+        }
 
     def moving(self, t: float) -> bool:
         """True while the camera is in a move at ``t``."""
@@ -380,6 +426,32 @@ def _overview_pose(bounds: np.ndarray, size, hall_h: float) -> CameraPose:
     return pose
 
 
+def keys_at(keys, times) -> np.ndarray:
+    """The camera of ``keys`` (rows of :data:`KEY_COLUMNS`, as exported) at ``times``, by linear
+    interpolation of each column: (n, 11) rows, time first (what the glTF camera and the page do)."""
+    k = np.asarray(keys, float)
+    ts = np.atleast_1d(np.asarray(times, float))
+    return np.column_stack([ts] + [np.interp(ts, k[:, 0], k[:, c]) for c in range(1, k.shape[1])])
+
+
+_PATHS: "weakref.WeakKeyDictionary" = None  # type: ignore[assignment]
+
+
+def camera_path(plan: Plan, size: tuple[int, int] = FRAME_SIZE) -> CameraPath:
+    """THE camera path of the whole passage at ``size``: what the video, the glTF camera, the page's
+    film and ``render.py shots`` all show (planned once per plan and size; the plan is not to be changed
+    after)."""
+    global _PATHS
+    import weakref
+    if _PATHS is None:
+        _PATHS = weakref.WeakKeyDictionary()
+    per = _PATHS.setdefault(plan, {})
+    key = (int(size[0]), int(size[1]))
+    if key not in per:
+        per[key] = plan_shots(plan, key)
+    return per[key]
+
+
 def plan_shots(plan: Plan, size: tuple[int, int] = FRAME_SIZE, start: float | None = None,
                end: float | None = None, overview_s: float = OVERVIEW_S) -> CameraPath:
     """Choose the shots for the plan between ``start`` and ``end`` (plan seconds); while arrows fly the
@@ -408,7 +480,7 @@ def splice(path: CameraPath, inserts: list[Shot]) -> CameraPath:
             pieces = [q for p0, p1 in pieces for q in ((p0, min(p1, a)), (max(p0, b), p1)) if q[1] - q[0] > 1e-6]
         for a, b in pieces:
             move = path.moves[i] if i < len(path.moves) and abs(a - s.t0) < 1e-9 else 0.0
-            rows.append((Shot(a, b, s.pose, s.kind, s.events), move))
+            rows.append((Shot(a, b, s.pose, s.kind, s.events, s.people), move))
     rows += [(s, 0.0) for s in inserts]
     rows.sort(key=lambda r: r[0].t0)
     shots, moves = [], []
@@ -454,7 +526,7 @@ class _ShotPlanner:
     def _extend(self, ev_ids=()) -> None:
         cur = self.shots[-1]
         self.shots[-1] = Shot(cur.t0, cur.t1, cur.pose, cur.kind,
-                              cur.events + tuple(e for e in ev_ids if e not in cur.events))
+                              cur.events + tuple(e for e in ev_ids if e not in cur.events), cur.people)
 
     def _at(self, tc: float) -> None:
         """Keep, or change, the shot at candidate time ``tc``."""
@@ -492,7 +564,7 @@ class _ShotPlanner:
         else:
             others = [e for e in active if e.start != latest]
             pose, kind = self._group_shot(tc, who, others, p_ahead, ahead, e1)
-        self._change(tc, pose, kind, ids, boundary, hold, e1)
+        self._change(tc, pose, kind, ids, boundary, hold, e1, tuple(who))
 
     def _group_shot(self, tc, who, others, p_ahead, ahead, e1) -> tuple[CameraPose, str]:
         """A group shot of ``who`` (and of others acting when they fit), or a plan view when too far."""
@@ -526,7 +598,7 @@ class _ShotPlanner:
         p = np.vstack([self.tracks.points(a, tc, min(e1, tc + WALK_AHEAD)) for a in who])
         return _group_pose(p, self.size, self.hall_h, self.range_y, None, self.gate_y, self.court)[0]
 
-    def _change(self, tc, pose, kind, ids, boundary, hold, e1) -> None:
+    def _change(self, tc, pose, kind, ids, boundary, hold, e1, who=()) -> None:
         """Move (or cut) to ``pose`` unless it is where the camera already is."""
         cur = self.shots[-1]
         d_eye = float(np.linalg.norm(np.subtract(pose.eye, cur.pose.eye)))
@@ -543,6 +615,6 @@ class _ShotPlanner:
         elif boundary:
             # anticipate: the move starts a little before the event so the camera arrives as it begins
             ts = max(cur.t0 + hold, tc - 0.7 * move, self.shots[-1].t0 + 0.5)
-        self.shots[-1] = Shot(cur.t0, ts, cur.pose, cur.kind, cur.events)
-        self.shots.append(Shot(ts, self.t_end, pose, kind, tuple(ids)))
+        self.shots[-1] = Shot(cur.t0, ts, cur.pose, cur.kind, cur.events, cur.people)
+        self.shots.append(Shot(ts, self.t_end, pose, kind, tuple(ids), who))
         self.moves.append(move)

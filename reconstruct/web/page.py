@@ -22,17 +22,22 @@ import io
 import json
 import re
 import time
+
+import numpy as np
 from dataclasses import dataclass
 from importlib.resources import files
 from pathlib import Path
 
 from ..exchange.animation import build_animated
 from ..exchange.channels import Compaction
+from ..exchange.frames import to_yup
+from ..model.defaults import FRAME_SIZE
 from ..model.plan import Plan
 from ..model.reading import Reading
 from ..outputs import atomic_path
 from ..text.fonts import font_face
 from ..scene import figures as F
+from ..scene.shots import camera_path
 from ..text.seed import display
 from .presets import camera_presets
 
@@ -103,7 +108,18 @@ def page_data(reading: Reading, plan: Plan) -> dict:
                    for aid, a in plan.actors.items()},
         "props": {pid: {"label": p.label or pid, "kind": p.kind} for pid, p in plan.props.items()},
         "presets": camera_presets(plan),
+        "film": film_path(plan),
     }
+
+
+def film_path(plan: Plan) -> dict:
+    """The passage's camera path (the video's and the glTF camera's, :func:`~reconstruct.scene.shots.camera_path`)
+    for the page's film button: keys [t, eye, target, up (Y-up metres), vfov] and the shots' start, kind, people."""
+    path = camera_path(plan, FRAME_SIZE)
+    k = path.keys()
+    rows = np.column_stack([k[:, :1], to_yup(k[:, 1:4]), to_yup(k[:, 4:7]), to_yup(k[:, 7:10]), k[:, 10:]])
+    return {"keys": [[round(float(v), 3) for v in r] for r in rows],
+            "shots": [[round(s.t0, 3), s.kind, list(s.people)] for s in path.shots]}
 
 
 def font_subset(text: str) -> bytes:

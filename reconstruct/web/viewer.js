@@ -84,6 +84,7 @@
     $('play').addEventListener('click', () => (view.playing ? view.pause() : view.play()));
     $('speed').addEventListener('change', () => { view.speed = parseFloat($('speed').value); });
     $('tags').addEventListener('click', () => view.showTags(!view.tags));
+    $('film').addEventListener('click', () => view.setFilm(!view.film));
     for (const [name, p] of Object.entries(DATA.presets)) {
       const b = document.createElement('button');
       b.textContent = p.label;
@@ -208,6 +209,7 @@
       this.mixer.update(0);
       this.root.updateMatrixWorld(true);
       showCaption(this.time);
+      if (this.film) this.followFilm();
       if (this.pinned) this.describe(this.pinned, true);
       this.dirty = true;
       return this.time;
@@ -231,7 +233,35 @@
       this.dirty = true;
     },
 
+    // the film: the camera follows the video's camera path (DATA.film.keys: t, eye, target, up, vfov)
+    setFilm(on) {
+      this.film = !!on && DATA.film && DATA.film.keys.length > 0;
+      $('film').classList.toggle('on', this.film);
+      if (this.film) {
+        for (const b of document.querySelectorAll('#presets button')) b.classList.remove('on');
+        this.preset = null;
+        this.followFilm();
+      }
+      this.dirty = true;
+    },
+
+    followFilm() {
+      const k = DATA.film.keys;
+      const t = this.time;
+      let lo = 0, hi = k.length - 1;
+      while (hi - lo > 1) { const m = (lo + hi) >> 1; if (k[m][0] <= t) lo = m; else hi = m; }
+      const a = k[lo], b = k[hi];
+      const u = b[0] > a[0] ? Math.min(1, Math.max(0, (t - a[0]) / (b[0] - a[0]))) : 0;
+      const v = a.map((x, i) => x + (b[i] - x) * u);
+      this.camera.position.set(v[1], v[2], v[3]);
+      this.camera.fov = v[10];
+      this.camera.updateProjectionMatrix();
+      this.controls.target.set(v[4], v[5], v[6]);
+      this.camera.lookAt(this.controls.target);
+    },
+
     setPreset(name) {
+      if (this.film) this.setFilm(false);
       const p = DATA.presets[name];
       if (!p) throw new Error(`no camera preset ${name}`);
       this.camera.position.set(...p.eye);
@@ -322,6 +352,7 @@
               footnote: $('cap-fn').textContent};
     },
     presets: () => Object.keys(DATA.presets),
+    film: (on) => { view.setFilm(on); view.render(); return view.film; },
     setPreset: (name) => { view.setPreset(name); view.render(); },
     camera: () => ({position: round(toPlan(view.camera.position), 4), target: round(toPlan(view.controls.target), 4),
                     fov: view.camera.fov}),
