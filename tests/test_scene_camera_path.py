@@ -11,7 +11,10 @@ from mini_fixtures import raw  # noqa: E402,F401 (fixture)
 
 from reconstruct.cli import main  # noqa: E402
 from reconstruct.model.plan import Plan  # noqa: E402
-from reconstruct.scene.shots import CAMERA_FORMAT, KEY_COLUMNS, camera_path, keys_at  # noqa: E402
+from reconstruct.scene.framing import MEDIUM, WIDE, measure  # noqa: E402
+from reconstruct.scene.grammar import HANDLED, MIN_SHOT, SAME_ANGLE  # noqa: E402
+from reconstruct.scene.shots import (CAMERA_FORMAT, KEY_COLUMNS, CameraPose, camera_path, keys_at,  # noqa: E402
+                                     project)
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SIZE = (1280, 720)
@@ -47,3 +50,84 @@ def test_render_py_shots_writes_the_documented_format(tmp_path):
     plan = Plan.load(FIXTURES / "mini_plan.json")
     assert all(set(s["people"]) <= set(plan.actors) for s in shots)
     assert any(s["people"] for s in shots)
+
+
+# -- the whole default passage, from the exported path (issue 33's measures) ----------------------------------
+
+@pytest.fixture(scope="module")
+def exported(plan):
+    """The default passage's camera path as written by ``render.py shots --json`` (read back from JSON)."""
+    return json.loads(json.dumps(camera_path(plan, SIZE).to_dict(SIZE)))
+
+
+def _shot_at(d, t):
+    starts = np.array([s["start"] for s in d["shots"]])
+    return d["shots"][max(0, int(np.searchsorted(starts, t, side="right")) - 1)]
+
+
+def test_the_act_is_framed_large_over_the_whole_passage(plan, exported):
+    """Sampled every 5 s at 1280x720 from the exported keys: the tallest person of the current act is at least
+    40 % of the frame's height in at least half of the samples and under 10 % in under 5 % of them."""
+    ts = np.arange(0.0, plan.duration, 5.0)
+    k = keys_at(exported["keys"], ts)
+    tallest = measure(plan, ts, k[:, 1:4], k[:, 4:7], k[:, 7:10], k[:, 10], SIZE[0] / SIZE[1]).tallest()
+    v = tallest[~np.isnan(tallest)]
+    assert len(v) > 0.9 * len(ts)                     # nearly always someone acts
+    assert (v >= MEDIUM).mean() >= 0.5, np.median(v)
+    assert (v < WIDE).mean() < 0.05, np.median(v)
+
+
+def _hands(plan, aid, t):
+    """Where the hands of a person are, roughly: before his chest, at the height his posture puts them."""
+    tr = plan.actors[aid].track
+    (p,), (h,) = tr.at([t])
+    low = tr.posture_at([t])[0] in ("kneel", "kneel_bow")
+    hr = np.radians(h)
+    return p + [0.38 * np.sin(hr), 0.38 * np.cos(hr), 0.6 if low else 0.9]
+
+
+def test_every_clause_naming_a_thing_handled_has_a_close_shot_of_the_hands(plan, exported):
+    """Each clause whose people handle a thing (a gesture of :data:`HANDLED` while it is performed: a cup
+    taken, filled, drunk, a tally laid, an arrow nocked, a bow handed over) is filmed, while a hand does it,
+    by a close shot (or the shooting's shot of the archer) with those hands in the picture above the captions."""
+    handled, framed = [], {}
+    for e in plan.events:
+        acts = [(a, g) for a in e.actors if a in plan.actors for g in plan.actors[a].gestures
+                if g.kind in HANDLED and e.start - 0.05 <= g.t0 < e.end]
+        if not acts:
+            continue
+        handled.append(e.id)
+        for a, g in acts:
+            t = (g.t0 + g.t1) / 2
+            shot = _shot_at(exported, t)
+            if shot["kind"] != "close" and not shot["kind"].startswith("archery"):
+                continue
+            k = keys_at(exported["keys"], [t])[0]
+            pose = CameraPose(tuple(k[1:4]), tuple(k[4:7]), tuple(k[7:10]), float(k[10]))
+            px, depth = project(pose, [_hands(plan, a, t)], SIZE)
+            if 0 <= px[0, 0] < SIZE[0] and 0 <= px[0, 1] < SIZE[1] * 0.8 and depth[0] > 0:
+                framed[e.id] = (shot["kind"], shot["start"], a, g.kind)
+                break
+    assert len(handled) > 150                         # the cups, tallies, arrows and bows of the passage
+    missing = [x for x in handled if x not in framed]
+    assert not missing, missing[:10]
+
+
+def test_the_grammar_cuts_cleanly(exported):
+    """No shot of the grammar under 2 s (the shooting's inserts keep their own rhythm); no cut between two shots
+    of the same kind and people from nearly the same angle; a walk is panned, everything else cut."""
+    shots = exported["shots"]
+    short = [s for s in shots[:-1] if s["end"] - s["start"] < MIN_SHOT - 1e-3 and not s["kind"].startswith("archery")]
+    assert not short, short[:3]
+    k = np.asarray(exported["keys"])
+    for a, b in zip(shots, shots[1:]):
+        if b["move"] > 0:
+            assert a["kind"] == b["kind"] == "walk"
+            continue
+        if a["kind"] == b["kind"] and set(a["people"]) == set(b["people"]) and a["people"]:
+            da, db = (keys_at(k, [t])[0] for t in (b["start"] - 0.01, b["start"] + 0.01))
+            va, vb = da[4:6] - da[1:3], db[4:6] - db[1:3]
+            cos = va @ vb / np.linalg.norm(va) / np.linalg.norm(vb)
+            assert cos < np.cos(np.radians(SAME_ANGLE)), (a, b)
+    kinds = {s["kind"] for s in shots}
+    assert {"establish", "medium", "close", "walk"} <= kinds

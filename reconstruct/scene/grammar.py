@@ -58,7 +58,7 @@ FOV = 38.0
 SAFE = (0.06, 0.07, 0.94, 0.76)          # the frame's part people should be in (the captions below)
 ELEVATION = {"medium": 9.0, "close": 22.0, "walk": 12.0, "establish": 27.0}
 MIN_DIST = {"medium": 2.6, "close": 1.5, "walk": 3.5, "establish": 7.0}
-PRIORITY = {"medium": 1.0, "walk": 1.0, "establish": 2.0, "close": 3.0}
+PRIORITY = {"medium": 1.0, "walk": 1.0, "establish": 2.0, "overview": 2.5, "close": 3.0}
 COLUMN_R = 0.3          # m: the radius of a column (楹) for the line of sight
 OBSTACLES = ("东楹", "西楹", "东序", "西序", "北墉", "乏", "门")
 
@@ -358,5 +358,8 @@ def film(plan: Plan, size, t_start: float, t_end: float, overview_s: float, over
     :mod:`.shots`; ``overview_pose``: the establishing view of the whole ground that opens the passage)."""
     from .grammar_views import Director
     g = _Grammar(plan, size, t_start, t_end)
-    pieces = g.schedule(g.requests())
-    return Director(g, Shot, CameraPose, CameraPath).shoot(pieces, overview_s, overview_pose)
+    reqs = g.requests()
+    if overview_s > 0:              # the whole ground opens the passage (the hands first, if a clause asks)
+        reqs.append(Piece(t_start, t_start + overview_s, "overview", (), (), PRIORITY["overview"], ("overview",)))
+    pieces = g.schedule(reqs)
+    return Director(g, Shot, CameraPose, CameraPath).shoot(pieces, overview_pose)

@@ -223,13 +223,14 @@ class Director:
                     and (px[:, 1] >= (st - 0.03) * h).all() and (px[:, 1] <= (sb + 0.03) * h).all()
                     and np.ptp(px[:, 1]) > 0.45 * (sb - st) * h)
 
-    def shoot(self, pieces: list[Piece], overview_s: float, overview_pose):
+    def shoot(self, pieces: list[Piece], overview_pose):
         g = self.g
-        if g.t0 <= 1e-9 and overview_s > 0:
-            self.shots.append(self.Shot(g.t0, g.t0 + overview_s, overview_pose, "overview"))
-            self.moves.append(0.0)
-            self.dirs.append(np.array([0.0, -1.0]))
         for p0 in pieces:
+            if p0.kind == "overview":
+                self.shots.append(self.Shot(p0.t0, p0.t1, overview_pose, "overview"))
+                self.moves.append(0.0)
+                self.dirs.append(np.array([0.0, -1.0]))
+                continue
             for p in self._split(p0):
                 if self.shots and p.t1 <= self.shots[-1].t1 + 1e-6:
                     continue

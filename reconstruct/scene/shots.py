@@ -53,7 +53,7 @@ class CameraPose:
 
 @dataclass(frozen=True)
 class Shot:
-    """A held camera pose from ``t0`` to ``t1`` (plan seconds); ``kind`` = overview | group | walk | plan |
+    """A held camera pose from ``t0`` to ``t1`` (plan seconds); ``kind`` = overview | establish | medium | close | walk |
     archery:archer | archery:target | archery:tally."""
     t0: float
     t1: float
@@ -336,6 +336,8 @@ def _absorb_short(path: CameraPath) -> CameraPath:
             del shots[i], moves[i]
             continue
         i += 1
+    # a pan goes on only from one stretch of a walk to the next; anything else is reached by a cut
+    moves = [m if k and shots[k - 1].kind == shots[k].kind == "walk" else 0.0 for k, m in enumerate(moves)]
     return CameraPath(shots, moves)
 
 
