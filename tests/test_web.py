@@ -215,3 +215,17 @@ def test_name_tags_toggle(page):
     assert "hidden" in page.locator("#labels").get_attribute("class")
     page.locator("#tags").click()
     assert "hidden" not in (page.locator("#labels").get_attribute("class") or "")
+
+
+def test_the_film_follows_the_camera_path(page, plan):
+    """影 film: the page's camera is the video's camera path (scene.shots.camera_path, its keys) at the time shown."""
+    from reconstruct.model.defaults import FRAME_SIZE
+    from reconstruct.scene.shots import camera_path, keys_at
+    k = camera_path(plan, FRAME_SIZE).keys()
+    for t in (plan.time_of(104) + 2.0, plan.time_of(88) + 1.0):
+        page.evaluate("(t) => { xiangshe.setTime(t); return xiangshe.film(true); }", t)
+        cam = page.evaluate("xiangshe.camera()")
+        want = keys_at(k, [t])[0]
+        assert np.allclose(cam["position"], want[1:4], atol=0.02), (cam, want)
+        assert np.allclose(cam["target"], want[4:7], atol=0.02) and cam["fov"] == pytest.approx(want[10], abs=0.01)
+    assert page.evaluate("xiangshe.film(false)") is False
