@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from .grammar import (ELEVATION, FOV, MEDIUM_SPREAD, MIN_DIST, MIN_SHOT, SAFE, SAME_ANGLE, WALK_MIN, WALK_MOVE,
-                      WALK_PIECE, Piece, _dirs, _figure_box, fit_views)
+                      WALK_PIECE, Piece, _basis, _dirs, _figure_box, fit_views)
 
 AZIMUTHS = np.arange(0.0, 360.0, 15.0)
 MOVING = 0.25           # m/s: faster than this, a person is walking
@@ -132,6 +132,16 @@ class Director:
             near = np.linalg.norm(o[None, :, :2] - (e2 + u[..., None] * d), axis=-1)
             score += 3.0 * ((near < 0.45) & (u > 0.03) & (u < 0.97)).sum(1)
             score += 8.0 * (np.linalg.norm(o[None, :, :2] - e2, axis=-1) < 0.9).sum(1)
+            # people between the camera and those filmed, inside the picture: a foreground that hides them
+            r, _, fwd = _basis(dirs)
+            rel = o[None, :, :] + [0.0, 0.0, 1.0] - eyes[:, None, :]             # (k, n, 3)
+            depth = (rel * fwd[:, None, :]).sum(-1)
+            sub = ((centre - eyes) * fwd).sum(-1)                                 # (k,)
+            tan = math.tan(math.radians(FOV) / 2) * g.size[0] / g.size[1]
+            with np.errstate(divide="ignore", invalid="ignore"):
+                x = (rel * r[:, None, :]).sum(-1) / (depth * tan)
+            fore = (depth > 0.2) & (depth < sub[:, None] - 0.6) & (np.abs(x) < 1.1)
+            score += 2.5 * np.where(fore, np.clip(sub[:, None] / np.maximum(depth, 0.2), 1.0, 4.0), 0.0).sum(1)
         # walls, columns and the 乏 across the line of sight
         f = np.linspace(0.03, 0.97, 16)
         line = eyes[:, None, :] + (centre[None, None, :] - eyes[:, None, :]) * f[None, :, None]
