@@ -11,6 +11,23 @@ from .grammar import (ELEVATION, FOV, MEDIUM_SPREAD, MIN_DIST, MIN_SHOT, SAFE, S
 
 AZIMUTHS = np.arange(0.0, 360.0, 15.0)
 MOVING = 0.25           # m/s: faster than this, a person is walking
+WALL_GAP = 1.8          # m: a camera nearer a wall than this sees the wall fill part of the frame
+
+
+def _crosses(eyes: np.ndarray, q: np.ndarray, lo: np.ndarray, hi: np.ndarray, top: float) -> np.ndarray:
+    """Whether the segments from ``eyes`` (k, 3) to ``q`` pass through the box [lo, hi] (plan) below ``top``."""
+    d = q[None, :2] - eyes[:, :2]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t1 = (lo[None, :] - eyes[:, :2]) / d
+        t2 = (hi[None, :] - eyes[:, :2]) / d
+    flat = np.abs(d) < 1e-9
+    inside = (eyes[:, :2] >= lo) & (eyes[:, :2] <= hi)
+    t_lo = np.where(flat, np.where(inside, -np.inf, np.inf), np.minimum(t1, t2))
+    t_hi = np.where(flat, np.where(inside, np.inf, -np.inf), np.maximum(t1, t2))
+    enter, leave = t_lo.max(1), t_hi.min(1)
+    ok = (enter < leave) & (leave > 0.0) & (enter < 0.97)
+    z = eyes[:, 2] + (q[2] - eyes[:, 2]) * np.clip(enter, 0.0, 1.0)
+    return ok & (z < top)
 
 
 def _hdir(heading) -> np.ndarray:
@@ -142,14 +159,28 @@ class Director:
                 x = (rel * r[:, None, :]).sum(-1) / (depth * tan)
             fore = (depth > 0.2) & (depth < sub[:, None] - 0.6) & (np.abs(x) < 1.1)
             score += 2.5 * np.where(fore, np.clip(sub[:, None] / np.maximum(depth, 0.2), 1.0, 4.0), 0.0).sum(1)
-        # walls, columns and the 乏 across the line of sight
-        f = np.linspace(0.03, 0.97, 16)
-        line = eyes[:, None, :] + (centre[None, None, :] - eyes[:, None, :]) * f[None, :, None]
+        # walls, columns and the 乏 across the lines of sight to each of them (at the chest)
+        # (at the start, the middle and the end of the shot: people move)
+        jj = [ii[0], ii[len(ii) // 2], ii[-1]]
+        chests = s.xyz[[s.col[a] for a in who]][:, jj].reshape(-1, 3) + [0.0, 0.0, 1.1 if p.kind != "close" else 0.9]
         for lo, hi, top in g.obstacles:
-            inside = ((line[..., 0] > lo[0]) & (line[..., 0] < hi[0]) & (line[..., 1] > lo[1]) & (line[..., 1] < hi[1])
-                      & (line[..., 2] < top))
-            score += 6.0 * inside.any(1)
-        # the court's walls, the hall's floor, the ground
+            hit = np.zeros(k, bool)
+            for q in chests:
+                hit |= _crosses(eyes, q, lo, hi, top)
+            score += 6.0 * hit
+            if (hi - lo).max() > 2.0:                # a wall: a camera hugging it sees a wall fill the frame
+                gap = np.linalg.norm(np.maximum(np.maximum(lo - eyes[:, :2], eyes[:, :2] - hi), 0.0), axis=1)
+                score += 3.0 * ((gap < WALL_GAP) & (eyes[:, 2] < top)) * (1.0 - gap / WALL_GAP)
+        # those filmed hiding one another (one straight behind the other)
+        if len(who) > 1 and p.kind != "establish":
+            r, _, fwd = _basis(dirs)
+            rel = feet_mid[None, :, :] + [0.0, 0.0, 1.1] - eyes[:, None, :]
+            depth = np.maximum((rel * fwd[:, None, :]).sum(-1), 0.2)
+            x = (rel * r[:, None, :]).sum(-1) / depth                         # (k, n)
+            gap = np.abs(x[:, :, None] - x[:, None, :])
+            n = len(who)
+            pair = ~np.eye(n, dtype=bool)
+            score += 2.0 * ((gap < 0.12) & pair[None]).sum((1, 2)) / 2
         zone = g.zone(feet_mid)
         if g.court is not None:
             (x0, y0), (x1, y1) = g.court
