@@ -88,13 +88,14 @@ def _basis(dirs: np.ndarray):
     return r, u, f
 
 
-def fit_views(pts, dirs, size, fov: float = FOV, safe=SAFE, min_dist: float = 2.0):
+def fit_views(pts, dirs, size, fov: float = FOV, safe=SAFE, min_dist: float = 2.0, basis=None):
     """For each direction of ``dirs`` (k, 3: unit vectors from the subject towards the camera), the nearest
     camera (looking along −dir, z up) that holds every point of ``pts`` (m, 3) inside the ``safe`` part of the
-    frame: eyes (k, 3), targets (k, 3) and the distance from the eye to the points' middle (k,)."""
+    frame: eyes (k, 3), targets (k, 3) and the distance from the eye to the points' middle (k,).  ``basis``:
+    the cameras' right, up and forward vectors when already known (:func:`_basis` of ``dirs``)."""
     pts = np.asarray(pts, float)
     dirs = np.asarray(dirs, float)
-    r, u, f = _basis(dirs)
+    r, u, f = _basis(dirs) if basis is None else basis
     w, h = size
     tan = math.tan(math.radians(fov) / 2)
     sl, st, sr, sb = safe
@@ -145,7 +146,8 @@ class _Sampled:
             p, h = tr.at(self.t)
             xyz.append(p)
             hd.append(h)
-            ht.append([hmap.get(str(x), STANDING_HEIGHT) for x in tr.posture_at(self.t)])
+            kinds, which = np.unique(tr.posture_at(self.t).astype(str), return_inverse=True)
+            ht.append(np.array([hmap.get(str(x), STANDING_HEIGHT) for x in kinds])[which])
         self.xyz = np.stack(xyz) if xyz else np.zeros((0, len(self.t), 3))
         self.heading = np.stack(hd) if hd else np.zeros((0, len(self.t)))
         self.height = np.asarray(ht, float).reshape(len(self.ids), len(self.t))
@@ -156,8 +158,9 @@ class _Sampled:
         return np.arange(a, b)
 
     def at(self, who, ii) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        k = [self.col[a] for a in who]
-        return self.xyz[k][:, ii], self.heading[k][:, ii], self.height[k][:, ii]
+        k = np.array([self.col[a] for a in who], int)
+        ix = np.ix_(k, np.asarray(ii, int))
+        return self.xyz[ix], self.heading[ix], self.height[ix]
 
 
 # ---------------------------------------------------------------------------

@@ -14,20 +14,22 @@ MOVING = 0.25           # m/s: faster than this, a person is walking
 WALL_GAP = 1.8          # m: a camera nearer a wall than this sees the wall fill part of the frame
 
 
-def _crosses(eyes: np.ndarray, q: np.ndarray, lo: np.ndarray, hi: np.ndarray, top: float) -> np.ndarray:
-    """Whether the segments from ``eyes`` (k, 3) to ``q`` pass through the box [lo, hi] (plan) below ``top``."""
-    d = q[None, :2] - eyes[:, :2]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t1 = (lo[None, :] - eyes[:, :2]) / d
-        t2 = (hi[None, :] - eyes[:, :2]) / d
-    flat = np.abs(d) < 1e-9
-    inside = (eyes[:, :2] >= lo) & (eyes[:, :2] <= hi)
-    t_lo = np.where(flat, np.where(inside, -np.inf, np.inf), np.minimum(t1, t2))
-    t_hi = np.where(flat, np.where(inside, np.inf, -np.inf), np.maximum(t1, t2))
-    enter, leave = t_lo.max(1), t_hi.min(1)
-    ok = (enter < leave) & (leave > 0.0) & (enter < 0.97)
-    z = eyes[:, 2] + (q[2] - eyes[:, 2]) * np.clip(enter, 0.0, 1.0)
-    return ok & (z < top)
+def _crosses(eyes: np.ndarray, qs: np.ndarray, lo: np.ndarray, hi: np.ndarray, top: np.ndarray) -> np.ndarray:
+    """Which boxes ([lo, hi] (b, 2) in plan, up to ``top`` (b,)) the segments from ``eyes`` (k, 3) to any of
+    the points ``qs`` (m, 3) pass through: (k, b)."""
+    e = eyes[:, None, None, :]                                   # (k, 1, 1, 3)
+    q = qs[None, :, None, :]                                     # (1, m, 1, 3)
+    d = (q - e)[..., :2]                                         # (k, m, 1, 2)
+    small = np.abs(d) < 1e-9
+    dd = np.where(small, 1.0, d)
+    t1 = (lo[None, None] - e[..., :2]) / dd                      # (k, m, b, 2)
+    t2 = (hi[None, None] - e[..., :2]) / dd
+    inside = (e[..., :2] >= lo[None, None]) & (e[..., :2] <= hi[None, None])
+    t_lo = np.where(small, np.where(inside, -np.inf, np.inf), np.minimum(t1, t2))
+    t_hi = np.where(small, np.where(inside, np.inf, -np.inf), np.maximum(t1, t2))
+    enter, leave = t_lo.max(-1), t_hi.min(-1)                    # (k, m, b)
+    z = e[..., 2] + (q[..., 2] - e[..., 2]) * np.clip(enter, 0.0, 1.0)
+    return ((enter < leave) & (leave > 0.0) & (enter < 0.97) & (z < top[None, None])).any(1)
 
 
 def _hdir(heading) -> np.ndarray:
@@ -43,6 +45,10 @@ class Director:
         self.shots: list = []
         self.moves: list[float] = []
         self.dirs: list = []              # the horizontal direction (towards the camera) of each shot
+        self.views = {}                   # kind -> the candidate directions and their cameras' bases
+        for kind, el in ELEVATION.items():
+            d = _dirs(AZIMUTHS, el)
+            self.views[kind] = (d, _basis(d))
 
     # -- the pieces, split where people walk
     def _split(self, p: Piece) -> list[Piece]:
@@ -150,7 +156,7 @@ class Director:
             score += 3.0 * ((near < 0.45) & (u > 0.03) & (u < 0.97)).sum(1)
             score += 8.0 * (np.linalg.norm(o[None, :, :2] - e2, axis=-1) < 0.9).sum(1)
             # people between the camera and those filmed, inside the picture: a foreground that hides them
-            r, _, fwd = _basis(dirs)
+            r, _, fwd = self.views[p.kind][1]
             rel = o[None, :, :] + [0.0, 0.0, 1.0] - eyes[:, None, :]             # (k, n, 3)
             depth = (rel * fwd[:, None, :]).sum(-1)
             sub = ((centre - eyes) * fwd).sum(-1)                                 # (k,)
@@ -163,17 +169,17 @@ class Director:
         # (at the start, the middle and the end of the shot: people move)
         jj = [ii[0], ii[len(ii) // 2], ii[-1]]
         chests = s.xyz[[s.col[a] for a in who]][:, jj].reshape(-1, 3) + [0.0, 0.0, 1.1 if p.kind != "close" else 0.9]
-        for lo, hi, top in g.obstacles:
-            hit = np.zeros(k, bool)
-            for q in chests:
-                hit |= _crosses(eyes, q, lo, hi, top)
-            score += 6.0 * hit
-            if (hi - lo).max() > 2.0:                # a wall: a camera hugging it sees a wall fill the frame
-                gap = np.linalg.norm(np.maximum(np.maximum(lo - eyes[:, :2], eyes[:, :2] - hi), 0.0), axis=1)
-                score += 3.0 * ((gap < WALL_GAP) & (eyes[:, 2] < top)) * (1.0 - gap / WALL_GAP)
+        if g.obstacles:
+            lo, hi, top = (np.array([o[i] for o in g.obstacles], float) for i in range(3))
+            score += 6.0 * _crosses(eyes, chests, lo, hi, top).sum(1)
+            wall = (hi - lo).max(1) > 2.0            # a wall: a camera hugging it sees a wall fill the frame
+            gap = np.linalg.norm(np.maximum(np.maximum(lo[None, wall] - eyes[:, None, :2],
+                                                       eyes[:, None, :2] - hi[None, wall]), 0.0), axis=2)
+            near = (gap < WALL_GAP) & (eyes[:, None, 2] < top[None, wall])
+            score += 3.0 * (near * (1.0 - gap / WALL_GAP)).sum(1)
         # those filmed hiding one another (one straight behind the other)
         if len(who) > 1 and p.kind != "establish":
-            r, _, fwd = _basis(dirs)
+            r, _, fwd = self.views[p.kind][1]
             rel = feet_mid[None, :, :] + [0.0, 0.0, 1.1] - eyes[:, None, :]
             depth = np.maximum((rel * fwd[:, None, :]).sum(-1), 0.2)
             x = (rel * r[:, None, :]).sum(-1) / depth                         # (k, n)
@@ -239,8 +245,8 @@ class Director:
     def view(self, p: Piece):
         """The camera of a piece: (CameraPose, who, horizontal direction)."""
         who, box, feet_mid, hd_mid, ii = self._subjects(p)
-        dirs = _dirs(AZIMUTHS, ELEVATION[p.kind])
-        eyes, targets, dist = fit_views(box, dirs, self.g.size, FOV, SAFE, MIN_DIST[p.kind])
+        dirs, basis = self.views[p.kind]
+        eyes, targets, dist = fit_views(box, dirs, self.g.size, FOV, SAFE, MIN_DIST[p.kind], basis)
         score = self._score(p, who, box, feet_mid, hd_mid, ii, eyes, dirs) + 0.02 * np.maximum(dist - 6.0, 0.0)
         best = int(np.argmin(score))
         dh = dirs[best, :2] / np.linalg.norm(dirs[best, :2])
