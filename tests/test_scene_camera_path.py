@@ -131,3 +131,34 @@ def test_the_grammar_cuts_cleanly(exported):
             assert cos < np.cos(np.radians(SAME_ANGLE)), (a, b)
     kinds = {s["kind"] for s in shots}
     assert {"establish", "medium", "close", "walk"} <= kinds
+
+
+def test_two_people_facing_each_other_are_filmed_from_one_side(plan, exported):
+    """The 180° rule: consecutive shots framing the same two people who face each other keep the camera on one
+    side of the line between them."""
+    def facing(a, b, t):
+        (pa,), (ha,) = plan.actors[a].track.at([t])
+        (pb,), (hb,) = plan.actors[b].track.at([t])
+        v = pb[:2] - pa[:2]
+        n = np.linalg.norm(v)
+        fa, fb = (np.array([np.sin(np.radians(h)), np.cos(np.radians(h))]) for h in (ha, hb))
+        return (n > 0.3 and fa @ v > 0.3 * n and fb @ -v > 0.3 * n), pa, v
+
+    checked = 0
+    shots = exported["shots"]
+    for x, y in zip(shots, shots[1:]):
+        if len(x["people"]) != 2 or set(x["people"]) != set(y["people"]) or x["kind"].startswith("archery"):
+            continue
+        a, b = sorted(x["people"])
+        sides = []
+        for s in (x, y):
+            t = (s["start"] + s["end"]) / 2
+            face, pa, v = facing(a, b, t)
+            if not face:
+                break
+            e = keys_at(exported["keys"], [t])[0][1:3] - pa[:2]
+            sides.append(np.sign(v[0] * e[1] - v[1] * e[0]))
+        if len(sides) == 2:
+            checked += 1
+            assert sides[0] == sides[1], (x, y)
+    assert checked >= 3
