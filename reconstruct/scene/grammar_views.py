@@ -11,6 +11,7 @@ from .grammar import (ELEVATION, FOV, MEDIUM_SPREAD, MIN_DIST, MIN_SHOT, SAFE, S
 
 AZIMUTHS = np.arange(0.0, 360.0, 15.0)
 MOVING = 0.25           # m/s: faster than this, a person is walking
+FACE_WEIGHT = {"close": 6.0, "medium": 3.5, "walk": 1.0, "establish": 0.0}   # how much a view of backs costs
 WALL_GAP = 1.8          # m: a camera nearer a wall than this sees the wall fill part of the frame
 
 
@@ -207,7 +208,7 @@ class Director:
         if p.kind != "establish" and len(hd_mid):
             fw = _hdir(hd_mid)                                        # (n, 2)
             cos = dh @ fw.T                                           # (k, n)
-            score += (0.5 if p.kind == "walk" else 2.0) * np.clip(0.55 - cos, 0.0, None).mean(1)
+            score += FACE_WEIGHT[p.kind] * np.clip(0.55 - cos, 0.0, None).mean(1)
         else:
             score += 0.5 * (1 - dh[:, 1] * -1.0) / 2                   # establishing: from the south by preference
         # the line of action: two people facing each other, or a walker's way
