@@ -219,7 +219,7 @@ class Director:
             if kept is not None:
                 score += 12.0 * (side != kept)
             along = np.abs(dh @ (lv / (np.linalg.norm(lv) or 1.0)))
-            score += 1.2 * along if p.kind != "walk" else 2.0 * np.abs(dh @ (lv / (np.linalg.norm(lv) or 1.0)) - 0.4)
+            score += 1.2 * along if line_key[0] != "walk" else 2.0 * np.abs(dh @ (lv / (np.linalg.norm(lv) or 1.0)) - 0.4)
         # no cut into the same people, the same kind, from nearly the same angle
         if self.shots and self.shots[-1].kind == p.kind and set(self.shots[-1].people) == set(who):
             pd = self.dirs[-1]
@@ -228,12 +228,8 @@ class Director:
         return score
 
     def _line(self, p: Piece, who, feet_mid, hd_mid, ii):
-        """The line of action: (its key, its direction) or (None, None)."""
-        if p.kind == "walk":
-            s = self.g.s
-            f = s.xyz[s.col[who[0]], ii]
-            v = f[-1, :2] - f[0, :2]
-            return (("walk", who[0]), v) if np.linalg.norm(v) > 0.3 else (None, None)
+        """The line of action: (its key, its direction) or (None, None) — two people facing each other (in
+        any shot: the side is the pair's), else a walker's way."""
         if len(who) == 2:
             v = feet_mid[1, :2] - feet_mid[0, :2]
             n = np.linalg.norm(v)
@@ -241,6 +237,11 @@ class Director:
                 fw = _hdir(hd_mid)
                 if fw[0] @ v > 0.3 * n and fw[1] @ -v > 0.3 * n:        # each faces the other
                     return (tuple(sorted(who)), v if who[0] < who[1] else -v)
+        if p.kind == "walk":
+            s = self.g.s
+            f = s.xyz[s.col[who[0]], ii]
+            v = f[-1, :2] - f[0, :2]
+            return (("walk", who[0]), v) if np.linalg.norm(v) > 0.3 else (None, None)
         return (None, None)
 
     def view(self, p: Piece):
