@@ -187,7 +187,7 @@ class Director:
             gap = np.abs(x[:, :, None] - x[:, None, :])
             n = len(who)
             pair = ~np.eye(n, dtype=bool)
-            score += 2.0 * ((gap < 0.12) & pair[None]).sum((1, 2)) / 2
+            score += 5.0 * ((gap < 0.12) & pair[None]).sum((1, 2)) / 2
         zone = g.zone(feet_mid)
         if g.court is not None:
             (x0, y0), (x1, y1) = g.court
