@@ -196,7 +196,7 @@ def cmd_export(a: argparse.Namespace) -> int:
         if fmt in ("glb", "gltf") and not a.static:
             from .exchange.animation import export_animated
             plan = plan if plan is not None else plan_of(a, reading)
-            export_animated(reading, plan, target, fmt=fmt)
+            export_animated(reading, plan, target, fmt=fmt, camera=a.camera)
         else:
             export_ground(reading, target, fmt=fmt)
         print(f"wrote {target}")
@@ -397,6 +397,8 @@ def _export_parser(sub) -> None:
     for fmt in ("glb", "gltf", "obj", "ply", "stl"):
         sp.add_argument(f"--{fmt}", type=Path)
     sp.add_argument("--static", action="store_true", help="GLB/glTF of the ground only, without the ceremony")
+    sp.add_argument("--camera", action="store_true",
+                    help="add a camera node following the video's camera path (docs/camera-path.md)")
     _with_cast(sp)
     sp.set_defaults(func=cmd_export)
 

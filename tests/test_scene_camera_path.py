@@ -162,3 +162,21 @@ def test_two_people_facing_each_other_are_filmed_from_one_side(plan, exported):
             checked += 1
             assert sides[0] == sides[1], (x, y)
     assert checked >= 3
+
+
+def test_the_gltf_camera_follows_the_same_keys(tmp_path):
+    """render.py export --camera: the GLB's camera node is animated along the path's keys (the eye folded along
+    the line of sight where a key's vfov differs from the camera's)."""
+    import pygltflib
+
+    from reconstruct.exchange.channels import read_channels
+    out = tmp_path / "c.glb"
+    assert main(["export", "--plan", str(FIXTURES / "mini_plan.json"), "--glb", str(out), "--camera"]) == 0
+    ts, xyz, _ = read_channels(pygltflib.GLTF2().load(str(out)))[("camera", "translation")]
+    plan = Plan.load(FIXTURES / "mini_plan.json")
+    want = keys_at(camera_path(plan, SIZE).keys(), ts)
+    scale = np.tan(np.radians(want[:, 10]) / 2) / np.tan(np.radians(want[0, 10]) / 2)
+    eye = want[:, 4:7] + (want[:, 1:4] - want[:, 4:7]) * scale[:, None]
+    assert len(ts) > 10
+    # Y-up: (x, z, -y); within 1 cm (a cut's two keys 5 ms apart, the times in float32)
+    assert np.allclose(xyz, np.c_[eye[:, 0], eye[:, 2], -eye[:, 1]], atol=1e-2)

@@ -181,7 +181,7 @@ def export_animated(reading: Reading, plan: Plan, target: str | Path, fmt: str =
 
     ``fps_hint`` is recorded in the scene's extras (glTF itself has no frame rate) and sets the
     closest spacing of posture keys (half a frame).  ``camera`` adds one camera node following
-    the video's shot plan.  The file appears only when complete.  Returns ``target``.
+    the video's camera path (:func:`reconstruct.scene.shots.camera_path`).  The file appears only when complete.  Returns ``target``.
     """
     fmt = fmt.lower()
     if fmt not in ("glb", "gltf"):
