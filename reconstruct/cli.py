@@ -280,6 +280,10 @@ def cmd_video(a: argparse.Namespace) -> int:
     from .text import seed
 
     outputs_ok(a.out, folders=[a.frames])
+    camera = None
+    if a.camera:                     # a camera path file: read (and refused) before any planning
+        from .scene.shots import CameraPath
+        camera = CameraPath.load(a.camera)
     reading = load_reading(a.layout)
     plan = plan_of(a, reading)
     if a.plan and plan.layout.file and Path(plan.layout.file).stem != Path(reading.file).stem:
@@ -297,7 +301,7 @@ def cmd_video(a: argparse.Namespace) -> int:
         st = render_video(plan, ground_meshes(reading), a.out, size=a.size, fps=a.fps, crf=a.crf, start=a.start,
                           end=a.end, speed=a.speed, frames_dir=a.frames, labels=a.labels, progress=not a.quiet,
                           text=seed.load(), cards=not a.no_cards, workers=a.workers, scheduler=a.scheduler,
-                          fresh=a.fresh, chunk_seconds=a.chunk_seconds, sound=not a.no_sound)
+                          fresh=a.fresh, chunk_seconds=a.chunk_seconds, sound=not a.no_sound, camera=camera)
     except ValueError as e:          # e.g. event text not matching the seed
         raise InputError(a.plan or "plan", "video", str(e)) from None
     except Interrupted as e:         # SIGINT/SIGTERM: finished chunks are kept for a rerun
@@ -451,6 +455,8 @@ def _video_parser(sub) -> None:
     sp.add_argument("--crf", type=crf, default=18, help="x264 quality, 0–51 (lower = better, bigger)")
     sp.add_argument("--frames", type=Path, default=None, metavar="DIR", help="also write every frame as PNG")
     sp.add_argument("--labels", action="store_true", help="name tags over heads in every shot")
+    sp.add_argument("--camera", type=Path, default=None, metavar="F",
+                    help="film with this camera path (render.py shots --json; default: the plan's own)")
     sp.add_argument("--no-cards", action="store_true", help="no title and end cards")
     sp.add_argument("--no-sound", action="store_true",
                     help="no soundtrack (by default: the drum's beat while the round is shot to music, "

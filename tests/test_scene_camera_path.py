@@ -180,3 +180,27 @@ def test_the_gltf_camera_follows_the_same_keys(tmp_path):
     assert len(ts) > 10
     # Y-up: (x, z, -y); within 1 cm (a cut's two keys 5 ms apart, the times in float32)
     assert np.allclose(xyz, np.c_[eye[:, 0], eye[:, 2], -eye[:, 1]], atol=1e-2)
+
+
+def test_a_written_path_reads_back_as_the_same_camera(mini, tmp_path):
+    """render.py shots --json, then CameraPath.load (what render.py video --camera reads): the same camera at
+    every time, to the keys' rounding; a malformed file is one line naming the place."""
+    from reconstruct.errors import InputError
+    from reconstruct.scene.shots import CameraPath
+    out = tmp_path / "camera.json"
+    assert main(["shots", "--plan", str(FIXTURES / "mini_plan.json"), "--json", str(out)]) == 0
+    back = CameraPath.load(out)
+    path = camera_path(mini, SIZE)
+    assert [s.kind for s in back.shots] == [s.kind for s in path.shots]
+    for t in np.arange(0.0, mini.duration, 0.5):
+        a, b = path.at(t), back.at(t)
+        assert np.allclose(a.eye, b.eye, atol=1e-3) and np.allclose(a.target, b.target, atol=1e-3), t
+        assert a.cutaway == b.cutaway and a.view_angle == pytest.approx(b.view_angle, abs=1e-3)
+    d = json.loads(out.read_text())
+    d["keys"][3][2] = "x"
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(d))
+    with pytest.raises(InputError, match=r"bad.json:keys\[3\]: not a finite number"):
+        CameraPath.load(bad)
+    rc = main(["video", "--plan", str(FIXTURES / "mini_plan.json"), "--camera", str(bad), "--out", str(tmp_path / "v.mp4")])
+    assert rc == 2 and not (tmp_path / "v.mp4").exists()

@@ -12,11 +12,13 @@ All positions are plan coordinates (x = east, y = north, z = up, metres).
 """
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..errors import InputError
 from ..model.defaults import FRAME_SIZE
 from ..model.plan import Plan
 
@@ -138,6 +140,71 @@ class CameraPath:
             "key_columns": list(KEY_COLUMNS),
             "keys": [[round(float(v), 4) for v in row] for row in keys],
         }
+
+    @classmethod
+    def load(cls, path, plan_duration: float | None = None) -> "CameraPath":
+        """Read a camera path written by ``render.py shots --json`` (bad input: :class:`InputError` naming
+        the file and the place)."""
+        from ..inputs import MAX_PLAN_BYTES, read_text
+        text = read_text(path, str(path), what="camera path", max_bytes=MAX_PLAN_BYTES)
+        try:
+            data = json.loads(text, parse_constant=_no_constant)
+        except json.JSONDecodeError as e:
+            raise InputError(str(path), f"line {e.lineno}", f"not JSON ({e.msg})") from None
+        except (ValueError, RecursionError) as e:
+            raise InputError(str(path), "", f"not a camera path: {str(e).splitlines()[0] if str(e) else 'nested too deep'}") from None
+        return cls.from_dict(data, str(path))
+
+    @classmethod
+    def from_dict(cls, d, file: str = "camera path") -> "CameraPath":
+        """The path of a ``xiangshe-camera/1`` document: each shot's pose is the keys' camera once its move is
+        over, so :meth:`at` gives back the path the document was written from (to the keys' rounding)."""
+        def fail(where, what):
+            raise InputError(file, where, what)
+
+        def num(v, where):
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or abs(v) > 1e7:
+                fail(where, f"not a finite number: {str(v)[:40]!r}")
+            return float(v)
+
+        if not isinstance(d, dict) or d.get("format") != CAMERA_FORMAT:
+            fail("format", f"not a camera path (format {CAMERA_FORMAT} expected)")
+        rows = d.get("keys")
+        if not isinstance(rows, list) or not rows or len(rows) > 5_000_000:
+            fail("keys", "a non-empty list of keys expected")
+        keys = np.empty((len(rows), len(KEY_COLUMNS)))
+        for i, r in enumerate(rows):
+            if not isinstance(r, list) or len(r) != len(KEY_COLUMNS):
+                fail(f"keys[{i}]", f"{len(KEY_COLUMNS)} numbers expected ({', '.join(KEY_COLUMNS)})")
+            keys[i] = [num(v, f"keys[{i}]") for v in r]
+        if (np.diff(keys[:, 0]) <= 0).any():
+            fail("keys", "times must increase")
+        if not ((keys[:, 10] > 1.0) & (keys[:, 10] < 170.0)).all():
+            fail("keys", "vfov must be between 1 and 170 degrees")
+        looks = np.linalg.norm(keys[:, 4:7] - keys[:, 1:4], axis=1)
+        ups = np.linalg.norm(np.cross(keys[:, 4:7] - keys[:, 1:4], keys[:, 7:10]), axis=1)
+        if (looks < 1e-6).any() or (ups < 1e-9).any():
+            fail("keys", "an eye on its target, or an up vector along the line of sight")
+        raw = d.get("shots")
+        if not isinstance(raw, list) or not raw:
+            fail("shots", "a non-empty list of shots expected")
+        shots, moves = [], []
+        for i, x in enumerate(raw):
+            where = f"shots[{i}]"
+            if not isinstance(x, dict):
+                fail(where, "an object expected")
+            a, b = num(x.get("start"), where + ".start"), num(x.get("end"), where + ".end")
+            move = num(x.get("move", 0.0), where + ".move")
+            if b < a or move < 0 or (shots and a < shots[-1].t0):
+                fail(where, "start <= end, move >= 0, and shots in time order expected")
+            kind, people, events = x.get("kind"), x.get("people", []), x.get("events", [])
+            if not isinstance(kind, str) or not all(isinstance(v, str) for v in [*people, *events]):
+                fail(where, "kind, people and events are text")
+            k = keys_at(keys, [min(b, a + move) if move > 0 else a])[0]
+            pose = CameraPose(tuple(k[1:4]), tuple(k[4:7]), tuple(k[7:10]), float(k[10]), bool(x.get("cutaway", False)))
+            shots.append(Shot(a, b, pose, kind, tuple(events), tuple(people)))
+            moves.append(move)
+        return cls(shots, moves)
 
     def moving(self, t: float) -> bool:
         """True while the camera is in a move at ``t``."""
@@ -276,6 +343,10 @@ def _overview_pose(bounds: np.ndarray, size, hall_h: float) -> CameraPose:
                     [0.0, ymax * 0.5, hall_h + 4.5]])
     pose, _ = fit_pose(pts, size, 155.0, 24.0, safe=(0.02, 0.04, 0.98, 0.80))
     return pose
+
+
+def _no_constant(name: str) -> None:
+    raise ValueError(f"{name} is not a number JSON allows")
 
 
 def keys_at(keys, times) -> np.ndarray:
