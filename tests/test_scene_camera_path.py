@@ -197,6 +197,7 @@ def test_a_written_path_reads_back_as_the_same_camera(mini, tmp_path):
         assert np.allclose(a.eye, b.eye, atol=1e-3) and np.allclose(a.target, b.target, atol=1e-3), t
         assert a.cutaway == b.cutaway and a.view_angle == pytest.approx(b.view_angle, abs=1e-3)
     d = json.loads(out.read_text())
+    good = [list(r) for r in d["keys"]]
     d["keys"][3][2] = "x"
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps(d))
@@ -204,3 +205,10 @@ def test_a_written_path_reads_back_as_the_same_camera(mini, tmp_path):
         CameraPath.load(bad)
     rc = main(["video", "--plan", str(FIXTURES / "mini_plan.json"), "--camera", str(bad), "--out", str(tmp_path / "v.mp4")])
     assert rc == 2 and not (tmp_path / "v.mp4").exists()
+    for content, why in (("{", "not JSON"), ('{"format": "xiangshe-plan/1"}', "not a camera path"),
+                         (json.dumps({**d, "keys": good[::-1]}), "times must increase")):
+        bad.write_text(content)
+        with pytest.raises(InputError, match=why):
+            CameraPath.load(bad)
+    with pytest.raises(InputError, match="is a folder"):
+        CameraPath.load(tmp_path)
