@@ -70,6 +70,12 @@ def test_the_act_is_framed_large_over_the_whole_passage(plan, exported):
     40 % of the frame's height in at least half of the samples and under 10 % in under 5 % of them."""
     ts = np.arange(0.0, plan.duration, 5.0)
     k = keys_at(exported["keys"], ts)
+    path = camera_path(plan, SIZE)                    # the keys are the path (a hold is not a glide)
+    want = np.array([(*p.eye, *p.target) for p in map(path.at, ts)])
+    starts = np.array([s["start"] for s in exported["shots"]])
+    nxt = starts[np.minimum(np.searchsorted(starts, ts), len(starts) - 1)]
+    away = ~((nxt - ts >= 0) & (nxt - ts < 0.006))   # not inside a cut's 5 ms
+    assert np.abs(k[away, 1:7] - want[away]).max() < 0.1
     tallest = measure(plan, ts, k[:, 1:4], k[:, 4:7], k[:, 7:10], k[:, 10], SIZE[0] / SIZE[1]).tallest()
     v = tallest[~np.isnan(tallest)]
     assert len(v) > 0.9 * len(ts)                     # nearly always someone acts

@@ -116,8 +116,10 @@ class CameraPath:
             if i > 0 and d > 0:
                 n = max(2, int(math.ceil(d / MOVE_STEP)) + 1)
                 ts += list(s.t0 + np.linspace(0.0, d, n))
-        t = np.unique(np.round(ts, 6))
+        # exact times (a key rounded to just before a shot's start would carry the shot before into a hold)
+        t = np.unique(np.asarray(ts, float))
         t = t[(t >= self.shots[0].t0) & (t <= self.shots[-1].t1)]
+        t = t[np.r_[np.diff(t) > 1e-6, True]]             # of near-equal times, the later
         rows = []
         for x in t:
             p = self.at(float(x))
