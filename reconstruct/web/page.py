@@ -22,15 +22,12 @@ import io
 import json
 import re
 import time
-
-import numpy as np
 from dataclasses import dataclass
 from importlib.resources import files
 from pathlib import Path
 
 from ..exchange.animation import build_animated
 from ..exchange.channels import Compaction
-from ..exchange.frames import to_yup
 from ..model.defaults import FRAME_SIZE
 from ..model.plan import Plan
 from ..model.reading import Reading
@@ -79,7 +76,7 @@ def _text(name: str) -> str:
 
 def compact_scene(reading: Reading, plan: Plan) -> tuple[bytes, dict]:
     """The compact GLB's bytes and the export's summary."""
-    gltf, summary = build_animated(reading, plan, compaction=Compaction())
+    gltf, summary = build_animated(reading, plan, compaction=Compaction(), camera=True)
     return b"".join(gltf.save_to_bytes()), summary
 
 
@@ -113,13 +110,11 @@ def page_data(reading: Reading, plan: Plan) -> dict:
 
 
 def film_path(plan: Plan) -> dict:
-    """The passage's camera path (the video's and the glTF camera's, :func:`~reconstruct.scene.shots.camera_path`)
-    for the page's film button: keys [t, eye, target, up (Y-up metres), vfov] and the shots' start, kind, people."""
+    """The page's 影 film: the scene's ``camera`` node, animated along the passage's camera path (the glTF camera
+    of :func:`~reconstruct.exchange.animation.gather_camera`, the same keys the video is filmed with), and its
+    field of view."""
     path = camera_path(plan, FRAME_SIZE)
-    k = path.keys()
-    rows = np.column_stack([k[:, :1], to_yup(k[:, 1:4]), to_yup(k[:, 4:7]), to_yup(k[:, 7:10]), k[:, 10:]])
-    return {"keys": [[round(float(v), 3) for v in r] for r in rows],
-            "shots": [[round(s.t0, 3), s.kind, list(s.people)] for s in path.shots]}
+    return {"node": "camera", "fov": float(path.shots[0].pose.view_angle) if path.shots else 38.0}
 
 
 def font_subset(text: str) -> bytes:

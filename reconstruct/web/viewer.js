@@ -233,9 +233,9 @@
       this.dirty = true;
     },
 
-    // the film: the camera follows the video's camera path (DATA.film.keys: t, eye, target, up, vfov)
+    // the film: the camera follows the video's camera path (the scene's animated camera node, DATA.film)
     setFilm(on) {
-      this.film = !!on && DATA.film && DATA.film.keys.length > 0;
+      this.film = !!on && !!DATA.film && this.nodes.has(DATA.film.node);
       $('film').classList.toggle('on', this.film);
       if (this.film) {
         for (const b of document.querySelectorAll('#presets button')) b.classList.remove('on');
@@ -246,18 +246,17 @@
     },
 
     followFilm() {
-      const k = DATA.film.keys;
-      const t = this.time;
-      let lo = 0, hi = k.length - 1;
-      while (hi - lo > 1) { const m = (lo + hi) >> 1; if (k[m][0] <= t) lo = m; else hi = m; }
-      const a = k[lo], b = k[hi];
-      const u = b[0] > a[0] ? Math.min(1, Math.max(0, (t - a[0]) / (b[0] - a[0]))) : 0;
-      const v = a.map((x, i) => x + (b[i] - x) * u);
-      this.camera.position.set(v[1], v[2], v[3]);
-      this.camera.fov = v[10];
+      // the scene's camera node, posed by the animation at this.time (the glTF camera of the camera path)
+      const node = this.nodes.get(DATA.film.node);
+      if (!node) return;
+      node.updateWorldMatrix(true, false);
+      const p = node.getWorldPosition(new THREE.Vector3());
+      const q = node.getWorldQuaternion(new THREE.Quaternion());
+      this.camera.position.copy(p);
+      this.camera.quaternion.copy(q);
+      this.camera.fov = DATA.film.fov;
       this.camera.updateProjectionMatrix();
-      this.controls.target.set(v[4], v[5], v[6]);
-      this.camera.lookAt(this.controls.target);
+      this.controls.target.copy(p).add(new THREE.Vector3(0, 0, -10).applyQuaternion(q));
     },
 
     setPreset(name) {
