@@ -227,7 +227,7 @@ def cmd_export(a: argparse.Namespace) -> int:
         elif fmt in ("glb", "gltf") and not a.static:
             from .exchange.animation import export_animated
             plan = plan if plan is not None else plan_of(a, reading)
-            export_animated(reading, plan, target, fmt=fmt)
+            export_animated(reading, plan, target, fmt=fmt, camera=a.camera)
         else:
             export_ground(reading, target, fmt=fmt)
         print(f"wrote {target} ({Path(target).stat().st_size / 1e6:.2f} MB, {time.perf_counter() - t_wall:.1f} s)")
@@ -283,6 +283,27 @@ def cmd_plan(a: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_shots(a: argparse.Namespace) -> int:
+    from collections import Counter
+
+    from .outputs import write_json
+    from .scene.shots import camera_path
+
+    outputs_ok(a.json)
+    plan = plan_of(a)
+    path = camera_path(plan, a.size)
+    kinds = Counter(s.kind for s in path.shots)
+    secs = Counter()
+    for s in path.shots:
+        secs[s.kind] += s.t1 - s.t0
+    print(f"{len(path.shots)} shots over {plan.duration:.1f} s at {a.size[0]}x{a.size[1]}: "
+          + ", ".join(f"{k} {kinds[k]} ({100 * secs[k] / max(1e-9, plan.duration):.0f} %)" for k in sorted(kinds)))
+    if a.json:
+        write_json(a.json, path.to_dict(a.size))
+        print(f"wrote {a.json}")
+    return 0
+
+
 def cmd_video(a: argparse.Namespace) -> int:
     from .render.engine import Interrupted
     from .render.video import render_video
@@ -290,6 +311,10 @@ def cmd_video(a: argparse.Namespace) -> int:
     from .text import seed
 
     outputs_ok(a.out, folders=[a.frames])
+    camera = None
+    if a.camera:                     # a camera path file: read (and refused) before any planning
+        from .scene.shots import CameraPath
+        camera = CameraPath.load(a.camera)
     reading = load_reading(a.layout)
     plan = plan_of(a, reading)
     if a.plan and plan.layout.file and Path(plan.layout.file).stem != Path(reading.file).stem:
@@ -307,7 +332,7 @@ def cmd_video(a: argparse.Namespace) -> int:
         st = render_video(plan, ground_meshes(reading), a.out, size=a.size, fps=a.fps, crf=a.crf, start=a.start,
                           end=a.end, speed=a.speed, frames_dir=a.frames, labels=a.labels, progress=not a.quiet,
                           text=seed.load(), cards=not a.no_cards, workers=a.workers, scheduler=a.scheduler,
-                          fresh=a.fresh, chunk_seconds=a.chunk_seconds, sound=not a.no_sound)
+                          fresh=a.fresh, chunk_seconds=a.chunk_seconds, sound=not a.no_sound, camera=camera)
     except ValueError as e:          # e.g. event text not matching the seed
         raise InputError(a.plan or "plan", "video", str(e)) from None
     except Interrupted as e:         # SIGINT/SIGTERM: finished chunks are kept for a rerun
@@ -416,6 +441,8 @@ def _export_parser(sub) -> None:
                     help="(with --rig) end: footnote number (its last event's end), event id, or 12.5s")
     sp.add_argument("--blender-script", type=Path, default=None, metavar="F.py",
                     help="write the Blender set-up script (import the GLB, 25 fps, markers, camera, sun; save a .blend)")
+    sp.add_argument("--camera", action="store_true",
+                    help="add a camera node following the video's camera path (docs/camera-path.md)")
     _with_cast(sp)
     sp.set_defaults(func=cmd_export)
 
@@ -443,6 +470,15 @@ def _plan_parser(sub) -> None:
     _with_cast(sp, saved_plan=False)
     sp.set_defaults(func=cmd_plan)
 
+def _shots_parser(sub) -> None:
+    sp = sub.add_parser("shots", help="the camera path: its shots and keys (xiangshe-camera/1, docs/camera-path.md)")
+    _with_layout(sp)
+    sp.add_argument("--json", type=Path, help="write the camera path")
+    sp.add_argument("--size", type=parse_size, default=FRAME_SIZE, metavar="WxH",
+                    help=f"the frame the shots are fitted to (default {size_text(FRAME_SIZE)})")
+    _with_cast(sp)
+    sp.set_defaults(func=cmd_shots)
+
 def _video_parser(sub) -> None:
     sp = sub.add_parser("video", help="render the plan to an H.264 video (whole passage or an excerpt)")
     _with_layout(sp)
@@ -459,6 +495,8 @@ def _video_parser(sub) -> None:
     sp.add_argument("--crf", type=crf, default=18, help="x264 quality, 0–51 (lower = better, bigger)")
     sp.add_argument("--frames", type=Path, default=None, metavar="DIR", help="also write every frame as PNG")
     sp.add_argument("--labels", action="store_true", help="name tags over heads in every shot")
+    sp.add_argument("--camera", type=Path, default=None, metavar="F",
+                    help="film with this camera path (render.py shots --json; default: the plan's own)")
     sp.add_argument("--no-cards", action="store_true", help="no title and end cards")
     sp.add_argument("--no-sound", action="store_true",
                     help="no soundtrack (by default: the drum's beat while the round is shot to music, "
@@ -516,7 +554,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="render.py", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--debug", action="store_true", help="show the traceback of an internal error")
     sub = p.add_subparsers(dest="command", parser_class=_Parser)
-    for add in (_layout_parser, _still_parser, _export_parser, _web_parser, _script_parser, _plan_parser, _video_parser, _check_parser, _compare_parser, _diagram_parser):
+    for add in (_layout_parser, _still_parser, _export_parser, _web_parser, _script_parser, _plan_parser, _shots_parser, _video_parser, _check_parser, _compare_parser, _diagram_parser):
         add(sub)
     return p
 

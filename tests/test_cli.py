@@ -41,7 +41,7 @@ def test_bad_arguments_are_refused_before_any_work(args):
 
 
 def test_every_command_has_help():
-    for cmd in ("layout", "still", "export", "script", "plan", "video", "check", "compare", "diagram"):
+    for cmd in ("layout", "still", "export", "script", "plan", "shots", "video", "check", "compare", "diagram"):
         r = run(cmd, "--help")
         assert r.returncode == 0 and "usage:" in r.stdout, (cmd, r.stderr)
 

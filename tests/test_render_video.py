@@ -14,7 +14,7 @@ from mini_fixtures import ground, plan, raw  # noqa: E402,F401 (fixtures)
 
 from reconstruct.model.plan import Plan  # noqa: E402
 from reconstruct.render import captions, video  # noqa: E402
-from reconstruct.scene.shots import plan_shots, project  # noqa: E402
+from reconstruct.scene.shots import CameraPath, Shot, fit_pose, project  # noqa: E402
 
 SIZE = (320, 180)
 
@@ -34,9 +34,18 @@ def _frame(plan, ground, tmp_path, t, name, camera, **kw):
     return imageio.imread(d / "frame_000000.png").astype(int)
 
 
+def _group_camera(plan, t):
+    """A fixed wide three-quarter view of everyone at ``t`` (the renderer's tests film with a fixed camera:
+    they were written for the old planner's group shots, which issue 33's grammar no longer makes)."""
+    pts = np.array([a.track.at([t])[0][0] for a in plan.actors.values()])
+    box = np.vstack([pts, pts + [0, 0, 1.75]])
+    pose, _ = fit_pose(box, SIZE, 200.0, 25.0)
+    return CameraPath([Shot(0.0, plan.duration, pose, "group")], [0.0])
+
+
 def test_figure_appears_where_the_plan_puts_it(raw, plan, ground, tmp_path):
-    cam = plan_shots(plan, SIZE)
     t = 23.0                                     # the archers bow, in a group shot
+    cam = _group_camera(plan, t)
     with_all = _frame(plan, ground, tmp_path, t, "a", cam)
     p2 = json.loads(json.dumps(raw))
     del p2["actors"]["上耦上射"]
@@ -54,7 +63,7 @@ def test_figure_appears_where_the_plan_puts_it(raw, plan, ground, tmp_path):
 
 
 def test_caption_band_and_timeline(plan, ground, tmp_path):
-    img = _frame(plan, ground, tmp_path, 23.0, "c", plan_shots(plan, SIZE))
+    img = _frame(plan, ground, tmp_path, 23.0, "c", _group_camera(plan, 23.0))
     h = SIZE[1]
     lum = img.mean(-1)
     band = lum[int(h * 0.82):int(h * 0.97)]

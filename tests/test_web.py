@@ -217,3 +217,28 @@ def test_name_tags_toggle(page):
     assert "hidden" in page.locator("#labels").get_attribute("class")
     page.locator("#tags").click()
     assert "hidden" not in (page.locator("#labels").get_attribute("class") or "")
+
+
+def test_the_film_follows_the_camera_path(page, plan):
+    """影 film: the page's camera is the scene's glTF camera, animated along the video's camera path
+    (scene.shots.camera_path, its keys; the eye folded along the line of sight where a shot's field of view
+    differs from the camera's), at the time shown."""
+    from reconstruct.model.defaults import FRAME_SIZE
+    from reconstruct.scene.shots import camera_path, keys_at
+    path = camera_path(plan, FRAME_SIZE)
+    k = path.keys()
+    fov = path.shots[0].pose.view_angle
+    held = [s for s in path.shots if s.t1 - s.t0 > 6.0 and s.t0 > 100.0]
+    for s in (held[0], held[len(held) // 2]):
+        t = (s.t0 + s.t1) / 2
+        page.evaluate("(t) => { xiangshe.setTime(t); return xiangshe.film(true); }", t)
+        cam = page.evaluate("xiangshe.camera()")
+        want = keys_at(k, [t])[0]
+        scale = np.tan(np.radians(want[10]) / 2) / np.tan(np.radians(fov) / 2)
+        eye = want[4:7] + (want[1:4] - want[4:7]) * scale
+        assert np.allclose(cam["position"], eye, atol=0.02), (t, cam, eye)
+        look = np.subtract(cam["target"], cam["position"])
+        wl = want[4:7] - want[1:4]
+        assert look @ wl / np.linalg.norm(look) / np.linalg.norm(wl) > 0.9999
+        assert cam["fov"] == pytest.approx(fov)
+    assert page.evaluate("xiangshe.film(false)") is False

@@ -109,28 +109,26 @@ def _look_quat(eye, target, up) -> np.ndarray:
 
 
 def gather_camera(b: GltfBuilder, anim: AnimWriter, plan: Plan) -> int | None:
-    """One perspective camera following :func:`reconstruct.scene.shots.plan_shots` (holds, cuts, eased moves)."""
-    from ..scene.shots import plan_shots
-    size, duration = FRAME_SIZE, plan.duration
-    path = plan_shots(plan, size)
-    if not path.shots:
+    """One perspective camera following the passage's camera path (:func:`reconstruct.scene.shots.camera_path`,
+    its keys: holds, cuts, eased moves).  glTF cannot animate a camera's field of view: where a key's
+    ``vfov`` differs from the first shot's, its eye is moved along the line of sight so the picture at the
+    target's distance is framed the same (a person at the target keeps his size on screen)."""
+    from ..scene.shots import camera_path
+    size = FRAME_SIZE
+    path = camera_path(plan, size)
+    keys = path.keys()
+    if not len(keys):
         return None
-    ts: list[float] = [0.0, duration]
-    for i, s in enumerate(path.shots):
-        d = path.moves[i] if i < len(path.moves) else 0.0
-        ts.append(s.t0)
-        if i > 0:
-            ts.append(s.t0 - MIN_DT)        # the last moment of the shot before (a cut, or a move's start)
-        if d > 0:
-            ts += [s.t0 + d * f for f in (0.2, 0.4, 0.6, 0.8, 1.0)]
-    ts = np.unique(np.clip(ts, 0.0, duration))
-    ts = ts[np.r_[True, np.diff(ts) >= MIN_DT / 2]]
-    poses = [path.at(float(t)) for t in ts]
-    T = to_yup(np.array([p.eye for p in poses], float))
-    Q = np.array([_look_quat(p.eye, p.target, p.up) for p in poses])
+    keys = keys[np.r_[True, np.diff(keys[:, 0]) >= MIN_DT]]
+    ts, eye, target, up, vfov = keys[:, 0], keys[:, 1:4], keys[:, 4:7], keys[:, 7:10], keys[:, 10]
+    yfov = float(vfov[0])
+    scale = np.tan(np.radians(vfov) / 2) / math.tan(math.radians(yfov) / 2)
+    eye = target + (eye - target) * scale[:, None]
+    T = to_yup(eye)
+    Q = np.array([_look_quat(e, t, u) for e, t, u in zip(eye, target, up)])
     b.gltf.cameras.append(g.Camera(type="perspective", name="shot_plan", perspective=g.Perspective(
-        aspectRatio=size[0] / size[1], yfov=math.radians(path.shots[0].pose.view_angle), znear=0.1, zfar=500.0)))
-    n = b.node("camera", translation=T[0], rotation=Q[0], extras={"follows": "reconstruct.scene.shots.plan_shots"})
+        aspectRatio=size[0] / size[1], yfov=math.radians(yfov), znear=0.1, zfar=500.0)))
+    n = b.node("camera", translation=T[0], rotation=Q[0], extras={"follows": "reconstruct.scene.shots.camera_path"})
     b.gltf.nodes[n].camera = len(b.gltf.cameras) - 1
     anim.channel(n, "translation", ts, T)
     anim.channel(n, "rotation", ts, Q)
@@ -183,7 +181,7 @@ def export_animated(reading: Reading, plan: Plan, target: str | Path, fmt: str =
 
     ``fps_hint`` is recorded in the scene's extras (glTF itself has no frame rate) and sets the
     closest spacing of posture keys (half a frame).  ``camera`` adds one camera node following
-    the video's shot plan.  The file appears only when complete.  Returns ``target``.
+    the video's camera path (:func:`reconstruct.scene.shots.camera_path`).  The file appears only when complete.  Returns ``target``.
     """
     fmt = fmt.lower()
     if fmt not in ("glb", "gltf"):

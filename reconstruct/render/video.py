@@ -35,7 +35,7 @@ from ..model.defaults import FPS, FRAME_SIZE
 from ..model.plan import Plan
 from ..scene import figures as F
 from ..scene.sampler import PlanSampler
-from ..scene.shots import CameraPath, excerpt_shots, plan_shots, project
+from ..scene.shots import CameraPath, camera_path, project
 
 __all__ = ["render_video", "render_frames", "render_chunk", "FramePipeline", "PlanSampler", "MovingLayer",
            "FrameRenderer", "resolve_range", "frame_times", "hold_times", "short_name", "place_labels", "TITLE_S",
@@ -245,7 +245,7 @@ def render_video(plan: Plan, static_meshes, out_path, *, size=FRAME_SIZE, fps: i
     other shots label whoever acts).  ``text``: the seed text, used for nothing but a check that
     event texts are its substrings when given.  ``glosses``: English gloss per event id (else
     ``event["gloss"]``).  ``cards``: title and end cards.  ``camera``: a shot plan to use instead
-    of :func:`plan_shots`.  ``compress_holds``: holds in which nothing in the frame moves for
+    of the passage's :func:`~reconstruct.scene.shots.camera_path`.  ``compress_holds``: holds in which nothing in the frame moves for
     longer than this many seconds play ``hold_speed`` times faster, marked "» 8×" (None: off).
     ``workers``: render processes (default :func:`default_workers`; more than one starts a local
     Dask cluster); ``scheduler``: the address of a running Dask scheduler to send the chunks to.
@@ -270,7 +270,7 @@ def render_video(plan: Plan, static_meshes, out_path, *, size=FRAME_SIZE, fps: i
     store = chunk_store(out_path)
     if fresh and store.exists():
         shutil.rmtree(store)
-    job = RenderJob(plan, list(static_meshes), (camera or _excerpt_shots(plan, size, t0, t1)).starting_at(t0), size, int(fps), int(crf), preset,
+    job = RenderJob(plan, list(static_meshes), (camera or camera_path(plan, size)).starting_at(t0), size, int(fps), int(crf), preset,
                     bool(labels), dict(glosses or {}), bool(aa), t0, t1, float(speed), store,
                     Path(frames_dir) if frames_dir is not None else None)
     chunks = plan_chunks(job, cards=cards, title_n=int(round(TITLE_S * fps)), end_n=int(round(END_S * fps)),
@@ -297,11 +297,6 @@ def render_video(plan: Plan, static_meshes, out_path, *, size=FRAME_SIZE, fps: i
     stats["compressed_frames"] = int(sum((c.rates > 1).sum() for c in chunks if c.kind == "plan"))
     stats["plan_frames"] = n_plan
     return stats
-
-
-def _excerpt_shots(plan: Plan, size, t0: float, t1: float) -> CameraPath:
-    """The shots of an excerpt (:func:`reconstruct.scene.shots.excerpt_shots`, which the rigged GLB's camera uses too)."""
-    return excerpt_shots(plan, size, t0, t1)
 
 
 def _even_size(size) -> tuple[int, int]:
@@ -396,7 +391,7 @@ def render_frames(plan: Plan, static_meshes, times, out_dir=None, *, size=FRAME_
     import imageio.v2 as imageio
     size = (int(size[0]), int(size[1]))
     t0, t1 = resolve_range(plan, start, end)
-    pipe = FramePipeline(plan, static_meshes, size, camera or plan_shots(plan, size), labels, glosses, aa, t0, t1)
+    pipe = FramePipeline(plan, static_meshes, size, camera or camera_path(plan, size), labels, glosses, aa, t0, t1)
     out = []
     try:
         for t in times:

@@ -24,7 +24,7 @@ __all__ = ["ArcheryWindow", "archery_windows", "archery_shots", "MIN_CUT", "CLUS
 
 MIN_CUT = 1.1            # s, the shortest piece of a shot between cuts
 CLUSTER_GAP = 14.0       # s between looses that ends a stretch of shooting
-ARCHER_LEAD = 1.5        # s before the loose the archer's shot starts
+ARCHER_LEAD = 2.0        # s before the loose the archer's shot starts (the arrow nocked on the string: issue 33)
 AFTER_LOOSE = 0.35       # s of the follow-through kept before the cut to the target
 LANDED = 0.7             # s the target stays on screen after the arrow lands
 
@@ -185,5 +185,6 @@ def archery_shots(plan: Plan, size, t_start: float, t_end: float, Shot, CameraPo
         for t0, t1, w in _schedule([x for x in wins if x.t1 > a and x.t0 < b], a, b):
             pose = _pose_for(plan, w, (t0 + t1) / 2 if w.kind != "archer" else t1, size, fit_pose, CameraPose,
                              occluded)
-            out.append(Shot(t0, t1, pose, f"archery:{w.kind}", (w.subject,)))
+            out.append(Shot(t0, t1, pose, f"archery:{w.kind}", (w.subject,),
+                            (w.subject,) if w.subject in plan.actors else ()))
     return out

@@ -1,55 +1,41 @@
-"""Shot planning for the video: where the camera looks at each moment, chosen from the plan's events.
+"""The camera: where it looks at each moment, as shots, and the one camera path of a plan.
 
-The camera is deterministic and calm:
+:func:`camera_path` is THE path of a plan (the video, the glTF camera, the page's film and
+``render.py shots`` all read it); :func:`plan_shots` makes it: an establishing overview at the start, then
+the shot grammar of :mod:`.grammar` (establishing shots where the place or the group changes, medium shots
+of those acting, close shots of the hands and the thing handled, walkers followed, the 180° rule, no shot
+under 2 s), with the shooting's inserts of :mod:`.archery_shots` spliced in by cuts.  A shot holds a
+:class:`CameraPose`; an eased move (smootherstep) may start a shot.  :meth:`CameraPath.keys` writes the
+path as keys (``xiangshe-camera/1``, docs/camera-path.md).
 
-* an establishing overview of the hall and the court at the start (:data:`OVERVIEW_S`);
-* for whoever acts, a three-quarter *group* shot from the south framing the actors of
-  the latest event (and those of other events under way when they fit), close enough
-  that people read as people (a figure is at least ~50 px tall at 720p): the camera is
-  fitted numerically so feet and heads sit inside the frame above the caption band;
-  on the hall the roof is cut away (``CameraPose.cutaway``) and the camera rises;
-  near the target it looks south from the north-east;
-* a *plan* view — a high oblique across the range, labelled — only when someone walks
-  a long way (down the 70 m range and back);
-* a shot is kept while its frame still holds the actors; a change happens at an event
-  start or, inside a long event, when the actors are about to leave the frame; shots are
-  held at least :data:`MIN_HOLD` s; changes are eased moves (smootherstep, 1.5–4 s) and a
-  cut only for a long jump at an event start — never mid-gesture.
-
-All positions are plan coordinates (x = east, y = north, z = up, metres).  The
-:class:`CameraPath` returned by :func:`plan_shots` answers ``at(t)`` for any plan time.
+All positions are plan coordinates (x = east, y = north, z = up, metres).
 """
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..errors import InputError
 from ..model.defaults import FRAME_SIZE
 from ..model.plan import Plan
 
-__all__ = ["CameraPose", "Shot", "CameraPath", "plan_shots", "project", "view_matrix",
-           "MIN_HOLD", "MAX_SPEED", "SAFE", "splice", "excerpt_shots", "SHOTS_LEAD"]
+__all__ = ["CameraPose", "Shot", "CameraPath", "plan_shots", "camera_path", "project", "view_matrix",
+           "MAX_SPEED", "SAFE", "splice", "CAMERA_FORMAT", "KEY_COLUMNS", "CUT_DT", "MOVE_STEP",
+           "keys_at", "excerpt_shots"]
 
-MIN_HOLD = 4.0          # s, the shortest shot
 MAX_SPEED = 8.0         # m/s, the fastest the eye may travel in a move
-MIN_MOVE = 1.5          # s, the shortest move between shots
-MAX_MOVE = 4.0          # s
-CUT_OVER = 30.0         # m of eye travel: cut instead (only at an event start)
-LONG_WALK = 24.0        # m of extent of one event's actors: a walk, filmed in stretches with the inset map
-WALK_AHEAD = 8.0        # s of a long walk one shot of it frames
-MAX_TURN = 40.0         # degrees the view may turn in an eased move; more is a cut
-MAX_GLIDE = 6.0         # m the eye may travel in an eased move (a gentle re-framing); farther is a cut
-CHECK_EVERY = 3.0       # s, how often the frame is checked inside long events
-LOOKAHEAD = 15.0        # s of the actors' future positions a new group shot is fitted to
 FOV = 38.0              # vertical view angle of ordinary shots, degrees
 OVERVIEW_S = 8.0        # s, the establishing shot at the start
-MAX_GROUP_DIST = 34.0   # m, farther than this a group shot is not a close shot any more
-HEAD = 1.75             # m above the feet counted as the top of a person
 # the part of the frame people should be in: (left, top, right, bottom) as fractions;
 # the caption band covers the bottom ~20%
 SAFE = (0.06, 0.07, 0.94, 0.76)
+CAMERA_FORMAT = "xiangshe-camera/1"     # the camera path as data (docs/camera-path.md)
+KEY_COLUMNS = ("t", "eye_x", "eye_y", "eye_z", "target_x", "target_y", "target_z", "up_x", "up_y", "up_z", "vfov")
+CUT_DT = 0.005          # s: a cut, in the keys, is the old pose held until CUT_DT before the new one
+MOVE_STEP = 0.1         # s between the keys of an eased move (linear interpolation between them: within a few cm)
 
 
 @dataclass(frozen=True)
@@ -69,13 +55,14 @@ class CameraPose:
 
 @dataclass(frozen=True)
 class Shot:
-    """A held camera pose from ``t0`` to ``t1`` (plan seconds); ``kind`` = overview | group | walk | plan |
+    """A held camera pose from ``t0`` to ``t1`` (plan seconds); ``kind`` = overview | establish | medium | close | walk |
     archery:archer | archery:target | archery:tally."""
     t0: float
     t1: float
     pose: CameraPose
     kind: str
     events: tuple[str, ...] = ()
+    people: tuple[str, ...] = ()        # whom it frames (plan actor ids; empty for views of things)
 
 
 @dataclass
@@ -111,22 +98,121 @@ class CameraPath:
         excerpt opens on a still camera)."""
         i = self.shot_index(t)
         s = self.shots[i]
-        first = Shot(min(t, s.t0) if i == 0 else t, s.t1, s.pose, s.kind, s.events)
+        first = Shot(min(t, s.t0) if i == 0 else t, s.t1, s.pose, s.kind, s.events, s.people)
         return CameraPath([first] + self.shots[i + 1:], [0.0] + list(self.moves[i + 1:]))
+
+    def keys(self) -> np.ndarray:
+        """The path as keys (n, 11): ``KEY_COLUMNS`` = t, eye, target, up, vfov (plan frame), which linear
+        interpolation reproduces: a hold is its first and last key, an eased move is sampled every
+        :data:`MOVE_STEP` s, a cut is the old pose until :data:`CUT_DT` s before the new one."""
+        if not self.shots:
+            return np.zeros((0, len(KEY_COLUMNS)))
+        ts: list[float] = [self.shots[0].t0, self.shots[-1].t1]
+        for i, s in enumerate(self.shots):
+            d = self.moves[i] if i < len(self.moves) else 0.0
+            ts.append(s.t0)
+            if i > 0:
+                ts.append(s.t0 - CUT_DT)
+            if i > 0 and d > 0:
+                n = max(2, int(math.ceil(d / MOVE_STEP)) + 1)
+                ts += list(s.t0 + np.linspace(0.0, d, n))
+        # exact times (a key rounded to just before a shot's start would carry the shot before into a hold)
+        t = np.unique(np.asarray(ts, float))
+        t = t[(t >= self.shots[0].t0) & (t <= self.shots[-1].t1)]
+        t = t[np.r_[np.diff(t) > 1e-6, True]]             # of near-equal times, the later
+        rows = []
+        for x in t:
+            p = self.at(float(x))
+            rows.append((float(x), *p.eye, *p.target, *p.up, p.view_angle))
+        return np.asarray(rows, float)
+
+    def to_dict(self, size: tuple[int, int]) -> dict:
+        """The camera path as data (``xiangshe-camera/1``, docs/camera-path.md): the shots and the keys."""
+        keys = self.keys()
+        return {
+            "format": CAMERA_FORMAT,
+            "frame": "plan: metres, x east, y north, z up",
+            "size": [int(size[0]), int(size[1])],
+            "start": round(float(self.shots[0].t0), 4) if self.shots else 0.0,
+            "end": round(float(self.shots[-1].t1), 4) if self.shots else 0.0,
+            "shots": [{"start": round(s.t0, 4), "end": round(s.t1, 4), "kind": s.kind, "people": list(s.people),
+                       "events": list(s.events), "cutaway": bool(s.pose.cutaway),
+                       "move": round(float(self.moves[i]) if i < len(self.moves) else 0.0, 4)}
+                      for i, s in enumerate(self.shots)],
+            "key_columns": list(KEY_COLUMNS),
+            "keys": [[round(float(v), 4) for v in row] for row in keys],
+        }
+
+    @classmethod
+    def load(cls, path, plan_duration: float | None = None) -> "CameraPath":
+        """Read a camera path written by ``render.py shots --json`` (bad input: :class:`InputError` naming
+        the file and the place)."""
+        from ..inputs import MAX_PLAN_BYTES, read_text
+        text = read_text(path, str(path), what="camera path", max_bytes=MAX_PLAN_BYTES)
+        try:
+            data = json.loads(text, parse_constant=_no_constant)
+        except json.JSONDecodeError as e:
+            raise InputError(str(path), f"line {e.lineno}", f"not JSON ({e.msg})") from None
+        except (ValueError, RecursionError) as e:
+            raise InputError(str(path), "", f"not a camera path: {str(e).splitlines()[0] if str(e) else 'nested too deep'}") from None
+        return cls.from_dict(data, str(path))
+
+    @classmethod
+    def from_dict(cls, d, file: str = "camera path") -> "CameraPath":
+        """The path of a ``xiangshe-camera/1`` document: each shot's pose is the keys' camera once its move is
+        over, so :meth:`at` gives back the path the document was written from (to the keys' rounding)."""
+        def fail(where, what):
+            raise InputError(file, where, what)
+
+        def num(v, where):
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or abs(v) > 1e7:
+                fail(where, f"not a finite number: {str(v)[:40]!r}")
+            return float(v)
+
+        if not isinstance(d, dict) or d.get("format") != CAMERA_FORMAT:
+            fail("format", f"not a camera path (format {CAMERA_FORMAT} expected)")
+        rows = d.get("keys")
+        if not isinstance(rows, list) or not rows or len(rows) > 5_000_000:
+            fail("keys", "a non-empty list of keys expected")
+        keys = np.empty((len(rows), len(KEY_COLUMNS)))
+        for i, r in enumerate(rows):
+            if not isinstance(r, list) or len(r) != len(KEY_COLUMNS):
+                fail(f"keys[{i}]", f"{len(KEY_COLUMNS)} numbers expected ({', '.join(KEY_COLUMNS)})")
+            keys[i] = [num(v, f"keys[{i}]") for v in r]
+        if (np.diff(keys[:, 0]) <= 0).any():
+            fail("keys", "times must increase")
+        if not ((keys[:, 10] > 1.0) & (keys[:, 10] < 170.0)).all():
+            fail("keys", "vfov must be between 1 and 170 degrees")
+        looks = np.linalg.norm(keys[:, 4:7] - keys[:, 1:4], axis=1)
+        ups = np.linalg.norm(np.cross(keys[:, 4:7] - keys[:, 1:4], keys[:, 7:10]), axis=1)
+        if (looks < 1e-6).any() or (ups < 1e-9).any():
+            fail("keys", "an eye on its target, or an up vector along the line of sight")
+        raw = d.get("shots")
+        if not isinstance(raw, list) or not raw:
+            fail("shots", "a non-empty list of shots expected")
+        shots, moves = [], []
+        for i, x in enumerate(raw):
+            where = f"shots[{i}]"
+            if not isinstance(x, dict):
+                fail(where, "an object expected")
+            a, b = num(x.get("start"), where + ".start"), num(x.get("end"), where + ".end")
+            move = num(x.get("move", 0.0), where + ".move")
+            if b < a or move < 0 or (shots and a < shots[-1].t0):
+                fail(where, "start <= end, move >= 0, and shots in time order expected")
+            kind, people, events = x.get("kind"), x.get("people", []), x.get("events", [])
+            if not isinstance(kind, str) or not all(isinstance(v, str) for v in [*people, *events]):
+                fail(where, "kind, people and events are text")
+            k = keys_at(keys, [min(b, a + move) if move > 0 else a])[0]
+            pose = CameraPose(tuple(k[1:4]), tuple(k[4:7]), tuple(k[7:10]), float(k[10]), bool(x.get("cutaway", False)))
+            shots.append(Shot(a, b, pose, kind, tuple(events), tuple(people)))
+            moves.append(move)
+        return cls(shots, moves)
 
     def moving(self, t: float) -> bool:
         """True while the camera is in a move at ``t``."""
         i = self.shot_index(t)
         d = self.moves[i] if i < len(self.moves) else 0.0
         return i > 0 and d > 0 and self.shots[i].t0 <= t < self.shots[i].t0 + d
-
-
-def _turn(a: CameraPose, b: CameraPose) -> float:
-    """The angle in degrees between the directions two poses look in."""
-    da = np.subtract(a.target, a.eye)
-    db = np.subtract(b.target, b.eye)
-    c = float(np.dot(da, db) / (np.linalg.norm(da) * np.linalg.norm(db) or 1.0))
-    return math.degrees(math.acos(min(1.0, max(-1.0, c))))
 
 
 def _lerp_pose(a: CameraPose, b: CameraPose, u: float) -> CameraPose:
@@ -180,26 +266,6 @@ def project(pose: CameraPose, points, size: tuple[int, int]) -> tuple[np.ndarray
 # ---------------------------------------------------------------------------
 # plan access
 
-class _Tracks:
-    """Position look-ups on the plan's actor tracks."""
-
-    def __init__(self, plan: Plan):
-        self.tracks = {aid: a.track for aid, a in plan.actors.items()}
-        self.k = self.tracks            # who has a track
-
-    def at(self, aid: str, t: float) -> np.ndarray:
-        return self.tracks[aid].at([t])[0][0]
-
-    def points(self, aid: str, t0: float, t1: float) -> np.ndarray:
-        tr = self.tracks[aid]
-        inside = tr.xyz[(tr.t > t0) & (tr.t < t1)]
-        return np.vstack([tr.at([t0])[0], inside, tr.at([t1])[0]])
-
-
-def _path_length(pts: np.ndarray) -> float:
-    return float(np.linalg.norm(np.diff(pts[:, :2], axis=0), axis=1).sum()) if len(pts) > 1 else 0.0
-
-
 def _scene_bounds(plan: Plan) -> np.ndarray:
     pts = [(x, y, plan.hall_height) for x, y in plan.hall.get("footprint") or []]
     pts += [lm.position for lm in plan.landmarks.values()]
@@ -216,16 +282,6 @@ def _direction(azimuth: float, elevation: float) -> np.ndarray:
     """Unit vector from the subject towards the camera (``azimuth``: compass bearing of the camera)."""
     az, el = math.radians(azimuth), math.radians(elevation)
     return np.array([math.sin(az) * math.cos(el), math.cos(az) * math.cos(el), math.sin(el)])
-
-
-def _people_box(pts: np.ndarray, pad: float = 0.7) -> np.ndarray:
-    """Feet and heads of people at ``pts``, padded sideways by ``pad`` m (bodies, sleeves, bows)."""
-    pts = np.asarray(pts, float)
-    out = []
-    for dx, dy in ((-pad, 0), (pad, 0), (0, -pad), (0, pad)):
-        q = pts + [dx, dy, 0]
-        out += [q, q + [0, 0, HEAD]]
-    return np.vstack(out)
 
 
 def fit_pose(pts: np.ndarray, size: tuple[int, int], azimuth: float, elevation: float,
@@ -268,29 +324,6 @@ def fit_pose(pts: np.ndarray, size: tuple[int, int], azimuth: float, elevation: 
     return pose_at(dist, aim), dist
 
 
-def _fits(pose: CameraPose, pts: np.ndarray, size: tuple[int, int], slack: float = 0.0) -> bool:
-    """Do the people at ``pts`` (feet) stand inside the safe part of the frame of ``pose``?"""
-    px, depth = project(pose, _people_box(pts, 0.4), size)
-    if np.isnan(px).any() or (depth <= 0.3).any():
-        return False
-    w, h = size
-    sl, st, sr, sb = SAFE
-    return bool(((px[:, 0] >= (sl - slack) * w) & (px[:, 0] <= (sr + slack) * w)
-                 & (px[:, 1] >= (st - slack) * h) & (px[:, 1] <= (sb + slack) * h)).all())
-
-
-def _span(pose: CameraPose, pts: np.ndarray, size: tuple[int, int]) -> float:
-    """How much of the frame the people at ``pts`` fill (the larger of width and height fractions)."""
-    px, _ = project(pose, _people_box(pts, 0.4), size)
-    if np.isnan(px).any():
-        return 0.0
-    return float(max(np.ptp(px[:, 0]) / size[0], np.ptp(px[:, 1]) / size[1]))
-
-
-def _on_hall(pts: np.ndarray, hall_h: float) -> bool:
-    return bool(hall_h > 0 and (pts[:, 2] > hall_h * 0.6).mean() >= 0.3)
-
-
 def _occluders(pose: CameraPose, subjects: np.ndarray, others: np.ndarray, size) -> float:
     """How badly people not framed stand between the camera and the subjects (0 = not at all)."""
     if not len(others):
@@ -304,72 +337,6 @@ def _occluders(pose: CameraPose, subjects: np.ndarray, others: np.ndarray, size)
     return float((near / np.maximum(d[ok], 0.5)).sum())
 
 
-WALL_H = 2.6            # m: lines of sight lower than this where they cross the court's edge are blocked
-
-
-def _wall_blocked(eye, pts: np.ndarray, court: np.ndarray | None) -> float:
-    """Fraction of the lines of sight from ``eye`` to ``pts`` (at chest height) that cross the edge of
-    the court (``court`` = [[xmin, ymin], [xmax, ymax]]: the walls) lower than :data:`WALL_H`."""
-    if court is None:
-        return 0.0
-    e = np.asarray(eye, float)
-    (x0, y0), (x1, y1) = court
-    if x0 < e[0] < x1 and y0 < e[1] < y1:
-        return 0.0
-    blocked = 0
-    for p in np.asarray(pts, float) + [0, 0, 1.2]:
-        hit = False
-        for axis, v in ((0, x0), (0, x1), (1, y0), (1, y1)):
-            den = p[axis] - e[axis]
-            if abs(den) < 1e-9:
-                continue
-            u = (v - e[axis]) / den
-            if 0 < u < 1:
-                q = e + (p - e) * u
-                other = q[1 - axis]
-                lo, hi = (y0, y1) if axis == 0 else (x0, x1)
-                if lo <= other <= hi and q[2] < WALL_H:
-                    hit = True
-        blocked += hit
-    return blocked / max(1, len(pts))
-
-
-def _group_pose(pts: np.ndarray, size, hall_h: float, range_y: float,
-                others: np.ndarray | None = None, gate_y: float | None = None,
-                court: np.ndarray | None = None) -> tuple[CameraPose, float]:
-    """A 3/4 close shot of the people at ``pts`` (feet), from the side where nobody else stands in
-    front of them (``others``: where the rest stand)."""
-    box = _people_box(pts)
-    if _on_hall(pts, hall_h):                   # on the hall: roof cut away, the camera a little higher
-        views, el, cut = (218.0, 175.0, 245.0), 30.0, True
-    elif gate_y is not None and float(np.mean(pts[:, 1])) < gate_y + 0.5:   # at or outside the gate: from outside
-        views, el, cut = (180.0, 205.0, 155.0), 18.0, False
-    elif float(np.mean(pts[:, 1])) < range_y:   # down by the target: look south, the target behind them
-        views, el, cut = (25.0, 335.0, 60.0), 20.0, False
-    else:
-        views, el, cut = (200.0, 160.0, 235.0, 125.0), 25.0, False
-    outside = court is not None and float(np.mean(pts[:, 1])) < court[0][1]
-    best = None
-    for i, (az, e_) in enumerate([(a, el) for a in views] + [(a, el + 22.0) for a in views]):
-        pose, dist = fit_pose(box, size, az, e_, cutaway=cut)
-        score = (_occluders(pose, pts, others, size) if others is not None else 0.0) + 0.15 * i
-        if not outside:
-            score += 6.0 * _wall_blocked(pose.eye, pts, court)
-        if best is None or score < best[0] - 1e-9:
-            best = (score, pose, dist)
-        if best[0] < 0.2:
-            break
-    return best[1], best[2]
-
-
-def _plan_pose(pts: np.ndarray, size) -> CameraPose:
-    """A high oblique across the range (camera to the east, looking west: north on the right), the
-    hall's roof cut away so the people on the hall show too."""
-    pose, _ = fit_pose(_people_box(pts, 2.5), size, 90.0, 45.0, safe=(0.04, 0.06, 0.96, 0.78), min_dist=20.0,
-                       cutaway=True)
-    return pose
-
-
 def _overview_pose(bounds: np.ndarray, size, hall_h: float) -> CameraPose:
     lo, hi = bounds
     # the hall, the stairs and the near court; the range runs away behind the camera's left
@@ -380,26 +347,77 @@ def _overview_pose(bounds: np.ndarray, size, hall_h: float) -> CameraPose:
     return pose
 
 
+def _no_constant(name: str) -> None:
+    raise ValueError(f"{name} is not a number JSON allows")
+
+
+def keys_at(keys, times) -> np.ndarray:
+    """The camera of ``keys`` (rows of :data:`KEY_COLUMNS`, as exported) at ``times``, by linear
+    interpolation of each column: (n, 11) rows, time first (what the glTF camera and the page do)."""
+    k = np.asarray(keys, float)
+    ts = np.atleast_1d(np.asarray(times, float))
+    return np.column_stack([ts] + [np.interp(ts, k[:, 0], k[:, c]) for c in range(1, k.shape[1])])
+
+
+_PATHS: "weakref.WeakKeyDictionary" = None  # type: ignore[assignment]
+
+
+def camera_path(plan: Plan, size: tuple[int, int] = FRAME_SIZE) -> CameraPath:
+    """THE camera path of the whole passage at ``size``: what the video, the glTF camera, the page's
+    film and ``render.py shots`` all show (planned once per plan and size; the plan is not to be changed
+    after)."""
+    global _PATHS
+    import weakref
+    if _PATHS is None:
+        _PATHS = weakref.WeakKeyDictionary()
+    per = _PATHS.setdefault(plan, {})
+    key = (int(size[0]), int(size[1]))
+    if key not in per:
+        per[key] = plan_shots(plan, key)
+    return per[key]
+
+
 def plan_shots(plan: Plan, size: tuple[int, int] = FRAME_SIZE, start: float | None = None,
                end: float | None = None, overview_s: float = OVERVIEW_S) -> CameraPath:
     """Choose the shots for the plan between ``start`` and ``end`` (plan seconds); while arrows fly the
     shooting is filmed by :mod:`.archery_shots` (cuts between the archer, the target and the tally)."""
     from .archery_shots import archery_shots
+    from .grammar import film
     t0 = 0.0 if start is None else float(start)
     t1 = plan.duration if end is None else float(end)
-    path = _ShotPlanner(plan, size, t0, t1, overview_s).run()
-    return splice(path, archery_shots(plan, size, t0, t1, Shot, CameraPose, fit_pose, _occluders))
+    path = film(plan, size, t0, t1, overview_s if t0 <= 1e-9 else 0.0,
+                _overview_pose(_scene_bounds(plan), size, plan.hall_height), Shot, CameraPose, CameraPath)
+    return _absorb_short(splice(path, archery_shots(plan, size, t0, t1, Shot, CameraPose, fit_pose, _occluders)))
 
 
-SHOTS_LEAD = 90.0       # plan seconds before an excerpt from which its shots are chosen
+def _absorb_short(path: CameraPath) -> CameraPath:
+    """Pieces of the grammar's shots left shorter than its MIN_SHOT beside the shooting's inserts join
+    the shot before them (the inserts keep their own rhythm, :data:`.archery_shots.MIN_CUT`)."""
+    from .grammar import MIN_SHOT
+    shots, moves = list(path.shots), list(path.moves)
+    i = 0
+    while i < len(shots):
+        s = shots[i]
+        if len(shots) > 1 and s.t1 - s.t0 < MIN_SHOT - 1e-6 and not s.kind.startswith("archery"):
+            if i > 0:
+                p = shots[i - 1]
+                shots[i - 1] = Shot(p.t0, s.t1, p.pose, p.kind, p.events, p.people)
+            else:
+                n = shots[1]
+                shots[1] = Shot(s.t0, n.t1, n.pose, n.kind, n.events, n.people)
+                moves[1] = 0.0
+            del shots[i], moves[i]
+            continue
+        i += 1
+    # a pan goes on only from one stretch of a walk to the next; anything else is reached by a cut
+    moves = [m if k and shots[k - 1].kind == shots[k].kind == "walk" else 0.0 for k, m in enumerate(moves)]
+    return CameraPath(shots, moves)
 
 
 def excerpt_shots(plan: Plan, size: tuple[int, int], t0: float, t1: float) -> CameraPath:
-    """The shots of an excerpt [t0, t1] as the video films it, chosen from :data:`SHOTS_LEAD` seconds before
-    it (the whole passage's when it starts near the beginning): the camera planner runs in order, so its
-    choice at t0 depends on what it held just before, not on the whole passage."""
-    a = 0.0 if t0 <= SHOTS_LEAD else t0 - SHOTS_LEAD
-    return plan_shots(plan, size, start=a if a > 0 else None, end=None if t1 >= plan.duration else t1 + 1.0)
+    """The camera an excerpt [t0, t1] is filmed with: the passage's one :func:`camera_path` (the video films
+    an excerpt inside it; the rigged GLB's camera follows the same)."""
+    return camera_path(plan, size)
 
 
 def splice(path: CameraPath, inserts: list[Shot]) -> CameraPath:
@@ -419,7 +437,7 @@ def splice(path: CameraPath, inserts: list[Shot]) -> CameraPath:
             pieces = [q for p0, p1 in pieces for q in ((p0, min(p1, a)), (max(p0, b), p1)) if q[1] - q[0] > 1e-6]
         for a, b in pieces:
             move = path.moves[i] if i < len(path.moves) and abs(a - s.t0) < 1e-9 else 0.0
-            rows.append((Shot(a, b, s.pose, s.kind, s.events), move))
+            rows.append((Shot(a, b, s.pose, s.kind, s.events, s.people), move))
     rows += [(s, 0.0) for s in inserts]
     rows.sort(key=lambda r: r[0].t0)
     shots, moves = [], []
@@ -429,131 +447,3 @@ def splice(path: CameraPath, inserts: list[Shot]) -> CameraPath:
         shots.append(s)
         moves.append(m if k else 0.0)
     return CameraPath(shots, moves)
-
-
-class _ShotPlanner:
-    """The shots, chosen in order: at each event start and every CHECK_EVERY seconds, keep the shot
-    while it still holds the people acting, else fit a new one and move or cut to it."""
-
-    def __init__(self, plan: Plan, size, t_start: float, t_end: float, overview_s: float):
-        self.size, self.t_end, self.overview_s = size, t_end, overview_s
-        self.tracks = _Tracks(plan)
-        self.hall_h = plan.hall_height
-        lms = plan.landmarks
-        self.range_y = float(lms["侯"].position[1]) * 0.55 if "侯" in lms else -30.0
-        self.gate_y = float(lms["门"].position[1]) if "门" in lms else None
-        self.court = None
-        if self.gate_y is not None:                     # the walls: the gate's line and the people's extent
-            xy = np.vstack([a.track.xyz for a in plan.actors.values()])
-            xs = np.abs(xy[xy[:, 1] > self.gate_y, 0])
-            self.court = (np.array([[-xs.max() - 0.3, self.gate_y], [xs.max() + 0.3, _scene_bounds(plan)[1][1] + 2.0]])
-                          if len(xs) else None)
-        self.shots: list[Shot] = [Shot(t_start, t_end, _overview_pose(_scene_bounds(plan), size, self.hall_h),
-                                       "overview")]
-        self.moves: list[float] = [0.0]
-        k = self.tracks.k
-        self.events = sorted((e for e in plan.events if [a for a in e.actors if a in k]), key=lambda e: (e.start, e.end))
-        self.starts = {round(float(e.start), 6) for e in self.events}
-        cands = sorted(self.starts | set(np.round(np.arange(t_start, t_end, CHECK_EVERY), 6)))
-        self.cands = [t for t in cands if t_start <= t < t_end]
-
-    def run(self) -> CameraPath:
-        for tc in self.cands:
-            self._at(tc)
-        return CameraPath(self.shots, self.moves)
-
-    def _extend(self, ev_ids=()) -> None:
-        cur = self.shots[-1]
-        self.shots[-1] = Shot(cur.t0, cur.t1, cur.pose, cur.kind,
-                              cur.events + tuple(e for e in ev_ids if e not in cur.events))
-
-    def _at(self, tc: float) -> None:
-        """Keep, or change, the shot at candidate time ``tc``."""
-        cur, tracks, size = self.shots[-1], self.tracks, self.size
-        hold = self.overview_s if cur.kind == "overview" else MIN_HOLD
-        if tc < cur.t0 + hold:
-            return
-        active = [e for e in self.events if e.start <= tc < e.end]
-        if not active:
-            return
-        latest = max(e.start for e in active)
-        primary = [e for e in active if e.start == latest]
-        ids = [e.id for e in primary]
-        boundary = round(tc, 6) in self.starts
-        who = list(dict.fromkeys(a for e in primary for a in e.actors if a in tracks.k))
-        e1 = max(e.end for e in primary)
-        p_soon = np.vstack([tracks.points(a, tc, min(e1, tc + CHECK_EVERY + 1.0)) for a in who])
-        ahead = min(e1, tc + LOOKAHEAD)
-        p_ahead = np.vstack([tracks.points(a, tc, ahead) for a in who])
-        ext = float(np.linalg.norm(np.ptp(p_ahead[:, :2], axis=0)))
-        # one going out of the gate is filmed from outside, with those he goes out to
-        leaving = (self.gate_y is not None and float(p_soon[:, 1].min()) < self.gate_y - 0.5
-                   and float(cur.pose.eye[1]) > self.gate_y)
-        # keep the current shot while it holds the acting people over the next seconds
-        # (a plan view only while the long walk goes on)
-        if cur.kind == "group" and not leaving and _fits(cur.pose, p_soon, size, 0.02):
-            if not boundary or _span(cur.pose, p_soon, size) > 0.22:
-                return self._extend(ids)
-        if cur.kind == "walk" and ext > LONG_WALK and _fits(cur.pose, p_soon, size, 0.02):
-            return self._extend(ids)
-        if ext > LONG_WALK:
-            # a long walk: the walkers close over the next stretch of their way; an inset map (drawn
-            # by the video) shows where on the ground they are
-            pose, kind = self._walk_pose(tc, who, e1), "walk"
-        else:
-            others = [e for e in active if e.start != latest]
-            pose, kind = self._group_shot(tc, who, others, p_ahead, ahead, e1)
-        self._change(tc, pose, kind, ids, boundary, hold, e1)
-
-    def _group_shot(self, tc, who, others, p_ahead, ahead, e1) -> tuple[CameraPose, str]:
-        """A group shot of ``who`` (and of others acting when they fit), or a plan view when too far."""
-        tracks, size = self.tracks, self.size
-        fit = (self.hall_h, self.range_y)
-        rest = [a for a in tracks.k if a not in who]
-        p_rest = np.array([tracks.at(a, tc + 1.0) for a in rest]) if rest else np.zeros((0, 3))
-        if self.gate_y is not None and len(rest) and float(p_ahead[:, 1].min()) < self.gate_y:
-            # going out of the gate (主人送于門外): frame those waiting outside too, from outside
-            out = p_rest[:, 1] < self.gate_y - 0.5
-            if out.any():
-                p_ahead = np.vstack([p_ahead, p_rest[out]])
-                p_rest = p_rest[~out]
-        pose, dist = _group_pose(p_ahead, size, *fit, p_rest, self.gate_y, self.court)
-        # take in the people of other events under way when they fit
-        extra = list(dict.fromkeys(a for e in others for a in e.actors if a in tracks.k and a not in who))
-        if extra:
-            p_all = np.vstack([p_ahead] + [tracks.points(a, tc, min(ahead, tc + 6.0)) for a in extra])
-            if float(np.linalg.norm(np.ptp(p_all[:, :2], axis=0))) < 18.0:
-                rest2 = [a for a in rest if a not in extra]
-                p_rest2 = np.array([tracks.at(a, tc + 1.0) for a in rest2]) if rest2 else np.zeros((0, 3))
-                pose2, dist2 = _group_pose(p_all, size, *fit, p_rest2, self.gate_y, self.court)
-                if dist2 < min(MAX_GROUP_DIST, dist * 1.6):
-                    pose, dist = pose2, dist2
-        if dist > MAX_GROUP_DIST * 1.5:
-            return self._walk_pose(tc, who, e1), "walk"
-        return pose, "group"
-
-    def _walk_pose(self, tc, who, e1) -> CameraPose:
-        """Those who walk far, framed over the next :data:`WALK_AHEAD` seconds of their way."""
-        p = np.vstack([self.tracks.points(a, tc, min(e1, tc + WALK_AHEAD)) for a in who])
-        return _group_pose(p, self.size, self.hall_h, self.range_y, None, self.gate_y, self.court)[0]
-
-    def _change(self, tc, pose, kind, ids, boundary, hold, e1) -> None:
-        """Move (or cut) to ``pose`` unless it is where the camera already is."""
-        cur = self.shots[-1]
-        d_eye = float(np.linalg.norm(np.subtract(pose.eye, cur.pose.eye)))
-        if d_eye < 0.3 and pose.cutaway == cur.pose.cutaway:
-            return self._extend(ids)
-        move = min(MAX_MOVE, max(MIN_MOVE, d_eye / MAX_SPEED))
-        ts = tc
-        if "walk" in (kind, cur.kind) or d_eye > MAX_GLIDE or _turn(cur.pose, pose) > MAX_TURN:
-            move = 0.0                               # a cut rather than a fast pan
-        elif boundary and (d_eye > CUT_OVER or (d_eye > 8.0 and move > 0.5 * (e1 - tc))):
-            # a clean cut at an event start (never mid-gesture): a long jump, or a move that would
-            # last through most of a short gesture
-            move = 0.0
-        elif boundary:
-            # anticipate: the move starts a little before the event so the camera arrives as it begins
-            ts = max(cur.t0 + hold, tc - 0.7 * move, self.shots[-1].t0 + 0.5)
-        self.shots[-1] = Shot(cur.t0, ts, cur.pose, cur.kind, cur.events)
-        self.shots.append(Shot(ts, self.t_end, pose, kind, tuple(ids)))
-        self.moves.append(move)

@@ -28,11 +28,13 @@ from pathlib import Path
 
 from ..exchange.animation import build_animated
 from ..exchange.channels import Compaction
+from ..model.defaults import FRAME_SIZE
 from ..model.plan import Plan
 from ..model.reading import Reading
 from ..outputs import atomic_path
 from ..text.fonts import font_face
 from ..scene import figures as F
+from ..scene.shots import camera_path
 from ..text.seed import display
 from .presets import camera_presets
 
@@ -74,7 +76,7 @@ def _text(name: str) -> str:
 
 def compact_scene(reading: Reading, plan: Plan) -> tuple[bytes, dict]:
     """The compact GLB's bytes and the export's summary."""
-    gltf, summary = build_animated(reading, plan, compaction=Compaction())
+    gltf, summary = build_animated(reading, plan, compaction=Compaction(), camera=True)
     return b"".join(gltf.save_to_bytes()), summary
 
 
@@ -103,7 +105,16 @@ def page_data(reading: Reading, plan: Plan) -> dict:
                    for aid, a in plan.actors.items()},
         "props": {pid: {"label": p.label or pid, "kind": p.kind} for pid, p in plan.props.items()},
         "presets": camera_presets(plan),
+        "film": film_path(plan),
     }
+
+
+def film_path(plan: Plan) -> dict:
+    """The page's 影 film: the scene's ``camera`` node, animated along the passage's camera path (the glTF camera
+    of :func:`~reconstruct.exchange.animation.gather_camera`, the same keys the video is filmed with), and its
+    field of view."""
+    path = camera_path(plan, FRAME_SIZE)
+    return {"node": "camera", "fov": float(path.shots[0].pose.view_angle) if path.shots else 38.0}
 
 
 def font_subset(text: str) -> bytes:

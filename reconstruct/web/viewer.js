@@ -84,6 +84,7 @@
     $('play').addEventListener('click', () => (view.playing ? view.pause() : view.play()));
     $('speed').addEventListener('change', () => { view.speed = parseFloat($('speed').value); });
     $('tags').addEventListener('click', () => view.showTags(!view.tags));
+    $('film').addEventListener('click', () => view.setFilm(!view.film));
     for (const [name, p] of Object.entries(DATA.presets)) {
       const b = document.createElement('button');
       b.textContent = p.label;
@@ -208,6 +209,7 @@
       this.mixer.update(0);
       this.root.updateMatrixWorld(true);
       showCaption(this.time);
+      if (this.film) this.followFilm();
       if (this.pinned) this.describe(this.pinned, true);
       this.dirty = true;
       return this.time;
@@ -231,7 +233,34 @@
       this.dirty = true;
     },
 
+    // the film: the camera follows the video's camera path (the scene's animated camera node, DATA.film)
+    setFilm(on) {
+      this.film = !!on && !!DATA.film && this.nodes.has(DATA.film.node);
+      $('film').classList.toggle('on', this.film);
+      if (this.film) {
+        for (const b of document.querySelectorAll('#presets button')) b.classList.remove('on');
+        this.preset = null;
+        this.followFilm();
+      }
+      this.dirty = true;
+    },
+
+    followFilm() {
+      // the scene's camera node, posed by the animation at this.time (the glTF camera of the camera path)
+      const node = this.nodes.get(DATA.film.node);
+      if (!node) return;
+      node.updateWorldMatrix(true, false);
+      const p = node.getWorldPosition(new THREE.Vector3());
+      const q = node.getWorldQuaternion(new THREE.Quaternion());
+      this.camera.position.copy(p);
+      this.camera.quaternion.copy(q);
+      this.camera.fov = DATA.film.fov;
+      this.camera.updateProjectionMatrix();
+      this.controls.target.copy(p).add(new THREE.Vector3(0, 0, -10).applyQuaternion(q));
+    },
+
     setPreset(name) {
+      if (this.film) this.setFilm(false);
       const p = DATA.presets[name];
       if (!p) throw new Error(`no camera preset ${name}`);
       this.camera.position.set(...p.eye);
@@ -322,6 +351,7 @@
               footnote: $('cap-fn').textContent};
     },
     presets: () => Object.keys(DATA.presets),
+    film: (on) => { view.setFilm(on); view.render(); return view.film; },
     setPreset: (name) => { view.setPreset(name); view.render(); },
     camera: () => ({position: round(toPlan(view.camera.position), 4), target: round(toPlan(view.controls.target), 4),
                     fov: view.camera.fov}),
