@@ -167,6 +167,8 @@ def cmd_still(a: argparse.Namespace) -> int:
 
     outputs_ok(a.out)
     reading = load_reading(a.layout)
+    if a.object:
+        return _object_plate(a, reading)
     name = a.view.removeprefix("reading:")
     if a.view not in BUILTIN_VIEWS and name not in reading.views:
         raise InputError("--view", a.view, f"no such view; one of {', '.join(BUILTIN_VIEWS)}"
@@ -273,7 +275,7 @@ def cmd_video(a: argparse.Namespace) -> int:
     if t1 <= t0:
         raise InputError(a.plan or "plan", "--from/--to", f"the excerpt ends ({t1:.2f} s) before it starts ({t0:.2f} s)")
     try:
-        st = render_video(plan, ground_meshes(reading), a.out, size=a.size, fps=a.fps, crf=a.crf, start=a.start,
+        st = render_video(plan, ground_meshes(reading, plan.props), a.out, size=a.size, fps=a.fps, crf=a.crf, start=a.start,
                           end=a.end, speed=a.speed, frames_dir=a.frames, labels=a.labels, progress=not a.quiet,
                           text=seed.load(), cards=not a.no_cards, workers=a.workers, scheduler=a.scheduler,
                           fresh=a.fresh, chunk_seconds=a.chunk_seconds, sound=not a.no_sound)
@@ -360,6 +362,28 @@ def _layout_parser(sub) -> None:
     sp.add_argument("--list", action="store_true", help="list the shipped readings")
     sp.set_defaults(func=cmd_layout)
 
+def _object_plate(a: argparse.Namespace, reading) -> int:
+    """``still --object NAME``: a catalogue plate of one thing of the rite (render/plates.py)."""
+    from .outputs import safe_name
+    from .render.plates import PLATES, render_plate
+    from .scene.ground import build_ground
+
+    if a.object not in PLATES:
+        raise InputError("--object", a.object, f"no such object; one of {', '.join(PLATES)}")
+    out = a.out or OUT / f"object_{safe_name(a.object)}.png"
+    outputs_ok(out)
+    hou, hits, note = None, (), ""
+    if a.object == "侯":
+        hou = [p for p in build_ground(reading) if p.landmark in ("侯", "侯中") and p.node != "L_hou_gang"]
+        plan = plan_of(a, reading)
+        last = max((s.round for s in plan.shots), default=0)
+        hits = [s.at for s in plan.shots if s.hit and s.round == last]
+        note = f"the {len(hits)} hits of round {last} where the plan lands them ({Path(reading.file).stem})"
+    render_plate(a.object, out, size=a.size, hou_parts=hou, hits=hits, footer=note)
+    print(f"wrote {out}")
+    return 0
+
+
 def _still_parser(sub) -> None:
     sp = sub.add_parser("still", help="render a still PNG of the ground")
     _with_layout(sp)
@@ -368,6 +392,9 @@ def _still_parser(sub) -> None:
     sp.add_argument("--size", type=parse_size, default=FRAME_SIZE, metavar="WxH",
                     help=f"image size: any even WxH up to {size_text(FRAME_MAX)} (default {size_text(FRAME_SIZE)})")
     sp.add_argument("--no-labels", action="store_true")
+    sp.add_argument("--object", default=None, metavar="NAME",
+                    help="a catalogue plate of one thing of the rite instead: 鹿中 | 翿旌 | 侯 | 楅")
+    _with_cast(sp)
     sp.set_defaults(func=cmd_still)
 
 def _export_parser(sub) -> None:
