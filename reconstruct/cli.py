@@ -274,6 +274,8 @@ def cmd_video(a: argparse.Namespace) -> int:
                                                            f"ends ({plan.duration:.2f} s)")
     if t1 <= t0:
         raise InputError(a.plan or "plan", "--from/--to", f"the excerpt ends ({t1:.2f} s) before it starts ({t0:.2f} s)")
+    if a.deliver:
+        return _deliver(a, plan, ground_meshes(reading, plan.props))
     try:
         st = render_video(plan, ground_meshes(reading, plan.props), a.out, size=a.size, fps=a.fps, crf=a.crf, start=a.start,
                           end=a.end, speed=a.speed, frames_dir=a.frames, labels=a.labels, progress=not a.quiet,
@@ -290,7 +292,7 @@ def cmd_video(a: argparse.Namespace) -> int:
     print(f"plan {st['plan_start']:.2f}–{st['plan_end']:.2f} s; {st['frames']} frames, "
           f"{vs:.2f} s of video at {a.fps} fps, {a.size[0]}x{a.size[1]}")
     extra = ", ".join(f"{k} {v}" for k, v in st.items()
-                      if k not in ("frames", "plan_start", "plan_end", "seconds", "video_seconds"))
+                      if k not in ("frames", "plan_start", "plan_end", "seconds", "video_seconds", "captions"))
     print(f"render {secs:.1f} s = {secs / vs if vs else float('nan'):.2f}× the video's duration"
           + (f" ({extra})" if extra else ""))
     if a.frames:
@@ -430,6 +432,34 @@ def _plan_parser(sub) -> None:
     _with_cast(sp, saved_plan=False)
     sp.set_defaults(func=cmd_plan)
 
+def _deliver(a: argparse.Namespace, plan, ground) -> int:
+    """``video --deliver NAME``: the masters, captions and report of render/delivery.py; exit 1 when a
+    measured figure is outside the spec."""
+    from .render.delivery import DELIVERIES, deliver, package_paths
+    from .render.engine import Interrupted
+    from .text import seed
+
+    spec = DELIVERIES[a.deliver]
+    if a.fps not in spec.fps:
+        raise InputError("--fps", str(a.fps), f"the {spec.name} delivery plays at "
+                         + " or ".join(map(str, spec.fps)) + " fps")
+    paths = package_paths(a.out)
+    outputs_ok(*paths.values())
+    try:
+        rep = deliver(plan, ground, a.out, spec, fps=a.fps, start=a.start, end=a.end, speed=a.speed,
+                      frames_dir=a.frames, progress=not a.quiet, text=seed.load(), cards=not a.no_cards,
+                      workers=a.workers, scheduler=a.scheduler, fresh=a.fresh, chunk_seconds=a.chunk_seconds)
+    except ValueError as e:
+        raise InputError(a.plan or "plan", "video --deliver", str(e)) from None
+    except Interrupted as e:
+        print(f"stopped ({e}); finished chunks kept: run the same command again to resume", file=sys.stderr)
+        return 128 + int(e.signum)
+    for c in rep["checks"]:
+        print(f"{'ok ' if c['pass'] else 'BAD'} {c['what']}: {c['measured']} (spec {c['spec']})")
+    print(f"wrote {', '.join(str(p) for p in paths.values())}")
+    return 0 if rep["ok"] else 1
+
+
 def _video_parser(sub) -> None:
     sp = sub.add_parser("video", help="render the plan to an H.264 video (whole passage or an excerpt)")
     _with_layout(sp)
@@ -459,6 +489,11 @@ def _video_parser(sub) -> None:
     sp.add_argument("--fresh", action="store_true", help="forget finished chunks kept from an earlier run")
     sp.add_argument("--chunk-seconds", type=positive_float, default=10.0, metavar="S",
                     help="video seconds per chunk (default 10)")
+    sp.add_argument("--deliver", choices=["museum"], default=None,
+                    help="a delivery package beside --out: museum = a clean and an open-captioned master at "
+                         "1920x1080, 25 fps (or --fps 50), H.264 High 15 Mb/s constant, AAC-LC 48 kHz 192 kb/s, "
+                         "-23 LUFS, true peak under -1 dBTP; SRT and WebVTT captions (zh, en); a report measured "
+                         "on the files (JSON and HTML). --size, --crf, --labels and --no-sound do not apply")
     _with_cast(sp)
     sp.set_defaults(func=cmd_video)
 

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["SegmentWriter", "join_segments", "encoder_args", "encoder_identity", "ffmpeg_exe", "file_sha256",
+__all__ = ["SegmentWriter", "join_segments", "encoder_args", "audio_args", "normalise_loudness", "encoder_identity",
+           "ffmpeg_exe", "file_sha256",
            "concat_list", "ffmetadata"]
 
 X264_THREADS = 4        # fixed, so the same frames give the same bitstream on any machine
@@ -26,10 +27,20 @@ def ffmpeg_exe() -> str:
     return imageio_ffmpeg.get_ffmpeg_exe()
 
 
-def encoder_args(fps: float, crf: int, preset: str) -> list[str]:
-    """The output options of every segment."""
+def encoder_args(fps: float, crf: int, preset: str, bitrate_kbps: int | None = None) -> list[str]:
+    """The output options of every segment: constant quality (``crf``), or with ``bitrate_kbps`` a
+    constant bit rate as players of a gallery ask for (x264's CBR: VBV maxrate = minrate = the rate, a
+    one-second buffer, HRD signalled as CBR with filler; key frames every two seconds; High@4.1)."""
+    if bitrate_kbps:
+        k = int(bitrate_kbps)
+        gop = max(1, int(round(2 * float(fps))))
+        rate = ["-b:v", f"{k}k", "-minrate", f"{k}k", "-maxrate", f"{k}k", "-bufsize", f"{k}k",
+                "-x264-params", "nal-hrd=cbr:force-cfr=1", "-g", str(gop), "-keyint_min", str(gop),
+                "-level:v", "4.1"]
+    else:
+        rate = ["-crf", str(int(crf))]
     return ["-vcodec", "libx264", "-pix_fmt", "yuv420p", "-threads", str(X264_THREADS), "-profile:v", "high",
-            "-crf", str(int(crf)), "-preset", preset,
+            *rate, "-preset", preset,
             "-movflags", "+faststart"]
 
 
@@ -45,13 +56,13 @@ class SegmentWriter:
     :meth:`close` finishes the file; :meth:`abort` kills the encoder and removes what it wrote.
     """
 
-    def __init__(self, path, size, fps: float, crf: int, preset: str):
+    def __init__(self, path, size, fps: float, crf: int, preset: str, bitrate_kbps: int | None = None):
         self.path = Path(path)
         w, h = (int(size[0]), int(size[1]))
         self.shape = (h, w, 3)
         cmd = [ffmpeg_exe(), "-y", "-v", "error", "-f", "rawvideo", "-vcodec", "rawvideo", "-s", f"{w}x{h}",
                "-pix_fmt", "rgb24", "-r", str(Fraction(fps).limit_denominator()), "-i", "-",
-               *encoder_args(fps, crf, preset), "-f", "mp4", str(self.path)]
+               *encoder_args(fps, crf, preset, bitrate_kbps), "-f", "mp4", str(self.path)]
         # its own process group: a Ctrl-C at the terminal reaches the renderer, which ends the encoder itself
         self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                                      process_group=0)
@@ -124,11 +135,19 @@ def ffmetadata(chapters: list[tuple[float, float, str]], title: str = "") -> str
 AUDIO_ARGS = ["-c:a", "aac", "-b:a", "160k", "-ac", "2", "-ar", "48000"]
 
 
+def audio_args(bitrate_kbps: int | None = None) -> list[str]:
+    """AAC stereo at 48 kHz: the default, or AAC-LC at a constant ``bitrate_kbps``."""
+    if bitrate_kbps:
+        return ["-c:a", "aac", "-profile:a", "aac_low", "-b:a", f"{int(bitrate_kbps)}k", "-ac", "2", "-ar", "48000"]
+    return list(AUDIO_ARGS)
+
+
 def join_segments(parts, out, *, chapters: list[tuple[float, float, str]] = (), title: str = "",
-                  audio=None) -> None:
+                  audio=None, audio_kbps: int | None = None) -> None:
     """Join mp4 segments (same encoder settings) into ``out`` without re-encoding, with chapters and
-    +faststart, and ``audio`` (a WAV of the video's length) encoded as AAC stereo when given.  ``out``
-    is written in place: give a temporary name and rename it when this returns."""
+    +faststart, and ``audio`` (a WAV of the video's length) encoded as AAC stereo when given (at a
+    constant ``audio_kbps`` when given).  ``out`` is written in place: give a temporary name and rename it
+    when this returns."""
     out = Path(out)
     lst = out.with_name(out.name + ".concat.txt")
     meta = out.with_name(out.name + ".chapters.txt")
@@ -136,7 +155,7 @@ def join_segments(parts, out, *, chapters: list[tuple[float, float, str]] = (), 
     meta.write_text(ffmetadata(list(chapters), title), encoding="utf-8")
     try:
         sound = ["-i", str(audio)] if audio is not None else []
-        amap = ["-map", "2:a", *AUDIO_ARGS] if audio is not None else []
+        amap = ["-map", "2:a", *audio_args(audio_kbps)] if audio is not None else []
         subprocess.run([ffmpeg_exe(), "-v", "error", "-y", "-f", "concat", "-safe", "0", "-i", str(lst),
                         "-f", "ffmetadata", "-i", str(meta), *sound, "-map", "0:v", *amap,
                         "-map_metadata", "1", "-map_chapters", "1", "-c:v", "copy", "-movflags", "+faststart",
@@ -156,3 +175,34 @@ def file_sha256(path) -> str:
         for block in iter(lambda: f.read(1 << 20), b""):
             h.update(block)
     return h.hexdigest()
+
+
+def _loudnorm_json(stderr: str) -> dict:
+    """The JSON block ``loudnorm`` prints at the end of its run."""
+    import json
+    i = stderr.rfind("{")
+    j = stderr.rfind("}")
+    if i < 0 or j < i:
+        raise RuntimeError(f"loudnorm printed no measurement: {stderr[-300:]}")
+    return json.loads(stderr[i:j + 1])
+
+
+def normalise_loudness(src, dst, integrated: float, true_peak: float, lra: float = 20.0) -> dict:
+    """Two-pass EBU R128 normalisation of the WAV ``src`` into ``dst`` (48 kHz, 16 bit) by ffmpeg's
+    ``loudnorm``: the first pass measures, the second applies a linear gain (the true-peak limiter
+    only where the gain would pass ``true_peak``).  Returns the second pass's report."""
+    base = f"loudnorm=I={integrated:g}:TP={true_peak:g}:LRA={lra:g}"
+    run = [ffmpeg_exe(), "-hide_banner", "-nostats", "-y", "-i", str(src)]
+    first = subprocess.run([*run, "-af", base + ":print_format=json", "-f", "null", "-"], capture_output=True,
+                           text=True, stdin=subprocess.DEVNULL)
+    if first.returncode != 0:
+        raise RuntimeError(f"loudnorm (measure) failed: {first.stderr[-300:]}")
+    m = _loudnorm_json(first.stderr)
+    second = (f"{base}:measured_I={m['input_i']}:measured_TP={m['input_tp']}:measured_LRA={m['input_lra']}"
+              f":measured_thresh={m['input_thresh']}:offset={m['target_offset']}:linear=true:print_format=json")
+    done = subprocess.run([*run, "-af", second, "-ar", "48000", "-c:a", "pcm_s16le", str(dst)], capture_output=True,
+                          text=True, stdin=subprocess.DEVNULL)
+    if done.returncode != 0:
+        Path(dst).unlink(missing_ok=True)
+        raise RuntimeError(f"loudnorm (apply) failed: {done.stderr[-300:]}")
+    return _loudnorm_json(done.stderr)
