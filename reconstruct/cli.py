@@ -274,8 +274,19 @@ def cmd_video(a: argparse.Namespace) -> int:
                                                            f"ends ({plan.duration:.2f} s)")
     if t1 <= t0:
         raise InputError(a.plan or "plan", "--from/--to", f"the excerpt ends ({t1:.2f} s) before it starts ({t0:.2f} s)")
+    cut = None
+    if a.cut:
+        from .render.cut import clip_range, load_cut
+        cut = load_cut(a.cut)
+        for i, c in enumerate(cut.clips):            # every clip in the plan, before anything is rendered
+            try:
+                clip_range(plan, c)
+            except ValueError as e:
+                raise InputError(cut.file, f"clip[{i}].at", str(e).lstrip(": ")) from None
     if a.deliver:
-        return _deliver(a, plan, ground_meshes(reading, plan.props))
+        return _deliver(a, plan, ground_meshes(reading, plan.props), cut)
+    if cut is not None:
+        return _cut(a, plan, ground_meshes(reading, plan.props), cut)
     try:
         st = render_video(plan, ground_meshes(reading, plan.props), a.out, size=a.size, fps=a.fps, crf=a.crf, start=a.start,
                           end=a.end, speed=a.speed, frames_dir=a.frames, labels=a.labels, progress=not a.quiet,
@@ -432,7 +443,27 @@ def _plan_parser(sub) -> None:
     _with_cast(sp, saved_plan=False)
     sp.set_defaults(func=cmd_plan)
 
-def _deliver(a: argparse.Namespace, plan, ground) -> int:
+def _cut(a: argparse.Namespace, plan, ground, cut) -> int:
+    """``video --cut NAME``: the film of render/cut.py."""
+    from .render.cut import render_cut
+    from .render.engine import Interrupted
+    from .text import seed
+
+    try:
+        st = render_cut(plan, ground, a.out, cut, size=a.size, fps=a.fps, crf=a.crf, progress=not a.quiet,
+                        workers=a.workers, scheduler=a.scheduler, fresh=a.fresh, text=seed.load(),
+                        overlays="cut")
+    except ValueError as e:
+        raise InputError(cut.file, "", str(e)) from None
+    except Interrupted as e:
+        print(f"stopped ({e}); finished clips kept: run the same command again to resume", file=sys.stderr)
+        return 128 + int(e.signum)
+    print(f"wrote {a.out}: the cut {cut.name}, {st['clips']} clips, {st['video_seconds']:.1f} s, "
+          f"{len(st['chapters'])} chapters")
+    return 0
+
+
+def _deliver(a: argparse.Namespace, plan, ground, cut=None) -> int:
     """``video --deliver NAME``: the masters, captions and report of render/delivery.py; exit 1 when a
     measured figure is outside the spec."""
     from .render.delivery import DELIVERIES, deliver, package_paths
@@ -446,7 +477,7 @@ def _deliver(a: argparse.Namespace, plan, ground) -> int:
     paths = package_paths(a.out)
     outputs_ok(*paths.values())
     try:
-        rep = deliver(plan, ground, a.out, spec, fps=a.fps, start=a.start, end=a.end, speed=a.speed,
+        rep = deliver(plan, ground, a.out, spec, fps=a.fps, cut=cut, start=a.start, end=a.end, speed=a.speed,
                       frames_dir=a.frames, progress=not a.quiet, text=seed.load(), cards=not a.no_cards,
                       workers=a.workers, scheduler=a.scheduler, fresh=a.fresh, chunk_seconds=a.chunk_seconds)
     except ValueError as e:
@@ -489,6 +520,10 @@ def _video_parser(sub) -> None:
     sp.add_argument("--fresh", action="store_true", help="forget finished chunks kept from an earlier run")
     sp.add_argument("--chunk-seconds", type=positive_float, default=10.0, metavar="S",
                     help="video seconds per chunk (default 10)")
+    sp.add_argument("--cut", default=None, metavar="NAME|FILE",
+                    help="a film edited from the plan by a cut file: gallery (assets/cuts/gallery.toml: about "
+                         "6.5 minutes, dissolves, a title card, chapters, loops without a seam) or a TOML file "
+                         "of the same form; --from/--to do not apply")
     sp.add_argument("--deliver", choices=["museum"], default=None,
                     help="a delivery package beside --out: museum = a clean and an open-captioned master at "
                          "1920x1080, 25 fps (or --fps 50), H.264 High 15 Mb/s constant, AAC-LC 48 kHz 192 kb/s, "

@@ -9,7 +9,7 @@ import pytest
 
 from reconstruct.render import captions as C
 from reconstruct.render.delivery import MUSEUM, _frame_at, _transitions, deliver, package_paths
-from reconstruct.render.encode import ffmpeg_exe
+from reconstruct.render.encode import ffmpeg_exe, vbv_kbit
 from reconstruct.scene.ground import ground_meshes
 
 
@@ -39,7 +39,8 @@ def test_report_within_the_spec(package):
         m = on_disk["masters"][key]
         assert (m["video"]["width"], m["video"]["height"]) == MUSEUM.size
         assert m["video"]["fps"] == 25 and m["video"]["profile"] == "High" and m["video"]["scan"] == "progressive"
-        assert m["video_rate"]["hrd_kbit"] <= MUSEUM.video_kbps          # within one buffer of the constant rate
+        assert m["video_rate"]["hrd_kbit"] <= vbv_kbit(MUSEUM.video_kbps) * 1.02   # within the buffer of the rate
+        assert m["video_rate"]["kbps_max_1s"] <= MUSEUM.player_kbps
         assert 0.85 * MUSEUM.video_kbps <= m["video_rate"]["kbps"] <= 1.05 * MUSEUM.video_kbps
         assert m["audio"] == {"codec": "aac", "profile": "LC", "sample_rate": 48000, "layout": "stereo"}
         assert abs(m["audio_rate"]["kbps"] - MUSEUM.audio_kbps) <= 0.05 * MUSEUM.audio_kbps

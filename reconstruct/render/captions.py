@@ -21,7 +21,7 @@ from ..text.seed import display
 
 __all__ = ["display_text", "caption_font", "CaptionBand", "draw_timeline", "title_card", "end_card",
            "label_sprite", "blit_rgba", "write_vtt", "vtt_time", "draw_fast_marker", "simplified", "video_title",
-           "card_texts", "write_srt", "srt_time", "TITLE_SAFE"]
+           "card_texts", "write_srt", "srt_time", "TITLE_SAFE", "cut_card"]
 
 
 TITLE_SAFE = 0.05        # the title-safe area: 90 % of the frame, 5 % clear at each edge
@@ -87,8 +87,6 @@ class CaptionBand:
         # a soft dark gradient, stronger at the bottom
         grad = np.linspace(0, 1, band_h) ** 0.6
         a = (grad * 200).astype(np.uint8)
-        if safe:        # darker behind the letters: 4.5:1 (WCAG AA) over a sunlit court, measured on the frames
-            a = (np.clip(np.linspace(0, 1, band_h) / 0.3, 0, 1) ** 0.8 * 232).astype(np.uint8)
         base = np.zeros((band_h, w, 4), np.uint8)
         base[..., :3] = (16, 13, 10)
         base[..., 3] = a[:, None]
@@ -112,6 +110,13 @@ class CaptionBand:
             zh_size, en_size = int(zh_size * 0.92), max(8, int(en_size * 0.92))   # all of it within the safe area
         y = band_h - bottom - total
         y = max(2, y)
+        if safe:        # dark behind every line: 4.5:1 (WCAG AA) over a sunlit court, measured on the frames
+            rows = np.arange(band_h)
+            top = max(0, y - int(h * 0.03))
+            base[..., 3] = (np.clip((rows - top + int(h * 0.02)) / max(1, int(h * 0.02)), 0, 1) * 232
+                            ).astype(np.uint8)[:, None]
+            img = Image.fromarray(base, "RGBA")
+            d = ImageDraw.Draw(img)
         for ln in zh_lines:
             d.text((margin + 1, y + 1), ln, font=zh_font, fill=(0, 0, 0, 200))
             d.text((margin, y), ln, font=zh_font, fill=INK + (255,))
@@ -229,6 +234,16 @@ def _title_lines(plan: Plan) -> list:
               ("注 N, at the right of each caption: the paragraph of the text being performed (its note number)",
                0.026, ACCENT, False)]
     return lines
+
+
+def cut_card(size: tuple[int, int], plan: Plan, title: str, subtitle: str = "") -> np.ndarray:
+    """The card a cut opens on and ends by dissolving into: its title, its subtitle, the reading."""
+    lines = [(simplified(title), 0.11, INK, True), (subtitle, 0.036, DIM, False), ("", 0.03, DIM, False)]
+    if plan.layout.name:
+        reading = simplified(plan.layout.name) + (f" ({plan.layout.name_en})" if plan.layout.name_en else "")
+        lines.append((f"Reading: {reading} · a reconstruction from the text: every position is an interpretation",
+                      0.026, ACCENT, False))
+    return _card(size, lines)
 
 
 def end_card(size: tuple[int, int], plan: Plan, t0: float | None = None, t1: float | None = None) -> np.ndarray:

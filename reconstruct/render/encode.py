@@ -9,13 +9,15 @@ list quotes them as the demuxer's syntax asks, and ffmpeg is run without a shell
 from __future__ import annotations
 
 import hashlib
+import shutil
 import subprocess
 from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
 
-__all__ = ["SegmentWriter", "join_segments", "encoder_args", "audio_args", "normalise_loudness", "encoder_identity",
+__all__ = ["SegmentWriter", "join_segments", "encoder_args", "audio_args", "normalise_loudness", "vbv_kbit",
+           "encoder_identity",
            "ffmpeg_exe", "file_sha256",
            "concat_list", "ffmetadata"]
 
@@ -30,11 +32,12 @@ def ffmpeg_exe() -> str:
 def encoder_args(fps: float, crf: int, preset: str, bitrate_kbps: int | None = None) -> list[str]:
     """The output options of every segment: constant quality (``crf``), or with ``bitrate_kbps`` a
     constant bit rate as players of a gallery ask for (x264's CBR: VBV maxrate = minrate = the rate, a
-    one-second buffer, HRD signalled as CBR with filler; key frames every two seconds; High@4.1)."""
+    half-second buffer, HRD signalled as CBR with filler; key frames every two seconds; High@4.1).  A
+    second of the stream then carries at most 1.5 times the rate (15 Mb/s: 22.5, under a BrightSign's 25)."""
     if bitrate_kbps:
         k = int(bitrate_kbps)
         gop = max(1, int(round(2 * float(fps))))
-        rate = ["-b:v", f"{k}k", "-minrate", f"{k}k", "-maxrate", f"{k}k", "-bufsize", f"{k}k",
+        rate = ["-b:v", f"{k}k", "-minrate", f"{k}k", "-maxrate", f"{k}k", "-bufsize", f"{vbv_kbit(k)}k",
                 "-x264-params", "nal-hrd=cbr:force-cfr=1", "-g", str(gop), "-keyint_min", str(gop),
                 "-level:v", "4.1"]
     else:
@@ -42,6 +45,11 @@ def encoder_args(fps: float, crf: int, preset: str, bitrate_kbps: int | None = N
     return ["-vcodec", "libx264", "-pix_fmt", "yuv420p", "-threads", str(X264_THREADS), "-profile:v", "high",
             *rate, "-preset", preset,
             "-movflags", "+faststart"]
+
+
+def vbv_kbit(bitrate_kbps: int) -> int:
+    """The VBV buffer of a constant-rate encode: half a second at the rate."""
+    return int(bitrate_kbps) // 2
 
 
 def encoder_identity() -> str:
@@ -187,22 +195,70 @@ def _loudnorm_json(stderr: str) -> dict:
     return json.loads(stderr[i:j + 1])
 
 
+def _measure_loudness(path) -> dict:
+    """ffmpeg's ``ebur128`` meter on a file (the meter the delivery report uses): ``input_i`` (LUFS),
+    ``input_tp`` (dBTP, 4× oversampled)."""
+    import re
+    r = subprocess.run([ffmpeg_exe(), "-hide_banner", "-nostats", "-i", str(path), "-map", "0:a:0", "-af",
+                        "ebur128=peak=true", "-f", "null", "-"], capture_output=True, text=True,
+                       stdin=subprocess.DEVNULL)
+    tail = r.stderr[r.stderr.rfind("Summary:"):]
+    i = re.search(r"I:\s+(-?[\d.]+|-inf) LUFS", tail)
+    tp = re.search(r"True peak:\s+Peak:\s+(-?[\d.]+|-inf) dBFS", tail)
+    if r.returncode != 0 or not i or not tp:
+        raise RuntimeError(f"measuring the loudness failed: {r.stderr[-300:]}")
+    f = lambda m: -70.0 if m[1] == "-inf" else float(m[1])  # noqa: E731 — silence: the gate's floor
+    return {"input_i": f(i), "input_tp": f(tp)}
+
+
 def normalise_loudness(src, dst, integrated: float, true_peak: float, lra: float = 20.0) -> dict:
-    """Two-pass EBU R128 normalisation of the WAV ``src`` into ``dst`` (48 kHz, 16 bit) by ffmpeg's
-    ``loudnorm``: the first pass measures, the second applies a linear gain (the true-peak limiter
-    only where the gain would pass ``true_peak``).  Returns the second pass's report."""
+    """EBU R128 normalisation of the WAV ``src`` into ``dst`` (48 kHz, 16 bit).
+
+    ffmpeg's ``loudnorm`` in two passes (the first measures, the second applies the measurement, linear
+    where it can); then the result is measured with ``ebur128`` (the meter the delivery report uses) and
+    what is left off the target is trimmed by a gain, with a peak limiter (``alimiter``, 0.5 dB under
+    ``true_peak``) where the gain would lift the true peak over it (at most six rounds, each from the
+    loudnorm pass).  Returns the loudnorm report, the trims and the last measurement."""
     base = f"loudnorm=I={integrated:g}:TP={true_peak:g}:LRA={lra:g}"
     run = [ffmpeg_exe(), "-hide_banner", "-nostats", "-y", "-i", str(src)]
     first = subprocess.run([*run, "-af", base + ":print_format=json", "-f", "null", "-"], capture_output=True,
                            text=True, stdin=subprocess.DEVNULL)
     if first.returncode != 0:
         raise RuntimeError(f"loudnorm (measure) failed: {first.stderr[-300:]}")
-    m = _loudnorm_json(first.stderr)
-    second = (f"{base}:measured_I={m['input_i']}:measured_TP={m['input_tp']}:measured_LRA={m['input_lra']}"
-              f":measured_thresh={m['input_thresh']}:offset={m['target_offset']}:linear=true:print_format=json")
-    done = subprocess.run([*run, "-af", second, "-ar", "48000", "-c:a", "pcm_s16le", str(dst)], capture_output=True,
-                          text=True, stdin=subprocess.DEVNULL)
-    if done.returncode != 0:
+    m1 = _loudnorm_json(first.stderr)
+    second = (f"{base}:measured_I={m1['input_i']}:measured_TP={m1['input_tp']}:measured_LRA={m1['input_lra']}"
+              f":measured_thresh={m1['input_thresh']}:offset={m1['target_offset']}:linear=true:print_format=json")
+    mid = Path(dst).with_name(Path(dst).name + ".loudnorm.wav")
+    limit = 10 ** ((true_peak - 0.5) / 20)
+    trims: list[float] = []
+    try:
+        done = subprocess.run([*run, "-af", second, "-ar", "48000", "-c:a", "pcm_s16le", str(mid)],
+                              capture_output=True, text=True, stdin=subprocess.DEVNULL)
+        if done.returncode != 0:
+            raise RuntimeError(f"loudnorm (apply) failed: {done.stderr[-300:]}")
+        ln = _loudnorm_json(done.stderr)
+        m = _measure_loudness(mid)
+        tp0, trim = m["input_tp"], 0.0
+        shutil.copyfile(mid, dst)
+        for _ in range(6):
+            miss = integrated - m["input_i"]
+            if abs(miss) <= 0.1 and m["input_tp"] <= true_peak:
+                break
+            limited = tp0 + trim + miss > true_peak
+            trim += miss * (1.6 if limited else 1.0)        # the limiter takes back part of each dB added
+            trims.append(round(trim, 3))
+            chain = f"volume={trim:.3f}dB" + (f",alimiter=limit={limit:.4f}:attack=1:release=60:level=false"
+                                              if tp0 + trim > true_peak else "")
+            r = subprocess.run([ffmpeg_exe(), "-hide_banner", "-nostats", "-y", "-i", str(mid), "-af", chain,
+                                "-ar", "48000", "-c:a", "pcm_s16le", str(dst)], capture_output=True, text=True,
+                               stdin=subprocess.DEVNULL)
+            if r.returncode != 0:
+                raise RuntimeError(f"trimming the loudness failed: {r.stderr[-300:]}")
+            m = _measure_loudness(dst)
+    except BaseException:
         Path(dst).unlink(missing_ok=True)
-        raise RuntimeError(f"loudnorm (apply) failed: {done.stderr[-300:]}")
-    return _loudnorm_json(done.stderr)
+        raise
+    finally:
+        mid.unlink(missing_ok=True)
+    return {"loudnorm": {k: ln.get(k) for k in ("normalization_type", "output_i", "output_tp")}, "trims_db": trims,
+            "ebur128": m}

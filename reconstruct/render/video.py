@@ -121,7 +121,8 @@ class FramePipeline:
                     self.bands.clear()
                 self.bands[key] = C.CaptionBand.draw(self.size, cl.zh, cl.en, ev.footnote)
             self.bands[key].apply(frame)
-        C.draw_timeline(frame, (t - self.t0) / max(1e-9, self.t1 - self.t0))
+        if self.overlays != "cut":                # a clip of a cut: the passage's timeline would mislead
+            C.draw_timeline(frame, (t - self.t0) / max(1e-9, self.t1 - self.t0))
         if rate > 1.0:
             C.draw_fast_marker(frame, rate)
         return frame
