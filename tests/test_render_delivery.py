@@ -64,6 +64,10 @@ def test_caption_files_and_the_two_masters(package):
     assert re.match(r"1\n00:00:\d\d,\d{3} --> 00:00:\d\d,\d{3}\n\S", srt)
     assert paths["en.vtt"].read_text(encoding="utf-8").startswith("WEBVTT")
     assert paths["en.srt"].read_text(encoding="utf-8").strip()
+    desc = paths["descriptions"].read_text(encoding="utf-8")          # for audio description: who, what, where
+    assert desc.startswith("WEBVTT") and ": " in desc and "Near the " in desc
+    tr = paths["transcript"].read_text(encoding="utf-8")
+    assert "00:00." in tr and "[" in tr
     # the clean master has nothing over its picture; the open one has the caption band at the bottom
     clean, open_ = (_frame_at(paths[k], 0.5, MUSEUM.size).astype(int) for k in ("clean", "open"))
     h = MUSEUM.size[1]

@@ -171,16 +171,16 @@ def render_cut(plan: Plan, static_meshes, out, cut: Cut, *, size=FRAME_SIZE, fps
                          clip.chapter or f"clip {k}"))
     cues = []
     for k, cl in enumerate(cues_by_clip, start=1):
-        for a, b, zh, en, fn in cl:
+        for a, b, zh, en, fn, ev in cl:
             a2, b2 = max(starts[k], starts[k] + a), min(starts[k] + parts[k], starts[k] + b)
             if b2 > a2:
-                cues.append((round(a2, 3), round(b2, 3), zh, en, fn))
+                cues.append((round(a2, 3), round(b2, 3), zh, en, fn, ev))
     cues.sort(key=lambda c: (c[0], c[1]))
     _join(files, card, cut, parts, starts, out, store, fps, crf, preset, bitrate_kbps, audio_kbps, loudness,
           chapters, (w, h))
-    C.write_vtt(out.with_suffix(".zh.vtt"), [(a, b, C.display_text(z) + (f" ({fn})" if fn else ""))
-                                             for a, b, z, _, fn in cues])
-    C.write_vtt(out.with_suffix(".en.vtt"), [(a, b, e) for a, b, _, e, _ in cues if e])
+    C.write_vtt(out.with_suffix(".zh.vtt"), [(c[0], c[1], C.display_text(c[2]) + (f" ({c[4]})" if c[4] else ""))
+                                             for c in cues])
+    C.write_vtt(out.with_suffix(".en.vtt"), [(c[0], c[1], c[3]) for c in cues if c[3]])
     return {"frames": int(round(total * fps)), "video_seconds": total, "clips": len(files), "clip_frames": frames,
             "captions": cues, "chapters": chapters, "plan_start": min(r[0] for r in ranges),
             "plan_end": max(r[1] for r in ranges)}

@@ -36,7 +36,7 @@ from .encode import encoder_args, ffmpeg_exe, vbv_kbit
 from ..outputs import atomic_path
 
 __all__ = ["Delivery", "MUSEUM", "DELIVERIES", "deliver", "probe", "loudness", "packet_rates", "caption_contrast",
-           "shown_cue",
+           "shown_cue", "descriptions", "transcript",
            "flashes_per_second", "burn_captions", "write_report", "package_paths"]
 
 
@@ -73,6 +73,7 @@ def package_paths(out) -> dict[str, Path]:
     return {"clean": d / f"{stem}.clean.mp4", "open": d / f"{stem}.open.mp4",
             "zh.srt": d / f"{stem}.zh.srt", "en.srt": d / f"{stem}.en.srt",
             "zh.vtt": d / f"{stem}.zh.vtt", "en.vtt": d / f"{stem}.en.vtt",
+            "descriptions": d / f"{stem}.descriptions.vtt", "transcript": d / f"{stem}.transcript.txt",
             "json": d / f"{stem}.delivery.json", "html": d / f"{stem}.delivery.html"}
 
 
@@ -102,14 +103,24 @@ def deliver(plan, static_meshes, out, spec: Delivery = MUSEUM, *, fps: int | Non
                          loudness=(spec.lufs, spec.aim_true_peak), sound=True, **render_options)
     for lang in ("zh", "en"):                       # the sidecars render_video wrote, under the package's names
         paths["clean"].with_suffix(f".{lang}.vtt").unlink(missing_ok=True)
-    cues = list(dict.fromkeys(stats.pop("captions")))       # one cue per clause shown (events may share one)
-    zh = [(a, b, C.display_text(z) + (f" ({fn})" if fn else "")) for a, b, z, _, fn in cues]
-    en = [(a, b, e) for a, b, _, e, _ in cues if e]
+    raw = stats.pop("captions")
+    seen, cues = set(), []
+    for c in raw:                                     # one cue per clause shown (events may share one)
+        if tuple(c[:5]) not in seen:
+            seen.add(tuple(c[:5]))
+            cues.append(tuple(c))
+    zh = [(c[0], c[1], C.display_text(c[2]) + (f" ({c[4]})" if c[4] else "")) for c in cues]
+    en = [(c[0], c[1], c[3]) for c in cues if c[3]]
     for lang, cs in (("zh", zh), ("en", en)):
         with atomic_path(paths[f"{lang}.srt"]) as tmp:
             C.write_srt(tmp, cs)
         with atomic_path(paths[f"{lang}.vtt"]) as tmp:
             C.write_vtt(tmp, cs)
+    desc = descriptions(plan, raw)
+    with atomic_path(paths["descriptions"]) as tmp:
+        C.write_vtt(tmp, desc)
+    with atomic_path(paths["transcript"]) as tmp:
+        tmp.write_text(transcript(plan, cues, desc), encoding="utf-8")
     burn_captions(paths["clean"], paths["open"], cues, spec.size, fps, spec.video_kbps)
     report = measure(paths, cues, spec, fps, loop=cut is not None)
     if cut is not None:
@@ -147,7 +158,7 @@ def burn_captions(src, dst, cues, size, fps: int, video_kbps: int) -> None:
                     if k not in bands:
                         if len(bands) > 16:
                             bands.clear()
-                        _, _, zh, en, fn = cues[k]
+                        _, _, zh, en, fn = cues[k][:5]
                         bands[k] = C.CaptionBand.draw(size, zh, en or None, fn, safe=True)
                     bands[k].apply(frame)
                 enc.stdin.write(frame.data)
@@ -167,6 +178,48 @@ def shown_cue(cues, t: float, starts=None) -> int | None:
     starts = np.array([c[0] for c in cues]) if starts is None else starts
     k = int(np.searchsorted(starts, t, side="right")) - 1
     return k if 0 <= k < len(cues) and cues[k][0] <= t < cues[k][1] else None
+
+
+def descriptions(plan, cues) -> list[tuple[float, float, str]]:
+    """A WebVTT ``descriptions`` track for audio description: for each event shown, from the plan, what is
+    done (its gloss), by whom (the people's names) and where (the landmark nearest the first of them)."""
+    from .labels import short_name
+    from .still import GLOSS
+    spans: dict[str, list[float]] = {}
+    for c in cues:
+        a, b, ev = c[0], c[1], c[5]
+        s = spans.setdefault(ev, [a, b])
+        s[0], s[1] = min(s[0], a), max(s[1], b)
+    lms = {k: np.asarray(v.position if hasattr(v, "position") else v["position"], float)[:2]
+           for k, v in plan.landmarks.items() if k in GLOSS}
+    out = []
+    for ev, (a, b) in sorted(spans.items(), key=lambda kv: kv[1][0]):
+        e = plan.event(ev)
+        if e is None:
+            continue
+        who = [short_name(x, plan.actors[x].label).split(" ", 1)[-1] for x in e.actors if x in plan.actors][:4]
+        what = (e.gloss if getattr(e, "gloss", None) else "") or C.display_text(e.text)
+        where = ""
+        if e.actors and e.actors[0] in plan.actors and lms:
+            ids, pos = plan.positions([e.end], [e.actors[0]])
+            p = pos[0, 0, :2]
+            near = min(lms, key=lambda k: float(np.hypot(*(lms[k] - p))))
+            where = f" Near the {GLOSS[near]}."
+        text = (", ".join(who) + ": " if who else "") + what.rstrip(".") + "." + where
+        out.append((a, b, text))
+    return out
+
+
+def transcript(plan, cues, desc) -> str:
+    """A text transcript: the title, then each caption (time, Chinese, English) and each description."""
+    lines = [C.video_title(plan), "Transcript: the captions (the text performed, its English gloss) and the "
+             "descriptions of what is done, by whom, where.", ""]
+    rows = [(c[0], f"{C.display_text(c[2])} ({c[4]})" if c[4] else C.display_text(c[2])) for c in cues]
+    rows += [(c[0], c[3]) for c in cues if c[3]]
+    rows += [(a, f"[{t}]") for a, _, t in desc]
+    for t, text in sorted(rows, key=lambda r: r[0]):
+        lines.append(f"{int(t // 60):02d}:{t % 60:05.2f}  {text}")
+    return "\n".join(lines) + "\n"
 
 
 # ---------------------------------------------------------------------------
@@ -270,7 +323,7 @@ def caption_contrast(open_master, cues, size, samples: int = 6) -> dict:
             picks.append((t, shown))
     out, inside = [], True
     for t, k in picks:
-        a, b, zh, en, fn = cues[k]
+        a, b, zh, en, fn = cues[k][:5]
         band = C.CaptionBand.draw(size, zh, en or None, fn, safe=True)
         alpha = 255 - band.inv[..., 0].astype(int)
         letters = alpha >= 250
@@ -386,7 +439,8 @@ def measure(paths: dict, cues, spec: Delivery, fps: int, loop: bool = False) -> 
           d_clean is not None and d_open is not None and abs(d_clean - d_open) <= 1.5 / fps, "equal")
     cc = caption_contrast(paths["open"], cues, spec.size)
     rep["captions"] = {"cues": len(cues), "contrast": cc,
-                       "files": [paths[k].name for k in ("zh.srt", "en.srt", "zh.vtt", "en.vtt")]}
+                       "files": [paths[k].name for k in ("zh.srt", "en.srt", "zh.vtt", "en.vtt", "descriptions",
+                                                         "transcript")]}
     check("caption contrast ratio (on frames, the lowest)", cc["min_ratio"],
           cc["min_ratio"] is None or cc["min_ratio"] >= spec.contrast, f"≥ {spec.contrast}")
     check("captions inside the title-safe area", cc["title_safe"], cc["title_safe"],

@@ -262,7 +262,7 @@ def render_video(plan: Plan, static_meshes, out_path, *, size=FRAME_SIZE, fps: i
     captions, inset map or timeline (a clean master).  ``bitrate_kbps``: constant bit rate video
     (:func:`.encode.encoder_args`); ``audio_kbps``: AAC-LC at that constant rate; ``loudness``:
     (integrated LUFS, true peak dBTP) the soundtrack is normalised to (two-pass ``loudnorm``).
-    The statistics' ``captions`` are the cues ``(start, end, zh, en, footnote)`` in video seconds.
+    The statistics' ``captions`` are the cues ``(start, end, zh, en, footnote, event id)`` in video seconds.
 
     Returns statistics (frames, seconds, passes, chunks).  The file appears only when complete.
     """
@@ -392,9 +392,9 @@ def _chapters(plan: Plan, chunks: list[Chunk], t0: float, t1: float, fps: float,
 
 
 def _write_sidecars(plan: Plan, chunks: list[Chunk], out_path: Path, t0: float, t1: float, fps: float,
-                    speed: float, glosses: dict | None) -> list[tuple[float, float, str, str, object]]:
+                    speed: float, glosses: dict | None) -> list[tuple[float, float, str, str, object, str]]:
     """The .zh.vtt and .en.vtt captions: cue times in video seconds.  Returns the cues
-    ``(start, end, zh clause, en gloss, footnote)``."""
+    ``(start, end, zh clause, en gloss, footnote, event id)``."""
     to_video = _video_clock(chunks, fps, speed)
     cues_zh, cues_en, cues = [], [], []
     timeline = ClauseTimeline(plan, glosses)
@@ -408,7 +408,7 @@ def _write_sidecars(plan: Plan, chunks: list[Chunk], out_path: Path, t0: float, 
             cues_zh.append((a, b, C.display_text(c.zh) + (f" ({e.footnote})" if e.footnote else "")))
             if c.en:
                 cues_en.append((a, b, c.en))
-            cues.append((a, b, c.zh, c.en or "", e.footnote))
+            cues.append((a, b, c.zh, c.en or "", e.footnote, e.id))
     C.write_vtt(out_path.with_suffix(".zh.vtt"), cues_zh)
     C.write_vtt(out_path.with_suffix(".en.vtt"), cues_en)
     return cues
