@@ -94,3 +94,25 @@ def test_caption_band_title_safe_for_a_long_clause():
     ys, xs = np.nonzero(letters)
     assert xs.min() >= 0.05 * size[0] and xs.max() < 0.95 * size[0]
     assert band.y0 + ys.max() < 0.95 * size[1]
+
+
+@pytest.mark.parametrize("kind", ["steady", "peaky"])
+def test_normalise_loudness_lands_on_the_target_by_ebur128(tmp_path, kind):
+    import wave
+
+    from reconstruct.render.encode import normalise_loudness
+    rate = 48000
+    t = np.arange(6 * rate) / rate
+    x = (0.02 if kind == "peaky" else 0.01) * np.sin(2 * np.pi * 220 * t)
+    if kind == "peaky":       # short loud strikes over a bed: a plain gain to -23 LUFS would clip them
+        for s in (1.0, 2.5, 4.0):
+            k = (t >= s) & (t < s + 0.05)
+            x[k] += 0.9 * np.sin(2 * np.pi * 80 * t[k]) * np.exp(-(t[k] - s) / 0.01)
+    src, dst = tmp_path / "src.wav", tmp_path / "dst.wav"
+    with wave.open(str(src), "wb") as w:
+        w.setnchannels(2), w.setsampwidth(2), w.setframerate(rate)
+        w.writeframes((np.repeat(x[:, None], 2, 1) * 32767).astype("<i2").tobytes())
+    done = normalise_loudness(src, dst, MUSEUM.lufs, MUSEUM.aim_true_peak)
+    assert (done["trims_db"] != []) == (kind == "peaky")                 # the limiter's rounds only where needed
+    lufs, tp = _ebur128(dst)
+    assert abs(lufs - MUSEUM.lufs) <= 0.15 and tp <= MUSEUM.aim_true_peak + 0.05
