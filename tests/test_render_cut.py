@@ -2,6 +2,7 @@
 a small cut renders with its dissolves, chapters and captions in the film's time, and loops without a seam;
 a bad cut file is one line."""
 import subprocess
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -47,7 +48,8 @@ def test_cut_with_a_clip_outside_the_plan_exits_2_before_rendering(tmp_path, cap
     f = tmp_path / "far.toml"
     f.write_text('[[clip]]\nat = "999999s"\nseconds = 5\n', encoding="utf-8")
     out = tmp_path / "far.mp4"
-    assert main(["video", "--cut", str(f), "--out", str(out), "--quiet"]) == 2
+    mini = Path(__file__).parent / "fixtures" / "mini_plan.json"          # a saved plan: no planning here
+    assert main(["video", "--plan", str(mini), "--cut", str(f), "--out", str(out), "--quiet"]) == 2
     assert "clip[0].at" in capsys.readouterr().err and not out.exists()
 
 
