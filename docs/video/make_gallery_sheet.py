@@ -1,7 +1,7 @@
 """The gallery cut's contact sheet: one frame from the middle of each chapter, stamped with its time and title.
 
     python render.py video --cut gallery --size 640x360 --out out/gallery.mp4
-    python docs/video/make_gallery_sheet.py out/gallery.mp4 docs/video/gallery_contact_sheet.png
+    python docs/video/make_gallery_sheet.py out/gallery.mp4 docs/video/gallery_contact_sheet.jpg
 """
 import re
 import subprocess
@@ -40,7 +40,7 @@ def main(src, out, w=640, h=360, cols=4):
         d.rectangle((0, 0, d.textlength(label, font=font) + 12, 28), fill=(20, 17, 14))
         d.text((6, 3), label, font=font, fill=(244, 238, 224))
         sheet.paste(im, ((i % cols) * w, (i // cols) * h))
-    sheet.save(out, optimize=True)
+    sheet.save(out, quality=85) if str(out).endswith(".jpg") else sheet.save(out, optimize=True)
     print(f"wrote {out}: {len(ch)} chapters")
 
 
