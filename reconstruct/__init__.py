@@ -88,7 +88,7 @@ def render_video(plan: "Plan", path: str | Path, reading: "Reading | None" = Non
     an H.264 mp4 with WebVTT captions; returns the render's statistics."""
     from .render.video import render_video as render
     from .scene.ground import ground_meshes
-    return render(plan, ground_meshes(_reading_of(plan, reading)), path, **options)
+    return render(plan, ground_meshes(_reading_of(plan, reading), plan.props), path, **options)
 
 
 def render_still(reading: "Reading", path: str | Path, view: str = "overview", **options) -> None:

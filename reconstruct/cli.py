@@ -167,6 +167,8 @@ def cmd_still(a: argparse.Namespace) -> int:
 
     outputs_ok(a.out)
     reading = load_reading(a.layout)
+    if a.object:
+        return _object_plate(a, reading)
     name = a.view.removeprefix("reading:")
     if a.view not in BUILTIN_VIEWS and name not in reading.views:
         raise InputError("--view", a.view, f"no such view; one of {', '.join(BUILTIN_VIEWS)}"
@@ -328,8 +330,21 @@ def cmd_video(a: argparse.Namespace) -> int:
                                                            f"ends ({plan.duration:.2f} s)")
     if t1 <= t0:
         raise InputError(a.plan or "plan", "--from/--to", f"the excerpt ends ({t1:.2f} s) before it starts ({t0:.2f} s)")
+    cut = None
+    if a.cut:
+        from .render.cut import clip_range, load_cut
+        cut = load_cut(a.cut)
+        for i, c in enumerate(cut.clips):            # every clip in the plan, before anything is rendered
+            try:
+                clip_range(plan, c)
+            except ValueError as e:
+                raise InputError(cut.file, f"clip[{i}].at", str(e).lstrip(": ")) from None
+    if a.deliver:
+        return _deliver(a, plan, ground_meshes(reading, plan.props), cut)
+    if cut is not None:
+        return _cut(a, plan, ground_meshes(reading, plan.props), cut)
     try:
-        st = render_video(plan, ground_meshes(reading), a.out, size=a.size, fps=a.fps, crf=a.crf, start=a.start,
+        st = render_video(plan, ground_meshes(reading, plan.props), a.out, size=a.size, fps=a.fps, crf=a.crf, start=a.start,
                           end=a.end, speed=a.speed, frames_dir=a.frames, labels=a.labels, progress=not a.quiet,
                           text=seed.load(), cards=not a.no_cards, workers=a.workers, scheduler=a.scheduler,
                           fresh=a.fresh, chunk_seconds=a.chunk_seconds, sound=not a.no_sound, camera=camera)
@@ -344,7 +359,7 @@ def cmd_video(a: argparse.Namespace) -> int:
     print(f"plan {st['plan_start']:.2f}–{st['plan_end']:.2f} s; {st['frames']} frames, "
           f"{vs:.2f} s of video at {a.fps} fps, {a.size[0]}x{a.size[1]}")
     extra = ", ".join(f"{k} {v}" for k, v in st.items()
-                      if k not in ("frames", "plan_start", "plan_end", "seconds", "video_seconds"))
+                      if k not in ("frames", "plan_start", "plan_end", "seconds", "video_seconds", "captions"))
     print(f"render {secs:.1f} s = {secs / vs if vs else float('nan'):.2f}× the video's duration"
           + (f" ({extra})" if extra else ""))
     if a.frames:
@@ -416,6 +431,28 @@ def _layout_parser(sub) -> None:
     sp.add_argument("--list", action="store_true", help="list the shipped readings")
     sp.set_defaults(func=cmd_layout)
 
+def _object_plate(a: argparse.Namespace, reading) -> int:
+    """``still --object NAME``: a catalogue plate of one thing of the rite (render/plates.py)."""
+    from .outputs import safe_name
+    from .render.plates import PLATES, render_plate
+    from .scene.ground import build_ground
+
+    if a.object not in PLATES:
+        raise InputError("--object", a.object, f"no such object; one of {', '.join(PLATES)}")
+    out = a.out or OUT / f"object_{safe_name(a.object)}.png"
+    outputs_ok(out)
+    hou, hits, note = None, (), ""
+    if a.object == "侯":
+        hou = [p for p in build_ground(reading) if p.landmark in ("侯", "侯中") and p.node != "L_hou_gang"]
+        plan = plan_of(a, reading)
+        last = max((s.round for s in plan.shots), default=0)
+        hits = [s.at for s in plan.shots if s.hit and s.round == last]
+        note = f"the {len(hits)} hits of round {last} where the plan lands them ({Path(reading.file).stem})"
+    render_plate(a.object, out, size=a.size, hou_parts=hou, hits=hits, footer=note)
+    print(f"wrote {out}")
+    return 0
+
+
 def _still_parser(sub) -> None:
     sp = sub.add_parser("still", help="render a still PNG of the ground")
     _with_layout(sp)
@@ -424,6 +461,9 @@ def _still_parser(sub) -> None:
     sp.add_argument("--size", type=parse_size, default=FRAME_SIZE, metavar="WxH",
                     help=f"image size: any even WxH up to {size_text(FRAME_MAX)} (default {size_text(FRAME_SIZE)})")
     sp.add_argument("--no-labels", action="store_true")
+    sp.add_argument("--object", default=None, metavar="NAME",
+                    help="a catalogue plate of one thing of the rite instead: 鹿中 | 翿旌 | 侯 | 楅")
+    _with_cast(sp)
     sp.set_defaults(func=cmd_still)
 
 def _export_parser(sub) -> None:
@@ -479,6 +519,55 @@ def _shots_parser(sub) -> None:
     _with_cast(sp)
     sp.set_defaults(func=cmd_shots)
 
+
+def _cut(a: argparse.Namespace, plan, ground, cut) -> int:
+    """``video --cut NAME``: the film of render/cut.py."""
+    from .render.cut import render_cut
+    from .render.engine import Interrupted
+    from .text import seed
+
+    try:
+        st = render_cut(plan, ground, a.out, cut, size=a.size, fps=a.fps, crf=a.crf, progress=not a.quiet,
+                        workers=a.workers, scheduler=a.scheduler, fresh=a.fresh, text=seed.load(),
+                        overlays="cut")
+    except ValueError as e:
+        raise InputError(cut.file, "", str(e)) from None
+    except Interrupted as e:
+        print(f"stopped ({e}); finished clips kept: run the same command again to resume", file=sys.stderr)
+        return 128 + int(e.signum)
+    print(f"wrote {a.out}: the cut {cut.name}, {st['clips']} clips, {st['video_seconds']:.1f} s, "
+          f"{len(st['chapters'])} chapters")
+    return 0
+
+
+def _deliver(a: argparse.Namespace, plan, ground, cut=None) -> int:
+    """``video --deliver NAME``: the masters, captions and report of render/delivery.py; exit 1 when a
+    measured figure is outside the spec."""
+    from .render.delivery import DELIVERIES, deliver, package_paths
+    from .render.engine import Interrupted
+    from .text import seed
+
+    spec = DELIVERIES[a.deliver]
+    if a.fps not in spec.fps:
+        raise InputError("--fps", str(a.fps), f"the {spec.name} delivery plays at "
+                         + " or ".join(map(str, spec.fps)) + " fps")
+    paths = package_paths(a.out)
+    outputs_ok(*paths.values())
+    try:
+        rep = deliver(plan, ground, a.out, spec, fps=a.fps, cut=cut, start=a.start, end=a.end, speed=a.speed,
+                      frames_dir=a.frames, progress=not a.quiet, text=seed.load(), cards=not a.no_cards,
+                      workers=a.workers, scheduler=a.scheduler, fresh=a.fresh, chunk_seconds=a.chunk_seconds)
+    except ValueError as e:
+        raise InputError(a.plan or "plan", "video --deliver", str(e)) from None
+    except Interrupted as e:
+        print(f"stopped ({e}); finished chunks kept: run the same command again to resume", file=sys.stderr)
+        return 128 + int(e.signum)
+    for c in rep["checks"]:
+        print(f"{'ok ' if c['pass'] else 'BAD'} {c['what']}: {c['measured']} (spec {c['spec']})")
+    print(f"wrote {', '.join(str(p) for p in paths.values())}")
+    return 0 if rep["ok"] else 1
+
+
 def _video_parser(sub) -> None:
     sp = sub.add_parser("video", help="render the plan to an H.264 video (whole passage or an excerpt)")
     _with_layout(sp)
@@ -510,6 +599,15 @@ def _video_parser(sub) -> None:
     sp.add_argument("--fresh", action="store_true", help="forget finished chunks kept from an earlier run")
     sp.add_argument("--chunk-seconds", type=positive_float, default=10.0, metavar="S",
                     help="video seconds per chunk (default 10)")
+    sp.add_argument("--cut", default=None, metavar="NAME|FILE",
+                    help="a film edited from the plan by a cut file: gallery (assets/cuts/gallery.toml: about "
+                         "6.5 minutes, dissolves, a title card, chapters, loops without a seam) or a TOML file "
+                         "of the same form; --from/--to do not apply")
+    sp.add_argument("--deliver", choices=["museum"], default=None,
+                    help="a delivery package beside --out: museum = a clean and an open-captioned master at "
+                         "1920x1080, 25 fps (or --fps 50), H.264 High 15 Mb/s constant, AAC-LC 48 kHz 192 kb/s, "
+                         "-23 LUFS, true peak under -1 dBTP; SRT and WebVTT captions (zh, en); a report measured "
+                         "on the files (JSON and HTML). --size, --crf, --labels and --no-sound do not apply")
     _with_cast(sp)
     sp.set_defaults(func=cmd_video)
 

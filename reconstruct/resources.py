@@ -25,6 +25,7 @@ RITE = ASSETS / "rite" / "rite.yaml"
 SEED = ASSETS / "text" / "xiangshe_li_part2.txt"
 STATEMENTS = ASSETS / "statements.yaml"
 FONTS = ASSETS / "fonts"
+CUTS = ASSETS / "cuts"
 
 
 def logical_name(path: str | Path) -> str:

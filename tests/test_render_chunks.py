@@ -35,8 +35,8 @@ def plan():
 
 
 @pytest.fixture(scope="module")
-def ground():
-    return ground_meshes(load_reading())          # what the command line draws the plan on
+def ground(plan):
+    return ground_meshes(load_reading(), plan.props)          # what the command line draws the plan on
 
 
 def framemd5(path: Path) -> list[str]:

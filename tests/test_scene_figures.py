@@ -63,7 +63,7 @@ def test_walk_swings_legs():
 def test_triangle_budget():
     for role in ("宾", "主人", "上耦上射", "众宾3", "工1", "default"):
         g = F.figure_geometry(role)
-        assert 300 <= g.n_triangles <= 1750, (role, g.n_triangles)     # a face, hands, caps (issue 19), the 纁襦 sleeves
+        assert 300 <= g.n_triangles <= 1650, (role, g.n_triangles)     # a face, hands, caps (issue 19), the 纁襦 sleeves
     for kind in F.PROP_KINDS:
         assert F.prop_geometry(kind).n_triangles <= 600
 
@@ -103,7 +103,7 @@ def test_prop_kind(pid, kind):
 
 def test_props_and_holding():
     flag = F.prop_mesh("旌")
-    assert 5.0 < flag.bounds[1][2] < 6.0
+    assert 4.6 < flag.bounds[1][2] < 5.2          # 杠長三仞 (鄭: 七尺曰仞): 21 尺, and the plume
     assert F.prop_mesh("弓", strung=False).bounds[1][2] > 0.5
     w = F.world_transforms(0, 0, 0, 0, "stand", 0, {"holding": ["弓"]})
     M = F.held_prop_transform("弓", w, 0)

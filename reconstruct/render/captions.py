@@ -21,9 +21,10 @@ from ..text.seed import display
 
 __all__ = ["display_text", "caption_font", "CaptionBand", "draw_timeline", "title_card", "end_card",
            "label_sprite", "blit_rgba", "write_vtt", "vtt_time", "draw_fast_marker", "simplified", "video_title",
-           "card_texts"]
+           "card_texts", "write_srt", "srt_time", "TITLE_SAFE", "cut_card"]
 
 
+TITLE_SAFE = 0.05        # the title-safe area: 90 % of the frame, 5 % clear at each edge
 INK = (244, 238, 224)
 DIM = (206, 196, 176)
 ACCENT = (214, 168, 74)
@@ -76,8 +77,10 @@ class CaptionBand:
     inv: np.ndarray     # (h, w, 1) uint16, 255 - alpha
 
     @classmethod
-    def draw(cls, size: tuple[int, int], zh: str, en: str | None, footnote=None, heading: str | None = None) -> "CaptionBand":
-        """Draw the band for frame ``size`` with the Chinese clause ``zh``, gloss ``en``, ``footnote``."""
+    def draw(cls, size: tuple[int, int], zh: str, en: str | None, footnote=None, heading: str | None = None,
+             safe: bool = False) -> "CaptionBand":
+        """Draw the band for frame ``size`` with the Chinese clause ``zh``, gloss ``en``, ``footnote``;
+        ``safe``: every letter inside the 90 % title-safe area (:data:`TITLE_SAFE` of each edge clear)."""
         w, h = size
         band_h = max(24, int(h * 0.2))
         img = Image.new("RGBA", (w, band_h), (0, 0, 0, 0))
@@ -89,19 +92,31 @@ class CaptionBand:
         base[..., 3] = a[:, None]
         img = Image.fromarray(base, "RGBA")
         d = ImageDraw.Draw(img)
-        margin = int(w * 0.05)
+        margin = int(w * (TITLE_SAFE + 0.01)) if safe else int(w * 0.05)
+        bottom = int(h * (TITLE_SAFE + 0.012)) if safe else int(h * 0.035)
         text_w = w - 2 * margin - int(w * 0.08)
         zh_size = max(9, int(h * 0.046))
         en_size = max(8, int(h * 0.028))
-        zh_font, zh_lines = _shrink_to_fit(d, display_text(zh), zh_size, text_w, 2, True)
-        en_font, en_lines = (None, [])
-        if en:
-            en_font, en_lines = _shrink_to_fit(d, en, en_size, text_w, 2, False)
-        line_h_zh = int(zh_font.size * 1.3)
-        line_h_en = int(en_font.size * 1.3) if en_font else 0
-        total = line_h_zh * len(zh_lines) + line_h_en * len(en_lines)
-        y = band_h - int(h * 0.035) - total
+        while True:
+            zh_font, zh_lines = _shrink_to_fit(d, display_text(zh), zh_size, text_w, 2, True)
+            en_font, en_lines = (None, [])
+            if en:
+                en_font, en_lines = _shrink_to_fit(d, en, en_size, text_w, 2, False)
+            line_h_zh = int(zh_font.size * 1.3)
+            line_h_en = int(en_font.size * 1.3) if en_font else 0
+            total = line_h_zh * len(zh_lines) + line_h_en * len(en_lines)
+            if not safe or total <= band_h - bottom - 4 or zh_size <= 9:
+                break
+            zh_size, en_size = int(zh_size * 0.92), max(8, int(en_size * 0.92))   # all of it within the safe area
+        y = band_h - bottom - total
         y = max(2, y)
+        if safe:        # dark behind every line: 4.5:1 (WCAG AA) over a sunlit court, measured on the frames
+            rows = np.arange(band_h)
+            top = max(0, y - int(h * 0.03))
+            base[..., 3] = (np.clip((rows - top + int(h * 0.02)) / max(1, int(h * 0.02)), 0, 1) * 232
+                            ).astype(np.uint8)[:, None]
+            img = Image.fromarray(base, "RGBA")
+            d = ImageDraw.Draw(img)
         for ln in zh_lines:
             d.text((margin + 1, y + 1), ln, font=zh_font, fill=(0, 0, 0, 200))
             d.text((margin, y), ln, font=zh_font, fill=INK + (255,))
@@ -114,15 +129,15 @@ class CaptionBand:
             fn_font = caption_font(max(9, int(h * 0.036)), True)
             label = f"注 {footnote}"
             tw = d.textlength(label, font=fn_font)
-            y_fn = band_h - int(h * 0.035) - total
+            y_fn = band_h - bottom - total
             pad = max(3, int(h * 0.008))
-            x_fn = w - margin - tw
+            x_fn = w - margin - tw - (pad if safe else 0)
             d.rounded_rectangle((x_fn - pad, y_fn - pad // 2, x_fn + tw + pad, y_fn + fn_font.size * 1.25 + pad // 2),
                                 radius=pad, fill=(12, 10, 8, 215), outline=ACCENT + (255,), width=1)
             d.text((x_fn, y_fn), label, font=fn_font, fill=(250, 214, 128, 255))
         if heading:
             hf = caption_font(max(8, int(h * 0.022)))
-            d.text((margin, max(0, band_h - int(h * 0.035) - total - int(h * 0.035))), heading, font=hf,
+            d.text((margin, max(0, band_h - bottom - total - int(h * 0.035))), heading, font=hf,
                    fill=ACCENT + (230,))
         arr = np.asarray(img).astype(np.uint16)
         alpha = arr[..., 3:4]
@@ -221,6 +236,16 @@ def _title_lines(plan: Plan) -> list:
     return lines
 
 
+def cut_card(size: tuple[int, int], plan: Plan, title: str, subtitle: str = "") -> np.ndarray:
+    """The card a cut opens on and ends by dissolving into: its title, its subtitle, the reading."""
+    lines = [(simplified(title), 0.11, INK, True), (subtitle, 0.036, DIM, False), ("", 0.03, DIM, False)]
+    if plan.layout.name:
+        reading = simplified(plan.layout.name) + (f" ({plan.layout.name_en})" if plan.layout.name_en else "")
+        lines.append((f"Reading: {reading} · a reconstruction from the text: every position is an interpretation",
+                      0.026, ACCENT, False))
+    return _card(size, lines)
+
+
 def end_card(size: tuple[int, int], plan: Plan, t0: float | None = None, t1: float | None = None) -> np.ndarray:
     """The closing card: "the rite is complete" after the whole passage; after an excerpt, which
     paragraphs it showed."""
@@ -292,4 +317,19 @@ def write_vtt(path: str | Path, cues: list[tuple[float, float, str]]) -> None:
         if b <= a or not text:
             continue
         out += [str(i), f"{vtt_time(a)} --> {vtt_time(b)}", text.replace("-->", "→"), ""]
+    Path(path).write_text("\n".join(out), encoding="utf-8")
+
+
+def srt_time(seconds: float) -> str:
+    return vtt_time(seconds).replace(".", ",")
+
+
+def write_srt(path: str | Path, cues: list[tuple[float, float, str]]) -> None:
+    """Write a SubRip file of (start, end, text) cues in video seconds (UTF-8, numbered from 1)."""
+    out, n = [], 0
+    for a, b, text in cues:
+        if b <= a or not text:
+            continue
+        n += 1
+        out += [str(n), f"{srt_time(a)} --> {srt_time(b)}", text.replace("-->", "→"), ""]
     Path(path).write_text("\n".join(out), encoding="utf-8")

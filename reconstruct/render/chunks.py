@@ -55,6 +55,8 @@ class RenderJob:
     store: Path
     frames_dir: Path | None = None
     id: str = ""
+    bitrate_kbps: int | None = None        # a constant bit rate (a delivery), else constant quality (crf)
+    overlays: str = "full"                 # "full": name tags, captions, timeline; "clean": the picture alone
 
 
 @dataclass
@@ -145,7 +147,8 @@ def settings_digest(job: RenderJob, encoder: str, static: str) -> str:
     from .encode import encoder_args
     names = {aid: a.label for aid, a in job.plan.actors.items()}
     return _digest(MANIFEST_FORMAT, list(job.size), job.fps, job.labels, job.aa, round(job.t0, 9), round(job.t1, 9),
-                   round(job.speed, 9), encoder_args(job.fps, job.crf, job.preset), encoder, code_digest(), static,
+                   round(job.speed, 9), encoder_args(job.fps, job.crf, job.preset, job.bitrate_kbps), job.overlays,
+                   encoder, code_digest(), static,
                    names, sorted(job.plan.props), job.plan.layout.to_dict())
 
 

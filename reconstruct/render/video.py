@@ -23,7 +23,7 @@ import numpy as np
 
 from . import captions as C
 from .chunks import CHUNK_SECONDS, Chunk, Manifest, RenderJob, chunk_store, partial_name, plan_chunks, set_keys
-from .encode import SegmentWriter, encoder_identity, file_sha256, join_segments
+from .encode import SegmentWriter, encoder_identity, file_sha256, join_segments, normalise_loudness
 from .frames import ROOF_NODES, FrameRenderer
 from .holds import frame_times, hold_times
 from .clauses import ClauseTimeline
@@ -65,8 +65,9 @@ def default_workers(n_frames: int) -> int:
 class FramePipeline:
     """Everything that turns a plan time into a finished frame: camera, renderer, labels, captions."""
 
-    def __init__(self, plan, static_meshes, size, path, labels, glosses, aa, t0, t1):
+    def __init__(self, plan, static_meshes, size, path, labels, glosses, aa, t0, t1, overlays: str = "full"):
         self.plan = plan
+        self.overlays = overlays
         self.size = size
         self.path = path
         self.labels = labels
@@ -96,6 +97,8 @@ class FramePipeline:
 
     def frame(self, t: float, t_next: float, rate: float = 1.0) -> np.ndarray:
         frame = self._picture(t, t_next).copy()
+        if self.overlays == "clean":             # a clean master: no tag, caption, map or bar drawn over it
+            return frame
         pose = self.path.at(t)
         acting = self._acting(t)
         shot_i = self.path.shot_index(t)
@@ -118,7 +121,8 @@ class FramePipeline:
                     self.bands.clear()
                 self.bands[key] = C.CaptionBand.draw(self.size, cl.zh, cl.en, ev.footnote)
             self.bands[key].apply(frame)
-        C.draw_timeline(frame, (t - self.t0) / max(1e-9, self.t1 - self.t0))
+        if self.overlays != "cut":                # a clip of a cut: the passage's timeline would mislead
+            C.draw_timeline(frame, (t - self.t0) / max(1e-9, self.t1 - self.t0))
         if rate > 1.0:
             C.draw_fast_marker(frame, rate)
         return frame
@@ -174,7 +178,7 @@ class FramePipeline:
 
 def pipeline_for(job: RenderJob) -> FramePipeline:
     return FramePipeline(job.plan, job.static_meshes, job.size, job.camera, job.labels, job.glosses, job.aa,
-                         job.t0, job.t1)
+                         job.t0, job.t1, job.overlays)
 
 
 # ---------------------------------------------------------------------------
@@ -187,7 +191,7 @@ def render_chunk(job: RenderJob, chunk: Chunk, pipe: FramePipeline | None, repor
     Returns the segment's SHA-256 and the renderer's pass counts."""
     import imageio.v2 as imageio
     tmp = partial_name(job.store, chunk)
-    writer = SegmentWriter(tmp, job.size, job.fps, job.crf, job.preset)
+    writer = SegmentWriter(tmp, job.size, job.fps, job.crf, job.preset, job.bitrate_kbps)
     before = dict(pipe.renderer.stats) if pipe is not None else {}
     pending, k = 0, chunk.frame0
     try:
@@ -235,7 +239,9 @@ def render_video(plan: Plan, static_meshes, out_path, *, size=FRAME_SIZE, fps: i
                  cards: bool = True, preset: str = "veryfast", aa: bool = True,
                  camera: CameraPath | None = None, compress_holds: float | None = 6.0,
                  hold_speed: float = 8.0, workers: int | None = None, scheduler: str | None = None,
-                 fresh: bool = False, chunk_seconds: float = CHUNK_SECONDS, sound: bool = True) -> dict:
+                 fresh: bool = False, chunk_seconds: float = CHUNK_SECONDS, sound: bool = True,
+                 overlays: str = "full", bitrate_kbps: int | None = None, audio_kbps: int | None = None,
+                 loudness: tuple[float, float] | None = None) -> dict:
     """Render ``plan`` to ``out_path`` (mp4, H.264 yuv420p High, +faststart, chapters) plus WebVTT sidecars.
 
     ``static_meshes``: [(name, trimesh.Trimesh, rgb)] — the ground and architecture.
@@ -252,7 +258,11 @@ def render_video(plan: Plan, static_meshes, out_path, *, size=FRAME_SIZE, fps: i
     Finished chunks are kept beside the video (:func:`.chunks.chunk_store`) and reused by a rerun
     with the same inputs; ``fresh`` deletes them first.  ``chunk_seconds``: video seconds per chunk.
     ``sound``: a soundtrack (the drum's beat while the round is shot to music, the strings and the hits,
-    a quiet ambience; :mod:`.sound`) as AAC stereo.
+    a quiet ambience; :mod:`.sound`) as AAC stereo.  ``overlays`` "clean": the picture without name tags,
+    captions, inset map or timeline (a clean master).  ``bitrate_kbps``: constant bit rate video
+    (:func:`.encode.encoder_args`); ``audio_kbps``: AAC-LC at that constant rate; ``loudness``:
+    (integrated LUFS, true peak dBTP) the soundtrack is normalised to (two-pass ``loudnorm``).
+    The statistics' ``captions`` are the cues ``(start, end, zh, en, footnote, event id)`` in video seconds.
 
     Returns statistics (frames, seconds, passes, chunks).  The file appears only when complete.
     """
@@ -272,7 +282,8 @@ def render_video(plan: Plan, static_meshes, out_path, *, size=FRAME_SIZE, fps: i
         shutil.rmtree(store)
     job = RenderJob(plan, list(static_meshes), (camera or camera_path(plan, size)).starting_at(t0), size, int(fps), int(crf), preset,
                     bool(labels), dict(glosses or {}), bool(aa), t0, t1, float(speed), store,
-                    Path(frames_dir) if frames_dir is not None else None)
+                    Path(frames_dir) if frames_dir is not None else None,
+                    bitrate_kbps=int(bitrate_kbps) if bitrate_kbps else None, overlays=str(overlays))
     chunks = plan_chunks(job, cards=cards, title_n=int(round(TITLE_S * fps)), end_n=int(round(END_S * fps)),
                          compress_holds=compress_holds, hold_speed=hold_speed, chunk_seconds=chunk_seconds)
     cards_img = {"title": C.title_card(size, plan), "end": C.end_card(size, plan, t0, t1)} if cards else {}
@@ -290,8 +301,8 @@ def render_video(plan: Plan, static_meshes, out_path, *, size=FRAME_SIZE, fps: i
     engine.run(job, todo, workers=n_work, scheduler=scheduler, progress=progress, label=out_path.name,
                total_frames=stats["frames"], done_frames=stats["frames"] - sum(c.n for c in todo),
                on_done=lambda c, res: _finished(manifest, c, res, settings, stats))
-    _join(chunks, store, out_path, plan, t0, t1, fps, speed, sound)
-    _write_sidecars(plan, chunks, out_path, t0, t1, fps, speed, glosses)
+    _join(chunks, store, out_path, plan, t0, t1, fps, speed, sound, audio_kbps, loudness)
+    stats["captions"] = _write_sidecars(plan, chunks, out_path, t0, t1, fps, speed, glosses)
     stats["seconds"] = time.perf_counter() - t_wall
     stats["video_seconds"] = stats["frames"] / fps
     stats["compressed_frames"] = int(sum((c.rates > 1).sum() for c in chunks if c.kind == "plan"))
@@ -313,20 +324,27 @@ def _finished(manifest: Manifest, c: Chunk, res: dict, settings: str, stats: dic
 
 
 def _join(chunks: list[Chunk], store: Path, out_path: Path, plan: Plan, t0: float, t1: float, fps: float,
-          speed: float, sound: bool = True) -> None:
-    """Join the segments (and the soundtrack) into a temporary file beside ``out_path``, then rename it."""
+          speed: float, sound: bool = True, audio_kbps: int | None = None,
+          loudness: tuple[float, float] | None = None) -> None:
+    """Join the segments (and the soundtrack, normalised to ``loudness`` when given) into a temporary file
+    beside ``out_path``, then rename it."""
     tmp = out_path.with_name(f".{out_path.stem}.partial{out_path.suffix or '.mp4'}")
     wav = store / f".soundtrack.{os.getpid()}.wav"
+    norm = store / f".soundtrack.{os.getpid()}.norm.wav"
     try:
         if sound:
             seconds = sum(c.n for c in chunks) / fps
             write_soundtrack(wav, seconds, cues_of(plan, _video_clock(chunks, fps, speed), t0, t1))
+            if loudness is not None:
+                normalise_loudness(wav, norm, *loudness)
+                norm.replace(wav)
         join_segments([store / c.segment for c in chunks], tmp, chapters=_chapters(plan, chunks, t0, t1, fps, speed),
-                      title=C.video_title(plan), audio=wav if sound else None)
+                      title=C.video_title(plan), audio=wav if sound else None, audio_kbps=audio_kbps)
         tmp.replace(out_path)
     finally:
         tmp.unlink(missing_ok=True)
         wav.unlink(missing_ok=True)
+        norm.unlink(missing_ok=True)
 
 
 def _video_clock(chunks: list[Chunk], fps: float, speed: float):
@@ -363,10 +381,11 @@ def _chapters(plan: Plan, chunks: list[Chunk], t0: float, t1: float, fps: float,
 
 
 def _write_sidecars(plan: Plan, chunks: list[Chunk], out_path: Path, t0: float, t1: float, fps: float,
-                    speed: float, glosses: dict | None) -> None:
-    """The .zh.vtt and .en.vtt captions: cue times in video seconds."""
+                    speed: float, glosses: dict | None) -> list[tuple[float, float, str, str, object, str]]:
+    """The .zh.vtt and .en.vtt captions: cue times in video seconds.  Returns the cues
+    ``(start, end, zh clause, en gloss, footnote, event id)``."""
     to_video = _video_clock(chunks, fps, speed)
-    cues_zh, cues_en = [], []
+    cues_zh, cues_en, cues = [], [], []
     timeline = ClauseTimeline(plan, glosses)
     for e in plan.events_by_start():
         if e.end <= t0 or e.start >= t1:
@@ -378,8 +397,10 @@ def _write_sidecars(plan: Plan, chunks: list[Chunk], out_path: Path, t0: float, 
             cues_zh.append((a, b, C.display_text(c.zh) + (f" ({e.footnote})" if e.footnote else "")))
             if c.en:
                 cues_en.append((a, b, c.en))
+            cues.append((a, b, c.zh, c.en or "", e.footnote, e.id))
     C.write_vtt(out_path.with_suffix(".zh.vtt"), cues_zh)
     C.write_vtt(out_path.with_suffix(".en.vtt"), cues_en)
+    return cues
 
 
 def render_frames(plan: Plan, static_meshes, times, out_dir=None, *, size=FRAME_SIZE, labels: bool = False,

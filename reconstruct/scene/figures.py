@@ -308,7 +308,7 @@ def _head(role: str, cap_rgb) -> trimesh.Trimesh:
     lip = (0.62, 0.36, 0.32)
     parts = [head,
              _frustum(0.085, 0.13, (0.012, 0.008), (0.008, 0.004), 6, _mix(SKIN, (0.7, 0.5, 0.4), 0.2),
-                      center0=(0.0, 0.112), center1=(0.0, 0.100)),                      # nose
+                      center0=(0.0, 0.112), center1=(0.0, 0.100), cap1=False),          # nose (its top in the head)
              _box((-0.019, 0.093, 0.072), (0.019, 0.101, 0.079), lip)]                    # mouth
     for sx in (-1.0, 1.0):
         parts += [_ellipsoid((sx * 0.033, 0.093, 0.126), (0.013, 0.006, 0.0075), (0.10, 0.08, 0.07), 0),   # eye
@@ -318,7 +318,7 @@ def _head(role: str, cap_rgb) -> trimesh.Trimesh:
     if role in BEARDED:
         grey = (0.30, 0.28, 0.26) if role in ("宾", "大师", "乐正") else HAIR
         parts += [_frustum(0.066, -0.05, (0.045, 0.03), (0.012, 0.012), 8, grey, center0=(0.0, 0.075),
-                           center1=(0.0, 0.085)),                                          # beard
+                           center1=(0.0, 0.085), cap0=False),                              # beard (its top in the face)
                   _box((-0.028, 0.096, 0.081), (0.028, 0.106, 0.088), grey)]               # moustache
     parts += _cap(CAP_OF_ROLE.get(role, "cloth"), cap_rgb)
     return _merge(parts)
@@ -388,7 +388,7 @@ def _part_meshes_cached(role: str) -> tuple[tuple[str, trimesh.Trimesh], ...]:
 
     def arm(bare: bool) -> tuple[trimesh.Trimesh, trimesh.Trimesh]:
         if bare:
-            up = _frustum(0.02, -UPPER_ARM, 0.05, 0.04, 10, SKIN)
+            up = _frustum(0.02, -UPPER_ARM, 0.05, 0.04, 10, SKIN, cap0=False)    # its top is inside the torso
             fo = _merge([_frustum(0.0, -FOREARM, 0.04, 0.03, 10, SKIN), _hand(SKIN)])
             return up, fo
         up = _frustum(0.03, -UPPER_ARM, 0.07, 0.075, 12, robe)
@@ -410,8 +410,10 @@ def _part_meshes_cached(role: str) -> tuple[tuple[str, trimesh.Trimesh], ...]:
     parts["r_upper_arm"], parts["r_forearm"] = arm(False)
     parts["l_upper_arm_bare"], parts["l_forearm_bare"] = arm(True)
     # the undershirt's sleeve, a little wider than the bare arm it covers, to the wrist
-    parts["l_shirt_upper"] = _frustum(0.025, -UPPER_ARM, 0.056, 0.047, 10, XUN)
-    parts["l_shirt_fore"] = _frustum(0.005, -FOREARM + 0.01, 0.047, 0.037, 10, XUN)
+    # (open tubes: their ends are inside the shoulder, the elbow and the hand; 8 sides keep the figure
+    # within its budget of triangles, test_triangle_budget)
+    parts["l_shirt_upper"] = _frustum(0.025, -UPPER_ARM, 0.056, 0.047, 8, XUN, cap0=False, cap1=False)
+    parts["l_shirt_fore"] = _frustum(0.005, -FOREARM + 0.01, 0.047, 0.037, 8, XUN, cap0=False, cap1=False)
     # 遂: a leather guard on the bared left forearm; 決: an ivory ring on the right thumb
     parts["l_guard"] = _merge([_frustum(-0.04, -0.23, 0.047, 0.04, 8, LEATHER, cap0=False, cap1=False),
                                _frustum(-0.10, -0.12, 0.049, 0.048, 8, _mix(LEATHER, (0, 0, 0), 0.4), cap0=False,

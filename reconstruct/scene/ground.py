@@ -105,7 +105,9 @@ C = {
     "roof": _rgb("#6a625a"),         # tiles
     "wall": _rgb("#b39c78"),         # rammed-earth court wall
     "cap": _rgb("#5c554d"),
-    "cloth": _rgb("#eee6d2"),        # the 侯's 布
+    "cloth": _rgb("#eee6d2"),        # undyed 布
+    "dan_di": _rgb("#d98a62"),       # the 侯's ground: 丹采其地，丹淺於赤 (鄭)
+    "cloud": _rgb("#f2ead8"),        # 雲氣 (colour CHOSEN)
     "zhu": _rgb("#b3261e"),          # 朱
     "lu": _rgb("#3e6b45"),           # 綠
     "rope": _rgb("#8a7352"),
@@ -419,7 +421,23 @@ def _target(r: Reading) -> list[GroundPart]:
         node, label = names[key]
         owner = "侯中" if key == "中" and "侯中" in lm else "侯"
         parts.append(GroundPart(node, owner, label, placed(box(-w / 2, w / 2, -th / 2, th / 2, z0, z1), (hx, hy, 0), hd),
-                                C["cloth"]))
+                                C["dan_di"]))
+    # 雲氣 painted at the sides (鄭 on 凡畫者丹質: 賓射之侯 … 皆畫雲氣於側以為飾，必先以丹采其地; the 鄉射 sets
+    # up the 采侯 of the 賓射, 鄭 on 凡侯): scrolls on the 躬 and the 舌 beyond the 中 (number and shape CHOSEN)
+    pn = hou_panels(r)
+    clouds = []
+    for key in ("上躬", "下躬", "上舌", "下舌"):
+        w, z0, z1 = pn[key]
+        zc, rr = (z0 + z1) / 2, (z1 - z0) * 0.3
+        inner = p["hou_zhong"] / 2 + rr * 2.2
+        for sgn in (-1, 1):
+            for x in np.arange(inner, w / 2 - rr * 2, rr * 5.5):
+                for dx, dz, k in ((0.0, 0.0, 1.0), (rr * 1.1, rr * 0.35, 0.75), (-rr * 1.0, rr * 0.3, 0.7)):
+                    clouds.append(cyl((sgn * (x + dx), th / 2, zc + dz), (sgn * (x + dx), th / 2 + 0.003, zc + dz),
+                                      rr * k, 10))
+    if clouds:
+        parts.append(GroundPart("L_hou_yunqi", "侯", "雲氣 painted at the sides (鄭)", placed(cat(clouds), (hx, hy, 0), hd),
+                                C["cloud"]))
     # the 正 painted on the 中: 采侯二正 (鄭), ⅓ of the 侯中 (義疏); 綠 outside, 朱 inside (order CHOSEN)
     zc = (hou_panels(r)["中"][1] + hou_panels(r)["中"][2]) / 2
     s = p["hou_zhong"] / 3
@@ -522,8 +540,15 @@ def bounds(parts: list[GroundPart]) -> np.ndarray:
     return np.array([b[:, 0].min(axis=0), b[:, 1].max(axis=0)])
 
 
-def ground_meshes(reading) -> list[tuple[str, object, tuple[float, float, float] | str]]:
+MOVABLE_FIXTURES = ("中", "楅")      # set out and taken away in the rite: a plan carries them as props
+
+
+def ground_meshes(reading, props=()) -> list[tuple[str, object, tuple[float, float, float] | str]]:
     """The ground as the ``(name, mesh, rgb)`` tuples :func:`render_video` expects, with the fields
-    outside the wall (as the stills draw them) for those who stand outside the gate."""
+    outside the wall (as the stills draw them) for those who stand outside the gate.  ``props``: the
+    plan's prop ids — the fixtures of :data:`MOVABLE_FIXTURES` among them are left out (the video draws
+    them where the plan has them, as :mod:`.objects` builds them, not twice)."""
+    skip = {k for k in MOVABLE_FIXTURES if k in set(props)}
     return [("field", field_mesh(reading), FIELD_COLOR),
-            *((p.node, p.mesh, tuple(float(c) for c in p.color)) for p in build_ground(reading))]
+            *((p.node, p.mesh, tuple(float(c) for c in p.color)) for p in build_ground(reading)
+              if p.landmark not in skip)]

@@ -1,7 +1,6 @@
 """Props: their kinds (from the text's nouns), their meshes, and where a figure holds them."""
 from __future__ import annotations
 
-import math
 import re
 from functools import lru_cache
 
@@ -9,6 +8,7 @@ import numpy as np
 import trimesh
 
 from ..model import footprint
+from . import objects as OB
 from .figures import (FigureGeometry, _box, _ellipsoid, _flatten, _frustum, _merge, _rx, _rz, _t, _tube,
                       hand_position)
 
@@ -75,7 +75,8 @@ def prop_mesh(kind: str, strung: bool = True) -> trimesh.Trimesh:
     """A vertex-coloured mesh of a prop kind (or a prop id), base or grip at the origin, z up.
 
     Kinds: 弓 (``strung=False`` for the unstrung bow), 矢, 扑, 觯, 爵, 丰, 荐 (a 豆 dish),
-    俎, 算 (a tally bundle), 旌 (flag on a 3-仞 pole), 瑟, 中, 楅, 侯; anything else is a small box.
+    俎, 算 (one tally), 旌 (the 翿旌), 瑟, 中 (the 鹿中), 楅, 侯, 乏 — the things the 記 describes are built
+    by :mod:`.objects`, with the text's dimensions; anything else is a small box.
     """
     return _prop_mesh_cached(prop_kind(kind), bool(strung)).copy()
 
@@ -86,20 +87,14 @@ def _prop_mesh_cached(k: str, strung: bool) -> trimesh.Trimesh:
         return _bow(strung)
     if k == "矢":
         return _arrow()
-    if k == "扑":
-        return _tube([(0, 0, 0), (0, 0, 0.69)], 0.012, (0.40, 0.27, 0.14), 4)
-    if k == "觯":
-        return _merge([_frustum(0.0, 0.02, 0.03, 0.025, 8, _BRONZE),
-                       _frustum(0.02, 0.13, 0.03, 0.042, 8, _BRONZE, cap1=False)])
-    if k == "爵":
-        legs = [_tube([(0.03 * math.cos(a), 0.03 * math.sin(a), 0.0), (0.025 * math.cos(a), 0.025 * math.sin(a), 0.07)],
-                      0.005, _BRONZE, 3) for a in (0.5, 2.6, 4.7)]
-        return _merge(legs + [_frustum(0.07, 0.17, 0.035, 0.045, 8, _BRONZE, cap1=False),
-                              _box((-0.012, 0.02, 0.155), (0.012, 0.11, 0.17), _BRONZE)])
-    if k == "丰":
-        return _merge([_frustum(0.0, 0.04, 0.16, 0.13, 10, _WOOD),
-                       _frustum(0.04, 0.42, 0.035, 0.03, 6, _WOOD, cap0=False, cap1=False),
-                       _frustum(0.42, 0.47, 0.06, 0.15, 10, _LACQUER)])
+    if k == "扑":        # 楚扑長如笴，刋本尺 (objects.rod_pu)
+        return OB.rod_pu()
+    if k == "觯":        # a round-bellied cup on a ring foot (objects.cup_zhi)
+        return OB.cup_zhi()
+    if k == "爵":        # three legs, spout, tail, two posts, handle (objects.cup_jue)
+        return OB.cup_jue()
+    if k == "丰":        # 形蓋似豆而卑 (objects.stand_feng)
+        return OB.stand_feng()
     if k == "荐":
         return _merge([_frustum(0.0, 0.02, 0.09, 0.08, 8, _LACQUER),
                        _frustum(0.02, 0.16, 0.025, 0.025, 6, _LACQUER, cap0=False, cap1=False),
@@ -110,16 +105,10 @@ def _prop_mesh_cached(k: str, strung: bool) -> trimesh.Trimesh:
                 for sx in (-1, 1) for sy in (-1, 1)]
         return _merge(legs + [_box((-0.28, -0.13, 0.33), (0.28, 0.13, 0.37), _LACQUER),
                               _box((-0.18, -0.08, 0.37), (0.18, 0.08, 0.43), (0.62, 0.45, 0.32))])
-    if k == "算":       # one tally (箭筹): a slip of bamboo 尺有握 long, its top lacquered
-        return _merge([_box((-0.006, -0.004, 0.0), (0.006, 0.004, 0.28), _BAMBOO),
-                       _box((-0.0065, -0.0045, 0.28), (0.0065, 0.0045, 0.32), _LACQUER)])
-    if k == "旌":
-        h = 5.5                                   # 三仞 ≈ 24 尺 × 0.231 m
-        pole = _tube([(0, 0, 0), (0, 0, h)], 0.022, (0.25, 0.17, 0.1), 5)
-        flag = _box((0.0, -0.006, h - 1.3), (0.75, 0.006, h - 0.05), (0.78, 0.13, 0.10))
-        band = _box((0.0, -0.008, h - 0.75), (0.75, 0.008, h - 0.55), (0.95, 0.95, 0.92))
-        top = _ellipsoid((0, 0, h + 0.05), (0.05, 0.05, 0.08), (0.95, 0.95, 0.92), 1)
-        return _merge([pole, flag, band, top])
+    if k == "算":        # one tally: 長尺有握，握素 (objects.tally)
+        return OB.tally()
+    if k == "旌":        # 翿旌: 白羽與朱羽糅，杠長三仞，以鴻脰韜上二尋 (objects.feather_banner)
+        return OB.feather_banner()
     if k == "瑟":
         body = _box((-0.2, -0.8, 0.0), (0.2, 0.8, 0.1), (0.30, 0.12, 0.07))
         strings = _box((-0.16, -0.7, 0.1), (0.16, 0.7, 0.105), (0.85, 0.80, 0.62))
@@ -127,17 +116,15 @@ def _prop_mesh_cached(k: str, strung: bool) -> trimesh.Trimesh:
     if k == "笙":
         return _merge([_frustum(0.0, 0.08, 0.05, 0.05, 8, _LACQUER),
                        _frustum(0.08, 0.4, 0.045, 0.03, 8, _BAMBOO)])
-    if k == "中":       # the tally holder: a crouching deer with a cup on its back (鹿中)
-        return _merge([_box((-0.12, -0.3, 0.0), (0.12, 0.3, 0.25), _LACQUER),
-                       _box((-0.07, 0.22, 0.2), (0.07, 0.38, 0.42), _LACQUER),
-                       _frustum(0.25, 0.36, 0.07, 0.08, 8, _BRONZE)])
-    if k == "楅":       # the arrow rack
-        return _merge([_box((-0.6, -0.08, 0.0), (0.6, 0.08, 0.12), _LACQUER),
-                       _box((-0.75, -0.06, 0.05), (-0.6, 0.06, 0.25), _LACQUER),
-                       _box((0.6, -0.06, 0.05), (0.75, 0.06, 0.25), _LACQUER)])
+    if k == "中":        # 鹿中髤，前足跪，鑿背容八算 (objects.deer_zhong)
+        return OB.deer_zhong()
+    if k == "楅":        # 楅長如笴，博三寸，厚寸有半，龍首，其中蛇交，韋當 (objects.rack_bi)
+        return OB.rack_bi()
     if k == "侯":
         return _merge([_box((-2.5, -0.02, 0.0), (2.5, 0.02, 3.0), (0.85, 0.80, 0.68)),
                        _box((-0.6, -0.03, 0.9), (0.6, 0.03, 2.1), (0.55, 0.12, 0.09))])
+    if k == "乏":        # the marker's screen of ox hide (objects.screen_fa)
+        return OB.screen_fa()
     return _box((-0.1, -0.1, 0.0), (0.1, 0.1, 0.2), _WOOD)
 
 
