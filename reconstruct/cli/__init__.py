@@ -8,143 +8,25 @@ asking for a report (``--debug`` shows the traceback).
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 from pathlib import Path
 
-from .errors import InputError
-from .model.defaults import (DAFU, DAFU_RANGE, FPS, FRAME_MAX, FRAME_MIN, FRAME_SIZE, FRAME_SIZES, ZHONGBIN,
-                             ZHONGBIN_RANGE, frame_size_problem, size_text)
-from .resources import DEFAULT_LAYOUT
-
-OUT = Path("out")
-DEFAULT_VIDEO = OUT / "xiangshe.mp4"
+from ..errors import InputError
+from ..model.defaults import FPS, FRAME_MAX, FRAME_SIZE, FRAME_SIZES, size_text
 
 
-# ---------------------------------------------------------------------------
-# argument types
 
-def _number(kind: type, lo: float, hi: float, what: str):
-    """An argparse type: a number of ``kind`` within [lo, hi] (``what`` says the range on refusal)."""
-    def parse(value: str):
-        try:
-            v = kind(value)
-        except ValueError:
-            raise argparse.ArgumentTypeError(
-                f"{value!r} is not a {'whole ' if kind is int else ''}number") from None
-        if not lo <= v <= hi:
-            raise argparse.ArgumentTypeError(f"{value!r}: {what}")
-        return v
-    return parse
-
-
-positive_int = _number(int, 1, 10**6, "must be 1 or more")
-dafu = _number(int, *DAFU_RANGE, "must be between {} and {}".format(*DAFU_RANGE))
-zhongbin = _number(int, *ZHONGBIN_RANGE, "must be between {} and {}".format(*ZHONGBIN_RANGE))
-positive_float = _number(float, 1e-6, 1e6, "must be a positive number")
-crf = _number(int, 0, 51, "x264's quality runs from 0 to 51")
-
-
-def parse_point(value: str) -> float | int | str:
-    """``12.5s`` → 12.5 (seconds), ``88`` → 88 (footnote), anything else → an event id."""
-    v = value.strip()
-    m = re.fullmatch(r"(\d+(?:\.\d*)?|\.\d+)\s*s", v)
-    if m:
-        return float(m.group(1))
-    if re.fullmatch(r"\d+", v):
-        return int(v)
-    if re.fullmatch(r"\d*\.\d+|\d+\.", v):
-        raise argparse.ArgumentTypeError(f"{value!r}: write seconds with an s (e.g. {v}s), "
-                                         "a footnote number, or an event id")
-    if not v:
-        raise argparse.ArgumentTypeError("empty --from/--to")
-    return v
-
-
-def parse_size(value: str) -> tuple[int, int]:
-    """A frame size ``WxH``: any even width and height within the limits (video and stills alike)."""
-    m = re.fullmatch(r"(\d{1,6})x(\d{1,6})", value.strip())
-    if not m:
-        raise argparse.ArgumentTypeError(f"{value!r}: size is WxH, even, from {FRAME_MIN}x{FRAME_MIN} to "
-                                         f"{size_text(FRAME_MAX)} (e.g. {', '.join(map(size_text, FRAME_SIZES))})")
-    w, h = int(m.group(1)), int(m.group(2))
-    problem = frame_size_problem(w, h)
-    if problem:
-        raise argparse.ArgumentTypeError(f"{value!r}: {problem}")
-    return w, h
-
-
-def option(value: str) -> tuple[str, str]:
-    if "=" not in value:
-        raise argparse.ArgumentTypeError(f"{value!r}: write NAME=CHOICE")
-    k, v = value.split("=", 1)
-    return k.strip(), v.strip()
-
-
-# ---------------------------------------------------------------------------
-# the stages, loaded or planned
-
-def load_reading(layout):
-    from .layout import load_reading as load
-    return load(layout)
-
-
-def load_cast(a: argparse.Namespace, reading=None):
-    """The rite script with the cast and options the command line asks for (the script's own
-    parameters where it does not; the reading's choices of the interpretive options where it names
-    none)."""
-    from .rite import load_rite
-    return load_rite(a.rite, zhongbin=a.zhongbin, dafu=a.dafu, options=dict(a.option or ()), reading=reading)
-
-
-def plan_of(a: argparse.Namespace, reading=None):
-    """The plan a command works on: the saved one given with ``--plan``, else the reading planned."""
-    from .model.plan import Plan
-    if getattr(a, "plan", None):
-        return Plan.load(a.plan)
-    from .planner import make_plan
-    reading = reading if reading is not None else load_reading(a.layout)
-    return make_plan(reading, load_cast(a, reading))
-
-
-def _with_layout(sp: argparse.ArgumentParser) -> None:
-    sp.add_argument("layout", nargs="?", default=str(DEFAULT_LAYOUT),
-                    help="a reading: a TOML file, or the name of a shipped one (zheng_xuan, ao_jigong, …); "
-                         "default: zheng_xuan")
-
-
-def _with_cast(sp: argparse.ArgumentParser, saved_plan: bool = True) -> None:
-    g = sp.add_argument_group("the rite (when planning)")
-    g.add_argument("--zhongbin", type=zhongbin, default=None, help=f"number of 衆賓 (default: the rite's, {ZHONGBIN})")
-    g.add_argument("--dafu", type=dafu, default=None, help=f"number of 大夫 (default: the rite's, {DAFU})")
-    g.add_argument("--option", type=option, action="append", default=[], metavar="NAME=CHOICE",
-                   help="an interpretive option of the rite script (e.g. victor=左)")
-    g.add_argument("--rite", type=Path, default=None, help="the rite script (default: the shipped one)")
-    if saved_plan:
-        g.add_argument("--plan", type=Path, default=None, help="a saved plan (xiangshe-plan/1) instead of planning")
-
-
-# ---------------------------------------------------------------------------
-# commands
-
-def outputs_ok(*targets, folders=()) -> None:
-    """Before any work: each output file (and output folder) can be written where asked."""
-    from .outputs import check_folder, check_target
-    for t in targets:
-        if t:
-            check_target(t)
-    for d in folders:
-        if d:
-            check_folder(d)
+from .args import (DEFAULT_VIDEO, OUT, _with_cast, _with_layout, crf, load_cast, load_reading,  # noqa: F401
+                   outputs_ok, parse_point, parse_size, plan_of, positive_float, positive_int)
 
 
 def cmd_layout(a: argparse.Namespace) -> int:
-    from .layout.table import layout_table
-    from .outputs import write_json
+    from ..layout.table import layout_table
+    from ..outputs import write_json
 
     outputs_ok(a.json)
     if a.list:
-        from .layout import list_readings
+        from ..layout import list_readings
         for p in list_readings():
             r = load_reading(p)
             print(f"{p.stem:<18} {r.name} ({r.name_en})")
@@ -160,10 +42,10 @@ def cmd_layout(a: argparse.Namespace) -> int:
 
 
 def cmd_still(a: argparse.Namespace) -> int:
-    from .render.still import render_still
+    from ..render.still import render_still
 
-    from .outputs import safe_name
-    from .render.still import BUILTIN_VIEWS
+    from ..outputs import safe_name
+    from ..render.still import BUILTIN_VIEWS
 
     outputs_ok(a.out)
     reading = load_reading(a.layout)
@@ -186,7 +68,7 @@ def cmd_export(a: argparse.Namespace) -> int:
     for an excerpt of it.  OBJ/PLY/STL: the ground.  --blender-script: the Blender set-up script."""
     import time
 
-    from .exchange.gltf import export_ground
+    from ..exchange.gltf import export_ground
 
     outputs_ok(a.glb, a.gltf, a.obj, a.ply, a.stl, a.blender_script)
     if (a.start is not None or a.end is not None) and not a.rig:
@@ -194,8 +76,8 @@ def cmd_export(a: argparse.Namespace) -> int:
     if a.rig and a.static:
         raise InputError("export", "--rig", "--static writes the ground only; leave out one of them")
     if a.blender_script:
-        from .exchange.blender import write_blender_script
-        from .render.frames import ROOF_NODES, SKY, SUN_COLOR, SUN_DIR
+        from ..exchange.blender import write_blender_script
+        from ..render.frames import ROOF_NODES, SKY, SUN_COLOR, SUN_DIR
         write_blender_script(a.blender_script, glb=a.glb or a.gltf, sun_dir=SUN_DIR, sun_rgb=SUN_COLOR, sky=SKY,
                              roof=ROOF_NODES)
         print(f"wrote {a.blender_script}")
@@ -212,7 +94,7 @@ def cmd_export(a: argparse.Namespace) -> int:
             continue
         t_wall = time.perf_counter()
         if fmt in ("glb", "gltf") and a.rig:
-            from .exchange.rig import export_rigged
+            from ..exchange.rig import export_rigged
             plan = plan if plan is not None else plan_of(a, reading)
             try:
                 t0, t1 = plan.time_of(a.start), min(plan.time_of(a.end, end=True), plan.duration)
@@ -227,7 +109,7 @@ def cmd_export(a: argparse.Namespace) -> int:
                   f"{st['animations']} animations, {st['keys']} keys, {st['shots']} shots ({st['cuts']} cuts), "
                   f"{st['events']} events, plan {t0:.2f}–{t1:.2f} s")
         elif fmt in ("glb", "gltf") and not a.static:
-            from .exchange.animation import export_animated
+            from ..exchange.animation import export_animated
             plan = plan if plan is not None else plan_of(a, reading)
             export_animated(reading, plan, target, fmt=fmt, camera=a.camera)
         else:
@@ -240,7 +122,7 @@ def cmd_web(a: argparse.Namespace) -> int:
     """One self-contained offline HTML page: the animated ceremony, scrubbable and captioned."""
     import time
 
-    from .web import write_page
+    from ..web import write_page
 
     t0 = time.perf_counter()
     outputs_ok(a.out)
@@ -257,7 +139,7 @@ def cmd_web(a: argparse.Namespace) -> int:
 def cmd_script(a: argparse.Namespace) -> int:
     import json
 
-    from .checks.script import check, report_lines
+    from ..checks.script import check, report_lines
 
     rep = check(a.rite, zhongbin=a.zhongbin, dafu=a.dafu, options=dict(a.option or ()), layout=a.layout)
     ok = (rep["coverage"] >= 1.0 and not rep["unresolved"] and rep["text_matches_shared_seed"]
@@ -267,7 +149,7 @@ def cmd_script(a: argparse.Namespace) -> int:
 
 
 def cmd_plan(a: argparse.Namespace) -> int:
-    from .planner import Planner, summary
+    from ..planner import Planner, summary
 
     outputs_ok(a.json)
     reading = load_reading(a.layout)
@@ -288,8 +170,8 @@ def cmd_plan(a: argparse.Namespace) -> int:
 def cmd_shots(a: argparse.Namespace) -> int:
     from collections import Counter
 
-    from .outputs import write_json
-    from .scene.shots import camera_path
+    from ..outputs import write_json
+    from ..scene.shots import camera_path
 
     outputs_ok(a.json)
     plan = plan_of(a)
@@ -307,15 +189,15 @@ def cmd_shots(a: argparse.Namespace) -> int:
 
 
 def cmd_video(a: argparse.Namespace) -> int:
-    from .render.engine import Interrupted
-    from .render.video import render_video
-    from .scene.ground import ground_meshes
-    from .text import seed
+    from ..render.engine import Interrupted
+    from ..render.video import render_video
+    from ..scene.ground import ground_meshes
+    from ..text import seed
 
     outputs_ok(a.out, folders=[a.frames])
     camera = None
     if a.camera:                     # a camera path file: read (and refused) before any planning
-        from .scene.shots import CameraPath
+        from ..scene.shots import CameraPath
         camera = CameraPath.load(a.camera)
     reading = load_reading(a.layout)
     plan = plan_of(a, reading)
@@ -332,7 +214,7 @@ def cmd_video(a: argparse.Namespace) -> int:
         raise InputError(a.plan or "plan", "--from/--to", f"the excerpt ends ({t1:.2f} s) before it starts ({t0:.2f} s)")
     cut = None
     if a.cut:
-        from .render.cut import clip_range, load_cut
+        from ..render.cut import clip_range, load_cut
         cut = load_cut(a.cut)
         for i, c in enumerate(cut.clips):            # every clip in the plan, before anything is rendered
             try:
@@ -368,8 +250,8 @@ def cmd_video(a: argparse.Namespace) -> int:
 
 
 def cmd_check(a: argparse.Namespace) -> int:
-    from .checks.report import check_table, run_check
-    from .outputs import write_json
+    from ..checks.report import check_table, run_check
+    from ..outputs import write_json
 
     outputs_ok(a.json)
     plan = plan_of(a)
@@ -383,10 +265,10 @@ def cmd_check(a: argparse.Namespace) -> int:
 
 
 def cmd_compare(a: argparse.Namespace) -> int:
-    from .checks.report import compare, compare_table
-    from .model.plan import Plan
-    from .outputs import safe_name, write_json
-    from .render.diagram import overlay
+    from ..checks.report import compare, compare_table
+    from ..model.plan import Plan
+    from ..outputs import safe_name, write_json
+    from ..render.diagram import overlay
 
     out = Path(a.out) if a.out else OUT / f"compare_{safe_name(Path(a.a).stem)}_{safe_name(Path(a.b).stem)}.svg"
     outputs_ok(out, out.with_suffix(".png"), a.json)
@@ -403,8 +285,8 @@ def cmd_compare(a: argparse.Namespace) -> int:
 
 
 def cmd_diagram(a: argparse.Namespace) -> int:
-    from .checks.report import diagram_at, diagram_booklet
-    from .outputs import safe_name
+    from ..checks.report import diagram_at, diagram_booklet
+    from ..outputs import safe_name
 
     outdir = Path(a.out) if a.out else OUT / "diagrams"
     outputs_ok(folders=[outdir])
@@ -433,9 +315,9 @@ def _layout_parser(sub) -> None:
 
 def _object_plate(a: argparse.Namespace, reading) -> int:
     """``still --object NAME``: a catalogue plate of one thing of the rite (render/plates.py)."""
-    from .outputs import safe_name
-    from .render.plates import PLATES, render_plate
-    from .scene.ground import build_ground
+    from ..outputs import safe_name
+    from ..render.plates import PLATES, render_plate
+    from ..scene.ground import build_ground
 
     if a.object not in PLATES:
         raise InputError("--object", a.object, f"no such object; one of {', '.join(PLATES)}")
@@ -522,9 +404,9 @@ def _shots_parser(sub) -> None:
 
 def _cut(a: argparse.Namespace, plan, ground, cut) -> int:
     """``video --cut NAME``: the film of render/cut.py."""
-    from .render.cut import render_cut
-    from .render.engine import Interrupted
-    from .text import seed
+    from ..render.cut import render_cut
+    from ..render.engine import Interrupted
+    from ..text import seed
 
     try:
         st = render_cut(plan, ground, a.out, cut, size=a.size, fps=a.fps, crf=a.crf, progress=not a.quiet,
@@ -543,9 +425,9 @@ def _cut(a: argparse.Namespace, plan, ground, cut) -> int:
 def _deliver(a: argparse.Namespace, plan, ground, cut=None) -> int:
     """``video --deliver NAME``: the masters, captions and report of render/delivery.py; exit 1 when a
     measured figure is outside the spec."""
-    from .render.delivery import DELIVERIES, deliver, package_paths
-    from .render.engine import Interrupted
-    from .text import seed
+    from ..render.delivery import DELIVERIES, deliver, package_paths
+    from ..render.engine import Interrupted
+    from ..text import seed
 
     spec = DELIVERIES[a.deliver]
     if a.fps not in spec.fps:
@@ -659,8 +541,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _user_errors() -> tuple[type[BaseException], ...]:
     """Error types that mean bad input (one line, exit 2)."""
-    from .planner import PlanError
-    from .rite import RiteError
+    from ..planner import PlanError
+    from ..rite import RiteError
     return InputError, RiteError, PlanError
 
 
