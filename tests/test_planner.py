@@ -325,7 +325,7 @@ def _last_set_out(plan, who, ev):
     keys = plan.actors[who].track.rows()
     out = None
     for k0, k1 in pairwise(keys):
-        if ev.start - 1e-6 <= k0[0] <= ev.end and k0[5] != "walk" and k1[5] == "walk":
+        if ev.start - 1e-6 <= k0[0] < ev.end - 1e-6 and k0[5] != "walk" and k1[5] == "walk":    # set out within it
             out = k0[0]
     return out
 
