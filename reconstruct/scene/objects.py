@@ -102,9 +102,10 @@ def deer_zhong(with_tallies: bool = False) -> trimesh.Trimesh:
         parts += [_ellipsoid((x * 1.1, -0.17, back - 0.15), (0.05, 0.09, 0.1), L, 0),                   # the haunch
                   _tube([(x, -0.2, back - 0.2), (x, -0.27, 0.1), (x, -0.25, 0.0)], 0.024, L, 6),
                   _ellipsoid((x, -0.245, 0.012), (0.022, 0.03, 0.014), dark, 0),
-                  # forelegs folded under: the upper leg down to the knee on the ground, the cannon lying forward
-                  _tube([(x * 0.9, 0.13, back - 0.2), (x * 0.9, 0.10, 0.035), (x * 0.9, 0.26, 0.025)], 0.027, L, 6),
-                  _ellipsoid((x * 0.9, 0.275, 0.02), (0.02, 0.03, 0.02), dark, 0)]             # the hoof
+                  # forelegs folded under (跪): the upper leg forward and down to the knee on the ground, the
+                  # cannon folded back under the chest, the hoof turned up behind it
+                  _tube([(x * 0.9, 0.13, back - 0.2), (x * 0.9, 0.21, 0.035), (x * 0.9, 0.06, 0.03)], 0.027, L, 6),
+                  _ellipsoid((x * 0.9, 0.045, 0.03), (0.02, 0.03, 0.02), dark, 0)]             # the hoof
     # neck and head, held up; ears; short antlers (a stag: CHOSEN); the muzzle dark
     parts += [_frustum(0.0, 0.2, (0.07, 0.075), (0.045, 0.05), 8, L, cap0=False, cap1=False),
               _globe((0.0, 0.0, 0.0), (0.055, 0.095, 0.058), L, 7, 6),
