@@ -45,7 +45,7 @@ def test_deer_kneels_and_holds_the_eight_tallies_where_the_plan_stands_them():
     deer = O.deer_zhong()
     v = deer.vertices
     front, back = v[v[:, 1] > 0.12], v[v[:, 1] < -0.12]
-    # 前足跪: the forelegs lie on the ground forward, the hind legs stand (the rump higher than the chest)
+    # 前足跪: the forelegs kneel, the knees forward on the ground; the hind legs stand (the rump higher than the chest)
     assert front[:, 2].min() < 0.01 and back[:, 2].min() < 0.01
     with_t = O.deer_zhong(with_tallies=True)
     assert len(with_t.faces) == len(deer.faces) + 8 * len(O.tally().faces)

@@ -104,7 +104,7 @@ def deer_zhong(with_tallies: bool = False) -> trimesh.Trimesh:
                   _ellipsoid((x, -0.245, 0.012), (0.022, 0.03, 0.014), dark, 0),
                   # forelegs folded under (跪): the upper leg forward and down to the knee on the ground, the
                   # cannon folded back under the chest, the hoof turned up behind it
-                  _tube([(x * 0.9, 0.13, back - 0.2), (x * 0.9, 0.21, 0.035), (x * 0.9, 0.06, 0.03)], 0.027, L, 6),
+                  _tube([(x * 0.9, 0.13, back - 0.2), (x * 0.9, 0.21, 0.022), (x * 0.9, 0.06, 0.026)], 0.027, L, 6),
                   _ellipsoid((x * 0.9, 0.045, 0.03), (0.02, 0.03, 0.02), dark, 0)]             # the hoof
     # neck and head, held up; ears; short antlers (a stag: CHOSEN); the muzzle dark
     parts += [_frustum(0.0, 0.2, (0.07, 0.075), (0.045, 0.05), 8, L, cap0=False, cap1=False),
