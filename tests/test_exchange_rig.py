@@ -24,7 +24,7 @@ from reconstruct.model.defaults import FPS
 from reconstruct.model.plan import Plan
 from reconstruct.scene import figures as F
 from reconstruct.scene.sampler import PlanSampler
-from reconstruct.scene.shots import excerpt_shots
+from reconstruct.scene.shots import camera_path
 
 ROOT = Path(__file__).resolve().parent.parent
 TOOLS = ROOT.parent / "shared" / "tools"
@@ -214,7 +214,7 @@ def test_camera_is_the_films_with_cuts_as_step_keys(gl, channels, plan, window):
     assert gl.cameras[node.camera].perspective.yfov == pytest.approx(np.radians(38.0), abs=1e-6)
     t, v, interp = channels[("camera", "translation")]
     assert interp == "STEP" and channels[("camera", "rotation")][2] == "STEP"
-    path = excerpt_shots(plan, (1280, 720), *window).starting_at(window[0])
+    path = camera_path(plan, (1280, 720)).starting_at(window[0])
     shots = gl.scenes[gl.scene].extras["shots"]
     assert [s["kind"] for s in shots] == [s.kind for s in path.shots if s.t0 < window[1] and s.t1 > window[0]]
     assert node.extras["cuts"] == [s["t0"] for s in shots if s["cut"]]

@@ -75,14 +75,20 @@ def _prop_quats(kind: str, headings: np.ndarray, postures: list[str]) -> np.ndar
     return q
 
 
+def prop_kind_mesh(b: GltfBuilder, kind_meshes: dict[str, int], prop_id: str, prop) -> tuple[str, int]:
+    """A prop's kind and the one glTF mesh of that kind (made the first time a kind is met)."""
+    kind = F.prop_kind(prop.kind or prop_id)
+    if kind not in kind_meshes:
+        kind_meshes[kind] = b.coloured_mesh(f"prop_{ascii_name(kind)}", F.prop_mesh(kind))
+    return kind, kind_meshes[kind]
+
+
 def gather_props(b: GltfBuilder, anim: AnimWriter, plan: Plan, used: set[str]) -> tuple[list[int], int]:
     """Every prop of the plan, whatever its kind and count: (nodes, how many move)."""
     kind_meshes: dict[str, int] = {}
     nodes, moving = [], 0
     for pid, prop in plan.props.items():
-        kind = F.prop_kind(prop.kind or pid)
-        if kind not in kind_meshes:
-            kind_meshes[kind] = b.coloured_mesh(f"prop_{ascii_name(kind)}", F.prop_mesh(kind))
+        kind, mesh = prop_kind_mesh(b, kind_meshes, pid, prop)
         t, xyz, hd, post = track_keys(prop.track, plan.duration)
         drop = CARRY_DROP.get(kind, 0.0)
         xyz[np.array([s == "carried" for s in post]), 2] += drop
@@ -90,7 +96,7 @@ def gather_props(b: GltfBuilder, anim: AnimWriter, plan: Plan, used: set[str]) -
         extras = {"prop": pid, "kind": kind, "label": prop.label or pid}
         if drop:
             extras["carried_z_offset_m"] = drop
-        n = b.node(unique_name(prop_node_name(pid), used), mesh=kind_meshes[kind], translation=to_yup(xyz[0]),
+        n = b.node(unique_name(prop_node_name(pid), used), mesh=mesh, translation=to_yup(xyz[0]),
                    rotation=q[0], extras=extras)
         moving += anim.channel(n, "translation", t, to_yup(xyz)) | anim.channel(n, "rotation", t, q)
         nodes.append(n)

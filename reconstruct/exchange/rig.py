@@ -35,8 +35,8 @@ from ..scene.ground import build_ground
 from ..scene.handling import held_matrix, resting_prop
 from ..scene.poses import local_transforms
 from ..scene.sampler import PlanSampler
-from ..scene.shots import excerpt_shots
-from .animation import _look_quat, gather_events
+from ..scene.shots import camera_path
+from .animation import _look_quat, gather_events, prop_kind_mesh
 from .channels import MIN_DT, AnimWriter, heading_quat, quats_of
 from .frames import Y_UP, to_yup
 from .gltf import ARRAY_BUFFER, ELEMENT_ARRAY_BUFFER, GltfBuilder, gltf_from_parts, write_gltf
@@ -306,15 +306,13 @@ def gather_rigged_props(b: GltfBuilder, anim: AnimWriter, plan: Plan, sampler: P
     kind_meshes: dict[str, int] = {}
     nodes, moving = [], 0
     for pid, prop in plan.props.items():
-        kind = F.prop_kind(prop.kind or pid)
-        if kind not in kind_meshes:
-            kind_meshes[kind] = b.coloured_mesh(f"prop_{ascii_name(kind)}", F.prop_mesh(kind))
+        kind, mesh = prop_kind_mesh(b, kind_meshes, pid, prop)
         ts, M = prop_matrices(plan, sampler, held, pid, fps_hint, window)
         u, _, vt = np.linalg.svd(M[:, :3, :3])
         R = u @ vt                                          # the rotation (the held matrices are rigid)
         T = to_yup(M[:, :3, 3])
         Q = quats_of(Y_UP @ R @ Y_UP.T)
-        n = b.node(unique_name(prop_node_name(pid), used), mesh=kind_meshes[kind], translation=T[0], rotation=Q[0],
+        n = b.node(unique_name(prop_node_name(pid), used), mesh=mesh, translation=T[0], rotation=Q[0],
                    extras={"prop": pid, "kind": kind, "label": prop.label or pid})
         moved = anim.channel(n, "translation", ts, T) | anim.channel(n, "rotation", ts, Q)
         if kind == "侯":                # the ground draws the 侯 where the reading hangs it: shown only while carried
@@ -332,12 +330,12 @@ def gather_rigged_props(b: GltfBuilder, anim: AnimWriter, plan: Plan, sampler: P
 
 def gather_film_camera(b: GltfBuilder, anim: AnimWriter, plan: Plan, window: tuple[float, float],
                        fps: float) -> tuple[int, list[dict]] | None:
-    """The video's camera (:func:`reconstruct.scene.shots.excerpt_shots`, as ``render.py video`` films
+    """The video's camera (:func:`reconstruct.scene.shots.camera_path`, as ``render.py video`` films
     the same range) as one camera node keyed with STEP: a key where each shot is reached by a cut and,
     through an eased move, one key a quarter of a frame before every frame (so that Blender, at each
     frame, shows what the video shows).  Returns (node, the shots within the window)."""
     t0, t1 = window
-    path = excerpt_shots(plan, FRAME_SIZE, t0, t1).starting_at(t0)
+    path = camera_path(plan, FRAME_SIZE).starting_at(t0)
     if not path.shots:
         return None
     ts: list[float] = []
@@ -374,7 +372,7 @@ def gather_film_camera(b: GltfBuilder, anim: AnimWriter, plan: Plan, window: tup
         aspectRatio=FRAME_SIZE[0] / FRAME_SIZE[1], yfov=float(np.radians(path.shots[0].pose.view_angle)),
         znear=0.1, zfar=500.0)))
     n = b.node("camera", translation=T[0], rotation=Q[0],
-               extras={"follows": "reconstruct.scene.shots.excerpt_shots (the video's shots)",
+               extras={"follows": "reconstruct.scene.shots.camera_path (the video's shots)",
                        "cuts": [s["t0"] for s in shots if s["cut"]]})
     b.gltf.nodes[n].camera = len(b.gltf.cameras) - 1
     anim.channel(n, "translation", ts, T, step=True, prune=False)

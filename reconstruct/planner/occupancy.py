@@ -172,10 +172,7 @@ class Occupancy:
         ok = allowed.copy()
         if in_lane:
             ok[0] = bool(self.ground.is_free(level, x, y))
-        dishes = self._dishes(level)
-        if len(dishes):            # nobody stands on the dishes served (薦, 俎, 羞 lying on the ground)
-            dd = np.sqrt(((cand[:, None, :] - dishes[None, :, :]) ** 2).sum(axis=2)).min(axis=1)
-            ok &= dd >= DISH_GAP
+        ok &= self.off_dishes(level, cand)     # nobody stands on the dishes served (薦, 俎, 羞 lying on the ground)
         if others:
             o = np.asarray(others)
             near = np.sqrt(((cand[:, None, 0] - o[None, :, 0]) ** 2 + (cand[:, None, 1] - o[None, :, 1]) ** 2).min(axis=1))
@@ -194,10 +191,12 @@ class Occupancy:
                       f"{math.hypot(fx - x, fy - y):.1f} m away")
         return fx, fy
 
-    def on_dish(self, level: str, x: float, y: float) -> bool:
-        """Whether one standing at (x, y) would stand on a dish lying there (within ``DISH_GAP``)."""
+    def off_dishes(self, level: str, pts: np.ndarray) -> np.ndarray:
+        """For each point (n, 2): whether one standing there keeps ``DISH_GAP`` from every dish lying on the level."""
         dishes = self._dishes(level)
-        return bool(len(dishes)) and bool((np.hypot(dishes[:, 0] - x, dishes[:, 1] - y) < DISH_GAP).any())
+        if not len(dishes):
+            return np.ones(len(pts), bool)
+        return np.sqrt(((pts[:, None, :] - dishes[None, :, :]) ** 2).sum(axis=2)).min(axis=1) >= DISH_GAP
 
     def _dishes(self, level: str) -> np.ndarray:
         """Where the dishes lie on a level now (n, 2): 薦, 俎 and 羞 set down, not in anyone's hands."""

@@ -19,6 +19,7 @@ from .timing import from_here, time_path
 from .walkable import COURT, HALL
 
 LEAD_STEP = 0.9         # seconds: one led by the hand a step behind the one who leads him
+SIDE_BY_SIDE = 1.6      # m: a pair standing this near (in the file, at their marks) set out abreast
 
 
 class Pairs:
@@ -217,7 +218,7 @@ class Pairs:
         end = up_plan[-1]
         level = up_plan[-1][3]
         # side by side when they set out (at their marks, in the file): not from across the 楅 or a stair
-        if body.level != level or math.dist(up_start, (body.x, body.y)) > 1.6 or math.dist(end[:2], goal[:2]) > 2.5:
+        if body.level != level or math.dist(up_start, (body.x, body.y)) > SIDE_BY_SIDE or math.dist(end[:2], goal[:2]) > 2.5:
             return None
 
         line = LineString([up_start] + [(x, y) for x, y, _, _ in up_plan])

@@ -86,7 +86,8 @@ class Walking:
         standing = self.occupancy.standing(body, w.t0, glevel)
         for dx, dy in ASIDE:
             spot = (gx + dx, gy + dy, glevel)
-            if not self.occupancy.fits(glevel, spot[0], spot[1], standing) or self.occupancy.on_dish(glevel, *spot[:2]):
+            if not self.occupancy.fits(glevel, spot[0], spot[1], standing) or \
+                    not self.occupancy.off_dishes(glevel, np.asarray([spot[:2]]))[0]:
                 continue
             alt = self.routes.corners(body, [*via, spot], w)
             if alt and not self.ground.boxed_in and time_path(self.pace, body, alt, w.t0):
@@ -153,7 +154,8 @@ class Walking:
         horizon = self.occupancy.tail_end(t0)
         gz = self.state.reading.hall_height if glevel == HALL else 0.0
         for dx, dy in ASIDE:
-            if not self.occupancy.fits(glevel, gx + dx, gy + dy) or self.occupancy.on_dish(glevel, gx + dx, gy + dy):
+            if not self.occupancy.fits(glevel, gx + dx, gy + dy) or \
+                    not self.occupancy.off_dishes(glevel, np.asarray([[gx + dx, gy + dy]]))[0]:
                 continue
             # a spot someone will still pass or stop on after one could possibly be there is no use
             reach = t0 + 3.0 * math.dist((body.x, body.y), (gx + dx, gy + dy)) / self.pace.hall + 60.0

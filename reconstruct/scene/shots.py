@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import math
+import weakref
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -24,7 +25,7 @@ from ..model.plan import Plan
 
 __all__ = ["CameraPose", "Shot", "CameraPath", "plan_shots", "camera_path", "project", "view_matrix",
            "MAX_SPEED", "SAFE", "splice", "CAMERA_FORMAT", "KEY_COLUMNS", "CUT_DT", "MOVE_STEP",
-           "keys_at", "excerpt_shots"]
+           "keys_at"]
 
 MAX_SPEED = 8.0         # m/s, the fastest the eye may travel in a move
 FOV = 38.0              # vertical view angle of ordinary shots, degrees
@@ -359,17 +360,14 @@ def keys_at(keys, times) -> np.ndarray:
     return np.column_stack([ts] + [np.interp(ts, k[:, 0], k[:, c]) for c in range(1, k.shape[1])])
 
 
-_PATHS: "weakref.WeakKeyDictionary" = None  # type: ignore[assignment]
+# THE path per plan and size, kept while the plan lives
+_PATHS: "weakref.WeakKeyDictionary[Plan, dict]" = weakref.WeakKeyDictionary()
 
 
 def camera_path(plan: Plan, size: tuple[int, int] = FRAME_SIZE) -> CameraPath:
     """THE camera path of the whole passage at ``size``: what the video, the glTF camera, the page's
     film and ``render.py shots`` all show (planned once per plan and size; the plan is not to be changed
     after)."""
-    global _PATHS
-    import weakref
-    if _PATHS is None:
-        _PATHS = weakref.WeakKeyDictionary()
     per = _PATHS.setdefault(plan, {})
     key = (int(size[0]), int(size[1]))
     if key not in per:
@@ -412,12 +410,6 @@ def _absorb_short(path: CameraPath) -> CameraPath:
     # a pan goes on only from one stretch of a walk to the next; anything else is reached by a cut
     moves = [m if k and shots[k - 1].kind == shots[k].kind == "walk" else 0.0 for k, m in enumerate(moves)]
     return CameraPath(shots, moves)
-
-
-def excerpt_shots(plan: Plan, size: tuple[int, int], t0: float, t1: float) -> CameraPath:
-    """The camera an excerpt [t0, t1] is filmed with: the passage's one :func:`camera_path` (the video films
-    an excerpt inside it; the rigged GLB's camera follows the same)."""
-    return camera_path(plan, size)
 
 
 def splice(path: CameraPath, inserts: list[Shot]) -> CameraPath:
