@@ -221,6 +221,8 @@ def _event_node(item: dict, env: dict, tpl: Templates, out: list, procedure: dic
         e["rule"] = True
     else:
         e = tpl.expand(_sub_dict(item, ("when",)), env)
+    if "when" in item:
+        e["when"] = str(item["when"])       # kept as written: the options the event rests on are read from it
     out.append((e, tpl.file, procedure))
 
 
