@@ -303,6 +303,39 @@ def cmd_diagram(a: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_report(a: argparse.Namespace) -> int:
+    """``report [LAYOUT]``: the paradata report (checks/paradata.py), one self-contained HTML page."""
+    from ..checks.paradata import write_report
+    from ..outputs import safe_name, write_json
+    from ..rite import load_rite_with_report
+
+    reading = load_reading(a.layout)
+    stem = safe_name(Path(reading.file).stem)
+    out = Path(a.out) if a.out else OUT / f"report_{stem}.html"
+    outputs_ok(out, a.json)
+    plan = plan_of(a, reading)
+    other_name = a.other or ("ao_jigong" if stem == "zheng_xuan" else "zheng_xuan")
+    other = plan_of(argparse.Namespace(**{**vars(a), "plan": None}), load_reading(other_name)) if a.other != "none" else None
+    decl = load_rite_with_report(a.rite, reading=reading)[1]["option_decl"]
+    replan = None
+    if a.replan:
+        from ..planner import make_plan
+
+        def replan(variant):
+            return make_plan(variant, load_cast(a, variant))
+        known = set(reading.dimensions)
+        for k in a.replan:
+            if k not in known:
+                raise InputError("--replan", k, f"not a dimension of this reading; one of {', '.join(sorted(known))}"[:300])
+    d = write_report(a.layout, plan, out, other=other, option_decl=decl, replan=replan, replan_keys=tuple(a.replan))
+    print(f"wrote {out}: {len(d['sources'])} sources, {len(d['dimensions'])} dimensions, {len(d['dependencies'])} "
+          f"changes tried, {len(d['landmarks'])} landmarks, {len(d['checks'])} statements")
+    if a.json:
+        write_json(a.json, d)
+        print(f"wrote {a.json}")
+    return 0
+
+
 # ---------------------------------------------------------------------------
 # the parser
 
@@ -512,6 +545,20 @@ def _compare_parser(sub) -> None:
     _with_cast(sp, saved_plan=False)
     sp.set_defaults(func=cmd_compare)
 
+def _report_parser(sub) -> None:
+    sp = sub.add_parser("report", help="the paradata report: sources, every choice with its basis and "
+                                        "alternatives, what it changes downstream, the checks, the diagrams (HTML)")
+    _with_layout(sp)
+    sp.add_argument("--out", type=Path, help="the HTML page (default out/report_<reading>.html)")
+    sp.add_argument("--json", type=Path, help="also write the report's data as JSON")
+    sp.add_argument("--other", help="the reading overlaid in the diagrams (default: ao_jigong, or zheng_xuan for "
+                                    "another reading; none: no overlay)")
+    sp.add_argument("--replan", action="append", default=[], metavar="TABLE.FIELD",
+                    help="also plan the rite again on the ground with this dimension changed and list the statements "
+                         "whose margin changes (slow: one plan each; e.g. range.hou_dao)")
+    _with_cast(sp)
+    sp.set_defaults(func=cmd_report)
+
 def _diagram_parser(sub) -> None:
     sp = sub.add_parser("diagram", help="plan diagrams in the manner of the 仪礼图 (SVG + PNG)")
     _with_layout(sp)
@@ -534,7 +581,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="render.py", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--debug", action="store_true", help="show the traceback of an internal error")
     sub = p.add_subparsers(dest="command", parser_class=_Parser)
-    for add in (_layout_parser, _still_parser, _export_parser, _web_parser, _script_parser, _plan_parser, _shots_parser, _video_parser, _check_parser, _compare_parser, _diagram_parser):
+    for add in (_layout_parser, _still_parser, _export_parser, _web_parser, _script_parser, _plan_parser, _shots_parser, _video_parser, _check_parser, _compare_parser, _diagram_parser, _report_parser):
         add(sub)
     return p
 

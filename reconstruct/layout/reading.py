@@ -87,11 +87,65 @@ def reading_path(name: str | Path) -> Path:
 def load_reading(path: str | Path = DEFAULT_LAYOUT) -> Reading:
     """Read, validate and resolve a reading (a path, or the name of a shipped reading); bad input
     raises :class:`InputError`."""
+    data, raw, shown = _read(path)
+    return _resolve(data, raw, shown)
+
+
+DIMENSION_TABLES = ("units", "building", "court", "range", "lengths")
+
+
+def reading_variant(path: str | Path, changes: dict[str, Any] | None = None,
+                    scale: dict[str, float] | None = None) -> Reading:
+    """The reading with some of its dimensions changed (what a choice changes downstream: the paradata
+    report): ``changes`` sets ``"table.field"`` (units, building, court, range, lengths) to a value as a reading
+    writes it (``{"range.measured_from": "堂廉"}``); ``scale`` multiplies a length (or the 尺, or each bay)
+    by a factor (``{"building.width": 1.05}``), a whole number (``steps``) by rounding."""
+    data, raw, shown = _read(path)
+    units = Units(chi_m=data.get("units", {}).get("chi_m", 0.231),
+                  chi_per_unit={**DEFAULT_CHI_PER_UNIT, **data.get("units", {}).get("chi_per", {})})
+    named = {k: parse_length(v) for k, v in data.get("lengths", {}).items() if isinstance(v, (str, int, float))}
+
+    def scaled(v: Any, f: float) -> Any:
+        if isinstance(v, bool):
+            return v
+        if isinstance(v, int) and not isinstance(v, bool) and not isinstance(v, float):
+            return max(1, round(v * f))
+        if isinstance(v, float):
+            return v * f
+        if isinstance(v, list):
+            return [scaled(x, f) for x in v]
+        if isinstance(v, str):
+            length = named.get(v.strip()) or parse_length(v)
+            return f"{units.metres(length) * f:.6f}m"
+        raise InputError(shown, "", f"cannot scale {v!r}")
+
+    for key, value in (changes or {}).items():
+        table, _, fld = key.partition(".")
+        if table not in DIMENSION_TABLES or not fld:
+            raise InputError(shown, key, f"not a dimension (one of the tables {', '.join(DIMENSION_TABLES)})")
+        data.setdefault(table, {})[fld] = value
+    for key, f in (scale or {}).items():
+        table, _, fld = key.partition(".")
+        t = data.setdefault(table, {})
+        model = ReadingFile.model_fields.get(table)
+        fields = getattr(model.annotation, "model_fields", {}) if model is not None else {}
+        if fld not in t and fld in fields and fields[fld].default is not None:
+            t[fld] = fields[fld].default        # a dimension the reading leaves at the schema's default
+        if table not in DIMENSION_TABLES or fld not in t:
+            raise InputError(shown, key, "not a dimension this reading sets")
+        try:
+            t[fld] = scaled(t[fld], f)
+        except UnitError as e:
+            raise InputError(shown, key, str(e)) from None
+    return _resolve(data, raw, shown)
+
+
+def _read(path: str | Path) -> tuple[dict, str, str]:
     path = reading_path(path)
     shown = logical_name(path)
     raw = read_text(path, shown, what="reading file", max_bytes=MAX_BYTES)
     try:
-        data = tomllib.loads(raw)
+        return tomllib.loads(raw), raw, shown
     except RecursionError:
         raise InputError(shown, "", "TOML nested too deep") from None
     except tomllib.TOMLDecodeError as e:
@@ -99,6 +153,9 @@ def load_reading(path: str | Path = DEFAULT_LAYOUT) -> Reading:
         m = re.search(r"\(at line (\d+), column (\d+)\)", msg)
         where = f"{m.group(1)}:{m.group(2)}" if m else ""
         raise InputError(shown, where, "TOML syntax: " + re.sub(r"\s*\(at line.*\)", "", msg)) from None
+
+
+def _resolve(data: dict, raw: str, shown: str) -> Reading:
     try:
         spec = ReadingFile.model_validate(data)
     except ValidationError as e:
