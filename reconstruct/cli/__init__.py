@@ -55,9 +55,9 @@ def cmd_still(a: argparse.Namespace) -> int:
     if a.view not in BUILTIN_VIEWS and name not in reading.views:
         raise InputError("--view", a.view, f"no such view; one of {', '.join(BUILTIN_VIEWS)}"
                          + "".join(f", {v}" for v in reading.views))
-    out = a.out or OUT / f"{Path(reading.file).stem}_{safe_name(a.view)}.png"
+    out = a.out or OUT / f"{Path(reading.file).stem}_{safe_name(a.view)}{'_evidence' if a.evidence else ''}.png"
     outputs_ok(out)
-    render_still(reading, out, view=a.view, size=a.size, labels=not a.no_labels)
+    render_still(reading, out, view=a.view, size=a.size, labels=not a.no_labels, evidence=a.evidence)
     print(f"wrote {out}")
     return 0
 
@@ -221,15 +221,18 @@ def cmd_video(a: argparse.Namespace) -> int:
                 clip_range(plan, c)
             except ValueError as e:
                 raise InputError(cut.file, f"clip[{i}].at", str(e).lstrip(": ")) from None
+    if a.evidence and (a.deliver or cut is not None):
+        raise InputError("video", "--evidence", "the evidence view is a plain video: leave out --deliver/--cut")
     if a.deliver:
         return _deliver(a, plan, ground_meshes(reading, plan.props), cut)
     if cut is not None:
         return _cut(a, plan, ground_meshes(reading, plan.props), cut)
     try:
-        st = render_video(plan, ground_meshes(reading, plan.props), a.out, size=a.size, fps=a.fps, crf=a.crf, start=a.start,
+        st = render_video(plan, ground_meshes(reading, plan.props, evidence=a.evidence), a.out, size=a.size, fps=a.fps, crf=a.crf, start=a.start,
                           end=a.end, speed=a.speed, frames_dir=a.frames, labels=a.labels, progress=not a.quiet,
                           text=seed.load(), cards=not a.no_cards, workers=a.workers, scheduler=a.scheduler,
-                          fresh=a.fresh, chunk_seconds=a.chunk_seconds, sound=not a.no_sound, camera=camera)
+                          fresh=a.fresh, chunk_seconds=a.chunk_seconds, sound=not a.no_sound, camera=camera,
+                          evidence=a.evidence)
     except ValueError as e:          # e.g. event text not matching the seed
         raise InputError(a.plan or "plan", "video", str(e)) from None
     except Interrupted as e:         # SIGINT/SIGTERM: finished chunks are kept for a rerun
@@ -376,6 +379,9 @@ def _still_parser(sub) -> None:
     sp.add_argument("--size", type=parse_size, default=FRAME_SIZE, metavar="WxH",
                     help=f"image size: any even WxH up to {size_text(FRAME_MAX)} (default {size_text(FRAME_SIZE)})")
     sp.add_argument("--no-labels", action="store_true")
+    sp.add_argument("--evidence", action="store_true",
+                    help="the evidence view: the ground coloured by what each thing rests on (the text, 鄭, 賈, a later "
+                         "reading, an excavation, CHOSEN), with a legend")
     sp.add_argument("--object", default=None, metavar="NAME",
                     help="a catalogue plate of one thing of the rite instead: 鹿中 | 翿旌 | 侯 | 楅")
     _with_cast(sp)
@@ -492,6 +498,9 @@ def _video_parser(sub) -> None:
     sp.add_argument("--to", dest="end", type=parse_point, default=None, metavar="X",
                     help="end: footnote number (its last event's end), event id, or 12.5s")
     sp.add_argument("--speed", type=positive_float, default=1.0, help="plan seconds per video second (default 1)")
+    sp.add_argument("--evidence", action="store_true",
+                    help="the evidence view: the ground and the things coloured by what each rests on (the text, 鄭, 賈, a "
+                         "later reading, an excavation, CHOSEN), a legend, and a tag on each act that rests on an option")
     sp.add_argument("--size", type=parse_size, default=FRAME_SIZE, metavar="WxH",
                     help=f"frame size: any even WxH up to {size_text(FRAME_MAX)}, e.g. "
                          f"{', '.join(map(size_text, FRAME_SIZES))} (default {size_text(FRAME_SIZE)})")

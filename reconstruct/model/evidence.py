@@ -15,7 +15,7 @@ from typing import Any, Iterable
 from .vocabulary import EvidenceKind
 
 __all__ = ["Source", "Basis", "evidence_kind", "EVIDENCE_STYLE", "PLACEMENT_FIELDS", "basis_text",
-           "legend_json", "hex_rgb"]
+           "legend_json", "hex_rgb", "evidence_rgb", "prop_evidence", "PROP_LANDMARK"]
 
 # A basis entry may say which field of its element it fixes (``of``); these fix where the element
 # stands, so they decide its kind; a basis of its size or heading alone does not.
@@ -36,6 +36,26 @@ def hex_rgb(colour: str) -> tuple[float, float, float]:
     """``#rrggbb`` as three floats in 0…1."""
     c = colour.lstrip("#")
     return tuple(int(c[i:i + 2], 16) / 255.0 for i in (0, 2, 4))       # type: ignore[return-value]
+
+
+def evidence_rgb(kind: str) -> tuple[float, float, float]:
+    """The colour of a kind of evidence, three floats in 0…1."""
+    return hex_rgb(EVIDENCE_STYLE[EvidenceKind(kind)][1])
+
+
+# a movable thing set out where a landmark of the reading stands: its place has that landmark's basis
+PROP_LANDMARK = {"中": "中", "楅": "楅", "丰": "丰位", "侯": "侯"}
+
+
+def prop_evidence(kind: str, landmarks: dict) -> EvidenceKind:
+    """The evidence of a movable thing (the evidence view's colour of a prop): where the reading sets it out
+    at a landmark of its own (the 中, the 楅, the 丰 …), that landmark's; otherwise the text's — every prop
+    is a noun of the text (觯, 爵, 弓, 矢, 算, 旌, 荐, 俎, 扑 …), carried where the plan has the text's acts
+    carry it."""
+    lm = landmarks.get(PROP_LANDMARK.get(kind, ""))
+    if lm is not None and getattr(lm, "evidence", ""):
+        return EvidenceKind(lm.evidence)
+    return EvidenceKind.TEXT
 
 
 def legend_json() -> dict[str, dict[str, str]]:
