@@ -6,13 +6,14 @@ import json
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from reconstruct.cli import main
 from reconstruct.checks.paradata import dependencies, paradata_html, paradata, write_report
 from reconstruct.checks.statements import load_catalogue
 from reconstruct.layout import load_reading, reading_variant
-from reconstruct.model.evidence import EVIDENCE_STYLE, Basis, Source, evidence_kind
+from reconstruct.model.evidence import EVIDENCE_STYLE, Basis, Source, evidence_kind, hex_rgb
 from reconstruct.model.plan import Plan
 from reconstruct.model.vocabulary import EvidenceKind
 from reconstruct.resources import LAYOUTS
@@ -161,3 +162,60 @@ def test_the_report_is_one_page_with_every_section(tmp_path):
     assert "kanripo KR1d0026_005" in page and "去侯北十丈，西三丈" in page
     assert {x["dimension"] for x in d["dimensions"]} == set(reading.dimensions)
     assert d["dimensions"][0]["alternatives"].keys() == {p.stem for p in LAYOUTS.glob("*.toml")}
+
+
+# ---------------------------------------------------------------------------
+# the evidence view: the colours in the picture are the bases'
+
+BODIES = ("洗", "水", "篚", "县", "宾席", "主人席", "众宾席1", "工席", "大夫席", "上篚")
+
+
+def _kind_of(rgb) -> str:
+    """The kind whose colour has the chromaticity nearest a pixel's (shading scales the brightness)."""
+    c = rgb / max(float(rgb.sum()), 1e-6)
+    chroma = {str(k): np.array(hex_rgb(col)) / sum(hex_rgb(col)) for k, (_, col) in EVIDENCE_STYLE.items()}
+    return min(chroma, key=lambda k: float(((c - chroma[k]) ** 2).sum()))
+
+
+@pytest.mark.parametrize("name", ["zheng_xuan", "ao_jigong"])
+def test_the_evidence_colours_in_a_still_are_the_landmarks_bases(tmp_path, name):
+    from PIL import Image
+
+    from reconstruct.render.still import render_still
+
+    r = load_reading(name)
+    anchors: dict = {}
+    out = render_still(r, tmp_path / "e.png", view="hall", size=(480, 270), labels=False, supersample=1,
+                       evidence=True, anchors_out=anchors)
+    im = np.asarray(Image.open(out).convert("RGB")).astype(float)
+    seen = {}
+    for ident in BODIES:
+        if ident not in anchors:
+            continue
+        x, y = (int(round(v)) for v in anchors[ident])
+        votes = [_kind_of(im[j, i]) for j in range(y - 1, y + 2) for i in range(x - 1, x + 2)]
+        seen[ident] = max(set(votes), key=votes.count)
+    assert len(seen) >= 7, seen                                    # the hall view sees most of them
+    assert seen == {k: r.landmarks[k].evidence for k in seen}
+    assert {"text", "chosen"} <= set(seen.values())
+
+
+def test_things_are_painted_by_their_evidence_and_acts_on_options_tagged(plan):
+    from reconstruct.model.evidence import evidence_rgb, prop_evidence
+    from reconstruct.render.evidence import option_words
+    from reconstruct.render.layer import MovingLayer
+    from reconstruct.scene.sampler import PlanSampler
+
+    assert prop_evidence("中", plan.landmarks) == plan.landmarks["中"].evidence == "text"
+    assert prop_evidence("觯", plan.landmarks) == "text"
+    layer = MovingLayer(PlanSampler(plan))
+    before = layer.colors.copy()
+    layer.recolour_things(lambda ident: evidence_rgb("chosen") if ident == "中" else None)
+    k = next(i for i, it in enumerate(layer.items) if it == ("prop", "中"))
+    sel = layer.item_of_part[layer.part_of_vertex] == k
+    want = 0.75 * np.array(evidence_rgb("chosen")) * 255 + 0.25 * before[sel]
+    assert np.abs(layer.colors[sel] - want).max() <= 1.0
+    assert (layer.colors[~sel] == before[~sel]).all()
+    ev = next(e for e in plan.events if e.id == "p1.shiyu")
+    assert option_words(ev.options, plan.layout.option_basis) == "option: zhong_path=中东 (郑)"
+    assert option_words(["victor=右"], plan.layout.option_basis) == "option: victor=右 (the script's default)"

@@ -194,7 +194,8 @@ vertical-align:top;text-align:left}th{background:#efe6d2;font-weight:600}
 .q{color:#333}.loc{color:#777;font-size:12px}.small{font-size:12px;color:#555}.fail{color:#b03a2e;font-weight:600}
 .pass{color:#2a7a2a}.na{color:#999}.diff{background:#fff3c4}.fig svg{max-width:100%;height:auto}
 .legend span{margin-right:12px}.toc a{margin-right:12px}
-.basis{min-width:300px}.top{display:flex;gap:18px}.top .intro{flex:1 1 50%}.top .fig{flex:0 0 46%}.fig svg text{font-family:'Report CJK',sans-serif}
+.basis{min-width:280px}td:first-child{white-space:nowrap}table.wide{font-size:12px}
+.top{display:flex;gap:18px}.top .intro{flex:1 1 55%}.top .fig{flex:0 0 40%}.top .fig svg{height:720px;width:auto;max-width:100%}.fig svg text{font-family:'Report CJK',sans-serif}
 """
 
 
@@ -218,6 +219,8 @@ def _basis(entries: list[dict]) -> str:
 
 def _v(v: Any) -> str:
     if isinstance(v, list):
+        if v and all(x == v[0] for x in v):
+            return f"{v[0]} ×{len(v)}"
         return ", ".join(map(str, v))
     return "—" if v is None else str(v)
 
@@ -260,7 +263,7 @@ def paradata_html(d: dict[str, Any], diagrams: dict[str, str] | None = None) -> 
     stems = sorted(next(iter(d["dimensions"]), {}).get("alternatives", {}))
     R.append("<h2 id='choices'>Every choice, its basis and the other readings' values</h2>"
              "<p class='small'>Highlighted: another reading takes another value.</p>"
-             "<table><tr><th>dimension</th><th>here</th><th>evidence</th><th>basis</th>"
+             "<table class='wide'><tr><th>dimension</th><th>here</th><th>evidence</th><th>basis</th>"
              + "".join(f"<th>{e(s)}</th>" for s in stems) + "</tr>")
     for dim in d["dimensions"]:
         cells = "".join(f"<td class='{'diff' if dim['alternatives'].get(s) != dim['value'] else ''}'>"

@@ -427,11 +427,11 @@ def evidence_map(plan: Plan, title: str = "") -> Canvas:
         if all(abs(X - u) > 30 or abs(Y - v) > 11 for u, v in placed):
             placed.append((X, Y))
             c.text(x, y, SHORT.get(ident, ident), 9, col, dy=-7)
-    X, Y = c.width - c.margin - 290, c.height - c.margin - 24 - 17 * len(style)
+    X, Y = c.width - c.margin - 430, c.height - c.margin - 30 - 26 * len(style)
     for k, (label, col) in style.items():
-        c.ops.append(("circle", (X + 5, Y), 5.0, col, INK))
-        c.text_px(X + 14, Y + 4, label, 11, INK)
-        Y += 17
-    c.text_px(c.margin, 20, title, 15, INK)
+        c.ops.append(("circle", (X + 8, Y), 8.0, col, INK))
+        c.text_px(X + 22, Y + 6, label, 17, INK)
+        Y += 26
+    c.text_px(c.margin, 20, title, 18, INK)
     _compass(c)
     return c
