@@ -217,5 +217,6 @@ def test_things_are_painted_by_their_evidence_and_acts_on_options_tagged(plan):
     assert np.abs(layer.colors[sel] - want).max() <= 1.0
     assert (layer.colors[~sel] == before[~sel]).all()
     ev = next(e for e in plan.events if e.id == "p1.shiyu")
-    assert option_words(ev.options, plan.layout.option_basis) == "option: zhong_path=中东 (郑)"
-    assert option_words(["victor=右"], plan.layout.option_basis) == "option: victor=右 (the script's default)"
+    assert option_words(ev.options, plan.layout.option_basis) == \
+        "rests on an option: zhong_path=中东 (郑 注 on seed (84), 四部叢刊)"
+    assert option_words(["victor=右"], plan.layout.option_basis) == "rests on an option: victor=右 (the script's default)"

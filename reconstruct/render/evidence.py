@@ -51,14 +51,19 @@ def draw_legend(frame: np.ndarray, top: float | None = None) -> None:
 
 def option_words(options, option_basis: dict) -> str:
     """The tag's words: each option an act rests on, with the source its choice rests on
-    (``zhong_path=中东 (郑)``; an option the reading does not choose: ``(the script's default)``)."""
+    (``zhong_path=中东 (郑 注 on seed (84), 四部叢刊)``, the first of its basis; an option the reading does not choose:
+    ``(the script's default)``)."""
     parts = []
     for o in options:
         name = o.split("=", 1)[0]
         basis = (option_basis.get(name) or {}).get("basis") or []
-        srcs = list(dict.fromkeys(b.get("source") or "CHOSEN" for b in basis))
-        parts.append(f"{o} ({', '.join(srcs)})" if srcs else f"{o} (the script's default)")
-    return "option: " + "; ".join(parts)
+        if not basis:
+            parts.append(f"{o} (the script's default)")
+            continue
+        first = basis[0]
+        why = f"{first['source']} {first.get('at', '')}".strip() if first.get("source") else "CHOSEN"
+        parts.append(f"{o} ({why})")
+    return "rests on an option: " + "; ".join(parts)
 
 
 @lru_cache(maxsize=64)
@@ -68,12 +73,12 @@ def option_tag_sprite(text: str, px: int) -> np.ndarray:
 
     font = pil_font(px)
     probe = ImageDraw.Draw(Image.new("RGBA", (4, 4)))
-    w, h = int(probe.textlength(text, font=font) + px * 1.2), int(px * 1.6)
+    w, h = int(probe.textlength(text, font=font) + px * 1.2), int(px * 1.75)
     im = Image.new("RGBA", (w, h), BG)
     d = ImageDraw.Draw(im)
     edge = EVIDENCE_STYLE[EvidenceKind.CHOSEN][1]
     d.rectangle([0, 0, w - 1, h - 1], outline=edge, width=max(1, px // 7))
-    d.text((px * 0.6, px * 0.22), text, font=font, fill=INK)
+    d.text((px * 0.6, h / 2), text, font=font, fill=INK, anchor="lm")
     return np.asarray(im)
 
 
