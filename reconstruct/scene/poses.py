@@ -19,7 +19,7 @@ import trimesh
 from .figures import (HIP_SWING, HIP_Z, JOINT_OFFSET, PARTS, SKIRT_HEM, STRIDE_M, WAIST, _merge, _rot, _rx, _t,
                       chain, part_meshes, root_transform)
 from ..model.vocabulary import Posture
-from .props import TWO_HANDED, prop_kind
+from .props import CUPS, TWO_HANDED, prop_kind
 
 __all__ = ["POSTURES", "pose_params", "blend_params", "local_transforms", "pose", "world_transforms",
            "gait_phase", "figure_mesh"]
@@ -121,7 +121,16 @@ def pose_params(posture: str, phase: float = 0.0, state: dict | None = None) -> 
     else:  # stand
         _arms(p, 0, 6, 30, 100)                    # 拱: hands joined before the chest, elbows at the sides
     if posture in ("stand", "walk", "kneel"):
-        if two_handed:
+        if "弓" in holding and any(k in CUPS for k in holding):
+            # a cup with the bow: 右手執觶，左手執弓 (鄭 on 立卒觶) — the cup before the chest in the right
+            # hand; the strung bow upright at the left side, the unstrung one lying across the left palm
+            # before the body as it was carried (卻左手…執弣)
+            if state.get("bow") == "unstrung":
+                p["l_raise"], p["l_abd"], p["l_yaw"], p["l_elbow"] = 10, 8, 20, 70     # lower, at the waist
+            else:
+                p["l_raise"], p["l_abd"], p["l_yaw"], p["l_elbow"] = 5, 8, 10, 45
+            p["r_raise"], p["r_abd"], p["r_yaw"], p["r_elbow"] = 8, 6, 30, 95
+        elif two_handed:
             for s in "lr":
                 p[f"{s}_raise"], p[f"{s}_abd"], p[f"{s}_yaw"], p[f"{s}_elbow"] = 8, 6, 30, 95   # close to the chest
         elif "弓" in holding:
