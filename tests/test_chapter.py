@@ -97,3 +97,11 @@ def test_seam_measures(plan):
                                         "ends at 立司正 and its end state is not the passage's")
 def test_first_half_ends_where_the_passage_begins():
     assert seam(planned(part="first"), planned()) == []
+
+
+def test_first_half_has_its_glyphs():
+    """Every character of the first half's text and of its events' glosses is in the shipped font subset."""
+    from reconstruct.text.fonts import missing_glyphs
+    rite = load_part("first")
+    texts = [PART1.read_text(encoding="utf-8")] + [e.gloss for e in rite.events]
+    assert not {t[:20]: missing_glyphs(t) for t in texts if missing_glyphs(t)}
