@@ -115,3 +115,22 @@ def test_first_half_leaves_the_hall_as_the_passage_finds_it(plan):
                "司正荐", "觯", "宾觯", "大夫觯", "爵", "侯"}
     found = [f for f in seam(planned(part="first"), plan) if f.who in settled]
     assert found == []
+
+
+def test_cast_file_is_confined_and_declared_once(tmp_path):
+    """``cast:`` names a script beside this one; a section it declares may not be declared again (props added)."""
+    from reconstruct.rite.errors import RiteError
+    from reconstruct.rite.loader import load_rite
+    rite_dir = FIRST_SCRIPT.parent
+    for name in ("rite.yaml", "procedures.yaml"):
+        (tmp_path / name).write_text((rite_dir / name).read_text(encoding="utf-8"), encoding="utf-8")
+    base = "text: " + str(SEED) + "\ninitial: {}\n"
+    (tmp_path / "a.yaml").write_text(base + "cast: ../elsewhere.yaml\n", encoding="utf-8")
+    with pytest.raises(RiteError, match="outside"):
+        load_rite(tmp_path / "a.yaml")
+    (tmp_path / "b.yaml").write_text(base + "cast: rite.yaml\npeople: []\n", encoding="utf-8")
+    with pytest.raises(RiteError, match="declared by the cast file"):
+        load_rite(tmp_path / "b.yaml")
+    (tmp_path / "c.yaml").write_text(base + "cast: rite.yaml\n", encoding="utf-8")
+    with pytest.raises(RiteError, match="no initial state"):
+        load_rite(tmp_path / "c.yaml")
