@@ -162,14 +162,16 @@ def local_transforms(p: dict[str, float], state: dict | None = None) -> dict[str
     gear = bool(state.get("gear"))
     shirt = bare and bool(state.get("undershirt"))       # 袒纁襦: bared over the red undershirt
     off = JOINT_OFFSET
-    # the joints' rotations, one scipy call per axis sequence (a figure is posed tens of thousands of
-    # times by the audits and the renderer)
-    x = _rotations("x", [-p["pelvis_pitch"], -p["skirt_pitch"], -p["hem_pitch"],
-                         p["l_elbow"], p["r_elbow"], p["l_knee"], p["r_knee"]])
-    sh = _rotations("ZXY", [(-p["l_yaw"], p["l_raise"], p["l_abd"]), (p["r_yaw"], p["r_raise"], -p["r_abd"])])
-    hip = _rotations("XY", [(p["l_hip"], p["l_hip_abd"]), (p["r_hip"], -p["r_hip_abd"])])
+    # the joints' rotations in one scipy call (a figure is posed tens of thousands of times by the audits,
+    # the exports and the renderer): each as intrinsic ZXY, the axes a joint does not turn about at 0°
+    R = _rotations("ZXY", [(0.0, -p["pelvis_pitch"], 0.0), (0.0, -p["skirt_pitch"], 0.0),
+                           (0.0, -p["hem_pitch"], 0.0), (0.0, p["l_elbow"], 0.0), (0.0, p["r_elbow"], 0.0),
+                           (0.0, p["l_knee"], 0.0), (0.0, p["r_knee"], 0.0),
+                           (-p["l_yaw"], p["l_raise"], p["l_abd"]), (p["r_yaw"], p["r_raise"], -p["r_abd"]),
+                           (0.0, p["l_hip"], p["l_hip_abd"]), (0.0, p["r_hip"], -p["r_hip_abd"]),
+                           (p["head_yaw"], -p["head_pitch"], 0.0)])
+    x, sh, hip, head = R[:7], R[7:9], R[9:11], R[11]
     torso = _rotations("ZYX", [(p["torso_yaw"], p["torso_roll"], -p["torso_pitch"])])[0]
-    head = _rotations("ZX", [(p["head_yaw"], -p["head_pitch"])])[0]
     L: dict[str, np.ndarray] = {}
     L["pelvis"] = _t((0, p["pelvis_dy"], p["pelvis_z"])) @ x[0]
     sk = np.diag([p["skirt_sx"], p["skirt_sy"], p["skirt_sz"], 1.0])
