@@ -37,7 +37,8 @@ def jumps(plan: Plan) -> list[Finding]:
     """Props that move with nobody carrying them (or with a carrier who is not where they are) and not
     in flight: every stretch between two keys over which a prop moves farther than ``JUMP`` must have a
     carrier within reach of it at both ends of the stretch."""
-    out = []
+    out: list[tuple[int, Finding]] = []
+    carried: dict[str, list] = {}           # carrier → [(finding's order, prop, t0, t1, where at t0, at t1, d)]
     for pid, prop in sorted(plan.props.items()):
         k = prop.track.keys
         if len(k) < 2:
@@ -49,14 +50,23 @@ def jumps(plan: Plan) -> list[Finding]:
             if "flight" in (k["posture"][i], k["posture"][i + 1]):
                 continue
             who = prop.carrier(t1 - 1e-6) or prop.carrier(t1) or prop.carrier(t0)
+            order = len(out) + sum(map(len, carried.values()))
             if who is None or who not in plan.actors:
-                out.append(Finding("jump", pid, t0, f"moves {d[i]:.2f} m by itself between {t0:.1f} and {t1:.1f} s"))
+                out.append((order, Finding("jump", pid, t0,
+                                           f"moves {d[i]:.2f} m by itself between {t0:.1f} and {t1:.1f} s")))
                 continue
-            far = max(_apart(plan, who, t0, xyz[i]), _apart(plan, who, t1, xyz[i + 1]))
-            if far > REACH + JUMP:
-                out.append(Finding("jump", pid, t0, f"moves {d[i]:.2f} m between {t0:.1f} and {t1:.1f} s "
-                                                    f"with {who} {far:.1f} m from it"))
-    return out
+            carried.setdefault(who, []).append((order, pid, t0, t1, xyz[i], xyz[i + 1], d[i]))
+    for who, rows in carried.items():       # where each carrier is, at all those times at once
+        t0s, t1s = np.array([r[2] for r in rows]), np.array([r[3] for r in rows])
+        at0, _ = plan.actors[who].track.at(t0s)
+        at1, _ = plan.actors[who].track.at(t1s)
+        a0, a1 = np.array([r[4] for r in rows]), np.array([r[5] for r in rows])
+        far = np.maximum(np.hypot(*(a0[:, :2] - at0[:, :2]).T), np.hypot(*(a1[:, :2] - at1[:, :2]).T))
+        for (order, pid, t0, t1, _, _, dist), f in zip(rows, far):
+            if f > REACH + JUMP:
+                out.append((order, Finding("jump", pid, t0, f"moves {dist:.2f} m between {t0:.1f} and {t1:.1f} s "
+                                                            f"with {who} {f:.1f} m from it")))
+    return [f for _, f in sorted(out, key=lambda x: x[0])]
 
 
 def _key_before(prop, t: float) -> np.ndarray:
@@ -147,7 +157,9 @@ def dishes(plan: Plan, step: float = 0.5) -> list[Finding]:
         if prop.kind not in DISHES:
             continue
         xyz, _ = prop.track.at(ts)
-        lying = np.asarray([prop.carrier(t) is None for t in ts])
+        # nobody carries it (before its first carrier too): the carrier steps looked up all at once
+        idx = np.searchsorted(np.asarray(prop.carriers.times, float), ts, side="right") - 1
+        lying = ~np.asarray([v is not None for v in prop.carriers.values] + [False])[idx]
         d = np.hypot(P[:, :, 0] - xyz[None, :, 0], P[:, :, 1] - xyz[None, :, 1])
         same = np.abs(P[:, :, 2] - xyz[None, :, 2]) < 0.4
         hit = (d < ON_DISH) & same & lying[None, :] & still

@@ -16,7 +16,7 @@ from ..model.defaults import FPS, FRAME_MAX, FRAME_SIZE, FRAME_SIZES, size_text
 
 
 
-from .args import (DEFAULT_VIDEO, OUT, _with_cast, _with_layout, crf, load_cast, load_reading,  # noqa: F401
+from .args import (DEFAULT_VIDEO, OUT, _with_cast, _with_layout, crf, load_cast, load_reading, plan_texts,  # noqa: F401
                    outputs_ok, parse_point, parse_size, plan_of, positive_float, positive_int)
 
 
@@ -141,7 +141,8 @@ def cmd_script(a: argparse.Namespace) -> int:
 
     from ..checks.script import check, report_lines
 
-    rep = check(a.rite, zhongbin=a.zhongbin, dafu=a.dafu, options=dict(a.option or ()), layout=a.layout)
+    rep = check(a.rite, zhongbin=a.zhongbin, dafu=a.dafu, options=dict(a.option or ()), layout=a.layout,
+                part=a.part)
     ok = (rep["coverage"] >= 1.0 and not rep["unresolved"] and rep["text_matches_shared_seed"]
           and not rep["caption_only"])
     print(json.dumps(rep, ensure_ascii=False, indent=1) if a.json else "\n".join(report_lines(rep)))
@@ -230,7 +231,7 @@ def cmd_video(a: argparse.Namespace) -> int:
     try:
         st = render_video(plan, ground_meshes(reading, plan.props, evidence=a.evidence), a.out, size=a.size, fps=a.fps, crf=a.crf, start=a.start,
                           end=a.end, speed=a.speed, frames_dir=a.frames, labels=a.labels, progress=not a.quiet,
-                          text=seed.load(), cards=not a.no_cards, workers=a.workers, scheduler=a.scheduler,
+                          text=plan_texts(plan), cards=not a.no_cards, workers=a.workers, scheduler=a.scheduler,
                           fresh=a.fresh, chunk_seconds=a.chunk_seconds, sound=not a.no_sound, camera=camera,
                           evidence=a.evidence)
     except ValueError as e:          # e.g. event text not matching the seed
@@ -449,7 +450,7 @@ def _cut(a: argparse.Namespace, plan, ground, cut) -> int:
 
     try:
         st = render_cut(plan, ground, a.out, cut, size=a.size, fps=a.fps, crf=a.crf, progress=not a.quiet,
-                        workers=a.workers, scheduler=a.scheduler, fresh=a.fresh, text=seed.load(),
+                        workers=a.workers, scheduler=a.scheduler, fresh=a.fresh, text=plan_texts(plan),
                         overlays="cut")
     except ValueError as e:
         raise InputError(cut.file, "", str(e)) from None
@@ -476,7 +477,7 @@ def _deliver(a: argparse.Namespace, plan, ground, cut=None) -> int:
     outputs_ok(*paths.values())
     try:
         rep = deliver(plan, ground, a.out, spec, fps=a.fps, cut=cut, start=a.start, end=a.end, speed=a.speed,
-                      frames_dir=a.frames, progress=not a.quiet, text=seed.load(), cards=not a.no_cards,
+                      frames_dir=a.frames, progress=not a.quiet, text=plan_texts(plan), cards=not a.no_cards,
                       workers=a.workers, scheduler=a.scheduler, fresh=a.fresh, chunk_seconds=a.chunk_seconds)
     except ValueError as e:
         raise InputError(a.plan or "plan", "video --deliver", str(e)) from None

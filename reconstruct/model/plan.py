@@ -106,6 +106,8 @@ class Event:
     rule: bool = False
     # the step of a procedure this event performs (name, call, step, repeat, overrides, people), if any
     procedure: dict | None = None
+    # the text the span is in when it is not the plan's ``text`` (the whole chapter: the first half's events)
+    text_file: str | None = None
     # the interpretive options the event rests on, as NAME=CHOICE (its basis beside its clause)
     options: tuple[str, ...] = ()
 
@@ -116,6 +118,8 @@ class Event:
             d["rule"] = True
         if self.procedure:
             d["procedure"] = self.procedure
+        if self.text_file:
+            d["text_file"] = self.text_file
         if self.options:
             d["options"] = list(self.options)
         return d
