@@ -46,6 +46,7 @@ def bad_reading(tmp_path: Path, old: str, new: str) -> Path:
     ('sishe_xi = { choice = "袭", basis = [{ source = "郑"', 'sishe_xi = { choice = "袭", basis = [{ source = "無"',
      "options.sishe_xi.basis: basis [0]: unknown source '無'"),
     ('"周尺" = { kind = "excavation"', '"周尺" = { kind = "legend"', "sources.周尺.kind"),
+    ("\nside_hall = [\n", "\nside_hal = [\n", "building.basis.side_hal: a basis of 'side_hal', which is not a field"),
 ])
 def test_a_bad_basis_is_one_line_and_exit_2(tmp_path, capsys, old, new, said):
     out = tmp_path / "lm.json"

@@ -222,9 +222,14 @@ class _Resolver:
         known = ", ".join(s.sources)
         places: list[tuple[list[str], list[BasisSpec]]] = []
         for tname in ("units", "building", "court", "range"):
-            for k, v in getattr(s, tname).basis.items():
+            table = getattr(s, tname)
+            for k, v in table.basis.items():
+                if k != "*" and (k not in type(table).model_fields or k == "basis"):
+                    self.fail([tname, "basis", k], f"a basis of {k[:40]!r}, which is not a field of [{tname}] (mistyped?)")
                 places.append(([tname, "basis", k], v))
         for k, v in s.lengths_basis.items():
+            if k not in s.lengths:
+                self.fail(["lengths_basis", k], f"a basis of {k[:40]!r}, which is not a length of [lengths]")
             places.append((["lengths_basis", k], v))
         for table in ("landmarks", "formations", "options"):
             for k, spec in getattr(s, table).items():
