@@ -195,6 +195,8 @@ vertical-align:top;text-align:left}th{background:#efe6d2;font-weight:600}
 .pass{color:#2a7a2a}.na{color:#999}.diff{background:#fff3c4}.fig svg{max-width:100%;height:auto}
 .legend span{margin-right:12px}.toc a{margin-right:12px}
 .basis{min-width:280px}td:first-child{white-space:nowrap}table.wide{font-size:12px}
+@media print{body{max-width:none;padding:0;font-size:11px}.top{display:block}.top .fig svg{height:auto;width:100%}
+tr{break-inside:avoid}h2{break-after:avoid}.toc{display:none}}
 .top{display:flex;gap:18px}.top .intro{flex:1 1 55%}.top .fig{flex:0 0 40%}.top .fig svg{height:720px;width:auto;max-width:100%}.fig svg text{font-family:'Report CJK',sans-serif}
 """
 
