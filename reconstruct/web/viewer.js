@@ -1,6 +1,7 @@
 // The viewer of the Village Archery Ceremony: the embedded GLB played with three.js, captions of
 // the current event, a scrubber marked with the footnotes, camera presets, orbit, name tags and
-// the person under the pointer.  Uses the global THREE of the inlined bundle; fetches nothing.
+// the person under the pointer, the film (the video's camera path, carried as data) and a kiosk's attract
+// loop.  Uses the global THREE of the inlined bundle; fetches nothing.
 // window.xiangshe is a small API for tests and kiosks (plan coordinates: x east, y north, z up).
 (function () {
   'use strict';
@@ -11,6 +12,9 @@
 
   // -- frames: glTF Y-up (x, y up, z south) <-> plan (x east, y north, z up)
   const toPlan = (v) => [v.x, -v.z, v.y];
+  const toYup = (p) => [p[0], p[2], -p[1]];
+  const PARAMS = new URLSearchParams(location.search);
+  const MAX_TAGS = (DATA.tags && DATA.tags.max) || 4;
   const round = (a, n) => a.map((x) => Math.round(x * 10 ** n) / 10 ** n);
 
   // -- the events: the same rule as Plan.current_event (latest started, or the last for `linger` s)
@@ -85,13 +89,17 @@
     $('speed').addEventListener('change', () => { view.speed = parseFloat($('speed').value); });
     $('tags').addEventListener('click', () => view.showTags(!view.tags));
     $('film').addEventListener('click', () => view.setFilm(!view.film));
+    const none = document.createElement('option');     // shown while the camera is free or filming
+    none.value = '';
+    none.textContent = '視角 view…';
+    $('presets').append(none);
     for (const [name, p] of Object.entries(DATA.presets)) {
-      const b = document.createElement('button');
-      b.textContent = p.label;
-      b.dataset.preset = name;
-      b.addEventListener('click', () => view.setPreset(name));
-      $('presets').append(b);
+      const o = document.createElement('option');
+      o.textContent = p.label;
+      o.value = name;
+      $('presets').append(o);
     }
+    $('presets').addEventListener('change', () => { if ($('presets').value) view.setPreset($('presets').value); });
     document.addEventListener('keydown', (ev) => {
       if (ev.code === 'Space' && ev.target.tagName !== 'SELECT') {
         ev.preventDefault();
@@ -110,17 +118,87 @@
     return e;
   }
 
-  // -- the scene
-  async function loadGltf() {
-    const b64 = $('xs-scene').textContent.trim();
+  // -- the scene and the camera path (both gzipped and base64'd in the page)
+  async function unzip(id) {
+    const b64 = $(id).textContent.trim();
     const zipped = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
     const stream = new Blob([zipped]).stream().pipeThrough(new DecompressionStream('gzip'));
-    const buf = await new Response(stream).arrayBuffer();
+    return new Response(stream).arrayBuffer();
+  }
+
+  async function loadGltf() {
+    const buf = await unzip('xs-scene');
     return new Promise((ok, bad) => new THREE.GLTFLoader().parse(buf, '', ok, bad));
   }
 
+  // the film's camera path (xiangshe-camera/1, docs/camera-path.md): the keys the video is filmed with,
+  // interpolated linearly column by column between keys (scene.shots.keys_at); nothing is planned here
+  let FILM = null;
+  async function loadFilm() {
+    const doc = JSON.parse(new TextDecoder().decode(await unzip('xs-camera')));
+    if (doc.format !== 'xiangshe-camera/1') throw new Error(`camera path: unknown format ${doc.format}`);
+    const col = Object.fromEntries(doc.key_columns.map((c, i) => [c, i]));
+    FILM = {doc, keys: doc.keys, col, times: Float64Array.from(doc.keys, (k) => k[0])};
+    return FILM;
+  }
+
+  function filmAt(t) {
+    const {keys, times, col} = FILM;
+    let lo = 0, hi = times.length - 1;
+    if (t <= times[0]) hi = 0;
+    else if (t >= times[hi]) lo = hi;
+    else {
+      while (hi - lo > 1) {
+        const mid = (lo + hi) >> 1;
+        if (times[mid] <= t) lo = mid; else hi = mid;
+      }
+    }
+    const a = keys[lo], b = keys[hi];
+    const u = hi === lo ? 0 : (t - times[lo]) / (times[hi] - times[lo]);
+    const v = (name) => a[col[name]] + (b[col[name]] - a[col[name]]) * u;
+    return {eye: [v('eye_x'), v('eye_y'), v('eye_z')], target: [v('target_x'), v('target_y'), v('target_z')],
+            up: [v('up_x'), v('up_y'), v('up_z')], vfov: v('vfov')};
+  }
+
+  // the vertical field of view that shows at least the film's frame (its aspect: the path's size) on this screen
+  function containFov(vfov, aspect) {
+    const [w, h] = FILM.doc.size;
+    const filmAspect = w / h;
+    if (aspect >= filmAspect) return vfov;
+    const half = Math.atan(Math.tan((vfov * Math.PI) / 360) * (filmAspect / aspect));
+    return (half * 360) / Math.PI;
+  }
+
+  // -- the panels: what of the screen they leave free for the scene
+  const PANELS = ['head', 'tools', 'bottom', 'info', 'invite'];
+  function panelRects() {
+    const out = [];
+    for (const id of PANELS) {
+      const el = $(id);
+      if (!el || getComputedStyle(el).display === 'none') continue;
+      const r = el.getBoundingClientRect();
+      if (r.width > 0 && r.height > 0) out.push({id, left: r.left, top: r.top, right: r.right, bottom: r.bottom});
+    }
+    return out;
+  }
+
+  function freeRect() {
+    const W = window.innerWidth, H = window.innerHeight, gap = 8;
+    let top = gap, bottom = H - gap;
+    for (const r of panelRects()) {
+      if (r.id === 'info' || r.id === 'invite') continue;
+      if (r.top < H / 2) top = Math.max(top, r.bottom + gap);
+      else bottom = Math.min(bottom, r.top - gap);
+    }
+    return {left: gap, right: W - gap, top, bottom};
+  }
+
+  const overlaps = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+
   const view = {
-    time: 0, playing: false, speed: 5, tags: true, dirty: true, pinned: null,
+    time: 0, playing: false, speed: 5, tags: true, dirty: true, pinned: null, attract: null,
+    idle: 1000 * (parseFloat(PARAMS.get('idle')) > 0 ? parseFloat(PARAMS.get('idle')) : (DATA.idle || 60)),
+    lastInput: performance.now(),
     people: new Map(), props: new Map(), nodes: new Map(),
 
     init(gltf) {
@@ -143,16 +221,23 @@
       controls.maxPolarAngle = Math.PI * 0.499;
       controls.addEventListener('change', () => { this.dirty = true; });
       Object.assign(this, {renderer, labels, scene, camera, controls, root: gltf.scene});
+      gltf.scene.updateMatrixWorld(true);
+      const ground = gltf.scene.getObjectByName('ground');
+      this.groundBox = new THREE.Box3().setFromObject(ground || gltf.scene);
 
       gltf.scene.traverse((o) => {
         this.nodes.set(o.name, o);
         if (o.userData && o.userData.actor) {
           this.people.set(o.userData.actor, o);
+          const box = document.createElement('div');   // placed by the CSS2D renderer; the tag inside it is
+          box.className = 'tagbox';                      // nudged off its head when another tag is there
           const tag = document.createElement('div');
-          tag.className = 'tag';
+          tag.className = 'tag off';
+          tag.dataset.actor = o.userData.actor;
           tag.textContent = o.userData.actor;             // the text's own name (司射, 上耦上射 …)
           tag.title = (DATA.people[o.userData.actor] || {}).label || '';
-          const obj = new THREE.CSS2DObject(tag);
+          box.append(tag);
+          const obj = new THREE.CSS2DObject(box);
           obj.position.set(0, 1.95, 0);
           o.add(obj);
           o.userData.tag = tag;
@@ -168,17 +253,24 @@
       renderer.domElement.addEventListener('pointermove', (ev) => this.hover(ev, false));
       renderer.domElement.addEventListener('click', (ev) => this.hover(ev, true));
       window.addEventListener('resize', () => this.resize());
+      // any input stops the attract loop and restarts the idle clock
+      for (const kind of ['pointerdown', 'pointermove', 'keydown', 'wheel', 'touchstart']) {
+        window.addEventListener(kind, () => this.input(), {capture: true, passive: true});
+      }
       this.setPreset('overview');
       this.setTime(0);
+      this.lastInput = performance.now();              // the idle clock starts with the page shown
       let last = performance.now();
       const loop = (now) => {
         const dt = Math.min(0.25, (now - last) / 1000);
         last = now;
-        if (this.playing) {
+        if (this.attract) this.attractStep(dt);
+        else if (this.playing) {
           const t = this.time + dt * this.speed;
           this.setTime(t);
           if (t >= DURATION) this.pause();
         }
+        if (!this.attract && now - this.lastInput > this.idle) this.startAttract();
         if (this.dirty) this.render();
         requestAnimationFrame(loop);
       };
@@ -186,11 +278,46 @@
     },
 
     render() {
-      this.controls.update();
+      if (!this.film) this.controls.update();
       this.renderer.render(this.scene, this.camera);
       this.labels.render(this.scene, this.camera);
+      this.placeTags();
       this.dirty = false;
       this.frames = (this.frames || 0) + 1;
+    },
+
+    // name tags as in the video: only the people of the current act (and the one picked), at most MAX_TAGS,
+    // each at the first free spot over its head, none over another or under a panel; the rest hidden
+    placeTags() {
+      const tags = [...this.people.values()].map((o) => o.userData.tag);
+      for (const t of tags) t.classList.add('off');
+      if (!this.tags) return [];
+      const e = currentEvent(this.time);
+      let want = e ? e.actors.filter((a) => this.people.has(a)) : [];
+      if (this.pinned && this.people.has(this.pinned)) want = [this.pinned, ...want.filter((a) => a !== this.pinned)];
+      const W = window.innerWidth, H = window.innerHeight;
+      const taken = panelRects();
+      const placed = [];
+      for (const actor of want) {
+        if (placed.length >= MAX_TAGS) break;
+        const tag = this.people.get(actor).userData.tag;
+        if (tag.parentElement.style.display === 'none') continue;     // behind the camera (the CSS2D test)
+        tag.classList.remove('off');
+        const h = tag.offsetHeight + 3, w = tag.offsetWidth / 2 + 6;
+        let spot = null;
+        for (const [dx, dy] of [[0, 0], [0, -h], [w, 0], [-w, 0], [w, -h], [-w, -h], [0, -2 * h], [0, h]]) {
+          tag.style.transform = `translate(${dx}px, ${dy}px)`;
+          const r = tag.getBoundingClientRect();
+          if (r.left < 0 || r.top < 0 || r.right > W || r.bottom > H) continue;
+          if (taken.some((p) => overlaps(r, p)) || placed.some((p) => overlaps(r, p))) continue;
+          spot = {actor, left: r.left, top: r.top, right: r.right, bottom: r.bottom};
+          break;
+        }
+        if (spot) placed.push(spot);
+        else tag.classList.add('off');
+      }
+      this.placed = placed;
+      return placed;
     },
 
     resize() {
@@ -199,11 +326,96 @@
       this.camera.updateProjectionMatrix();
       this.renderer.setSize(host.clientWidth, host.clientHeight);
       this.labels.setSize(host.clientWidth, host.clientHeight);
+      if (this.film) this.followFilm();
+      else if (this.preset && DATA.presets[this.preset].fit) this.setPreset(this.preset);
       this.dirty = true;
+    },
+
+    // the screen rectangle of the ground's box (the scene's `ground` node: the hall, the range, the walls)
+    groundRect() {
+      this.camera.updateMatrixWorld(true);
+      const b = this.groundBox;
+      const r = {left: Infinity, top: Infinity, right: -Infinity, bottom: -Infinity};
+      const W = window.innerWidth, H = window.innerHeight;
+      for (const x of [b.min.x, b.max.x]) for (const y of [b.min.y, b.max.y]) for (const z of [b.min.z, b.max.z]) {
+        const p = new THREE.Vector3(x, y, z).project(this.camera);
+        const sx = ((p.x + 1) / 2) * W, sy = ((1 - p.y) / 2) * H;
+        r.left = Math.min(r.left, sx); r.right = Math.max(r.right, sx);
+        r.top = Math.min(r.top, sy); r.bottom = Math.max(r.bottom, sy);
+      }
+      return r;
+    },
+
+    // move the camera (same direction of view) until the ground's box fills what the panels leave free
+    fitGround() {
+      const cam = this.camera, target = this.controls.target;
+      for (let i = 0; i < 12; i++) {
+        const free = freeRect(), box = this.groundRect();
+        const fw = free.right - free.left, fh = free.bottom - free.top;
+        const bw = box.right - box.left, bh = box.bottom - box.top;
+        const scale = Math.max(bw / fw, bh / fh) / 0.97;
+        const dx = (free.left + free.right) / 2 - (box.left + box.right) / 2;
+        const dy = (free.top + free.bottom) / 2 - (box.top + box.bottom) / 2;
+        if (Math.abs(scale - 1) < 0.01 && Math.abs(dx) < 1 && Math.abs(dy) < 1) break;
+        const dist = cam.position.distanceTo(target);
+        const perPx = (2 * dist * Math.tan((cam.fov * Math.PI) / 360)) / window.innerHeight;
+        const right = new THREE.Vector3().setFromMatrixColumn(cam.matrixWorld, 0);
+        const up = new THREE.Vector3().setFromMatrixColumn(cam.matrixWorld, 1);
+        const shift = right.multiplyScalar(-dx * perPx).add(up.multiplyScalar(dy * perPx));
+        cam.position.add(shift);
+        target.add(shift);
+        const back = cam.position.clone().sub(target).multiplyScalar(scale);
+        cam.position.copy(target).add(back);
+        cam.lookAt(target);
+        cam.updateMatrixWorld(true);
+      }
+      this.controls.update();
+    },
+
+    // -- the kiosk: after `idle` ms without input, the film plays the attract loop's clips (DATA.attract) along
+    // the camera path; any input stops it and brings back the first view
+    input() {
+      this.lastInput = performance.now();
+      if (this.attract) this.stopAttract();
+    },
+
+    startAttract() {
+      if (!FILM) return;
+      this.attract = {clip: 0, speed: this.speed, started: this.time};
+      document.body.classList.add('attract');
+      this.pinned = null;
+      this.setFilm(true);
+      this.setTime(DATA.attract[0].start);
+      this.playing = true;
+      this.dirty = true;
+    },
+
+    attractStep(dt) {
+      const clips = DATA.attract;
+      let c = clips[this.attract.clip];
+      let t = this.time + dt * c.speed;
+      if (t >= c.end) {
+        this.attract.clip = (this.attract.clip + 1) % clips.length;
+        c = clips[this.attract.clip];
+        t = c.start;
+      }
+      this.setTime(t);
+    },
+
+    stopAttract() {
+      const a = this.attract;
+      this.attract = null;
+      document.body.classList.remove('attract');
+      this.pause();
+      this.speed = a.speed;
+      this.setFilm(false);
+      this.setPreset('overview');
+      this.setTime(0);
     },
 
     setTime(t) {
       if (!this.mixer) return this.time;                // not loaded yet
+      if (!Number.isFinite(t)) return this.time;
       this.time = Math.min(DURATION, Math.max(0, t));
       for (const a of this.actions) a.time = this.time;
       this.mixer.update(0);
@@ -233,12 +445,13 @@
       this.dirty = true;
     },
 
-    // the film: the camera follows the video's camera path (the scene's animated camera node, DATA.film)
+    // the film: the camera follows the video's camera path (FILM, the keys of docs/camera-path.md)
     setFilm(on) {
-      this.film = !!on && !!DATA.film && this.nodes.has(DATA.film.node);
+      this.film = !!on && !!FILM;
+      this.controls.enabled = !this.film;
       $('film').classList.toggle('on', this.film);
       if (this.film) {
-        for (const b of document.querySelectorAll('#presets button')) b.classList.remove('on');
+        $('presets').value = '';
         this.preset = null;
         this.followFilm();
       }
@@ -246,29 +459,30 @@
     },
 
     followFilm() {
-      // the scene's camera node, posed by the animation at this.time (the glTF camera of the camera path)
-      const node = this.nodes.get(DATA.film.node);
-      if (!node) return;
-      node.updateWorldMatrix(true, false);
-      const p = node.getWorldPosition(new THREE.Vector3());
-      const q = node.getWorldQuaternion(new THREE.Quaternion());
-      this.camera.position.copy(p);
-      this.camera.quaternion.copy(q);
-      this.camera.fov = DATA.film.fov;
+      // the camera path's keys at this.time, in glTF's Y-up frame
+      const k = filmAt(this.time);
+      this.camera.position.set(...toYup(k.eye));
+      this.camera.up.set(...toYup(k.up));
+      this.controls.target.set(...toYup(k.target));
+      this.camera.lookAt(this.controls.target);
+      this.camera.fov = containFov(k.vfov, this.camera.aspect);
       this.camera.updateProjectionMatrix();
-      this.controls.target.copy(p).add(new THREE.Vector3(0, 0, -10).applyQuaternion(q));
+      this.camera.updateMatrixWorld(true);
     },
 
     setPreset(name) {
       if (this.film) this.setFilm(false);
       const p = DATA.presets[name];
       if (!p) throw new Error(`no camera preset ${name}`);
+      this.camera.up.set(0, 1, 0);
       this.camera.position.set(...p.eye);
       this.camera.fov = p.fov;
       this.camera.updateProjectionMatrix();
       this.controls.target.set(...p.target);
       this.controls.update();
-      for (const b of document.querySelectorAll('#presets button')) b.classList.toggle('on', b.dataset.preset === name);
+      this.camera.updateMatrixWorld(true);
+      if (p.fit) this.fitGround();
+      $('presets').value = name;
       this.preset = name;
       this.dirty = true;
     },
@@ -365,10 +579,22 @@
     },
     showTags: (on) => view.showTags(on),
     render: () => { view.render(); return view.frames; },
+    // the kiosk: the name tags shown ({actor, left, top, right, bottom}), the panels' and the ground's screen
+    // rectangles, the attract loop (its state; idle(s) sets the time without input before it starts)
+    tags: () => { view.render(); return view.placed; },
+    panels: () => panelRects(),
+    groundRect: () => view.groundRect(),
+    project: (p) => {
+      const v = new THREE.Vector3(...toYup(p)).project(view.camera);
+      return [((v.x + 1) / 2) * window.innerWidth, ((1 - v.y) / 2) * window.innerHeight, v.z];
+    },
+    attract: () => (view.attract ? {clip: view.attract.clip, time: view.time, film: !!view.film} : null),
+    idle: (s) => { if (s !== undefined) { view.idle = 1000 * s; view.lastInput = performance.now(); } return view.idle / 1000; },
+    filmKey: (t) => filmAt(t),
   };
 
   fillPage();
-  loadGltf().then((gltf) => {
+  Promise.all([loadGltf(), loadFilm()]).then(([gltf]) => {
     view.init(gltf);
     view.render();
     $('status').remove();
