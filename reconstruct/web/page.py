@@ -173,26 +173,34 @@ def _script_safe(s: str) -> str:
     return s.replace("</", "<\\/").replace("<!--", "<\\!--")
 
 
-def build_page(reading: Reading, plan: Plan, attract: list[dict] | None = None) -> tuple[str, PageStats]:
-    """The page's HTML and its sizes (``attract``: the attract loop's clips, see :func:`page_data`)."""
+def build_page(reading: Reading, plan: Plan, attract: list[dict] | None = None, *,
+               ghost: tuple[Reading, Plan] | None = None, extra: dict | None = None) -> tuple[str, PageStats]:
+    """The page's HTML and its sizes (``attract``: the attract loop's clips, see :func:`page_data`).
+    ``ghost``: a second reading and plan whose scene the page plays as a ghost beside the first (the compare
+    page, :mod:`.compare`), with ``extra`` added to the page's data."""
     t0 = time.perf_counter()
     glb, summary = compact_scene(reading, plan)
     glb_gz = gzip.compress(glb, compresslevel=6, mtime=0)      # 9 takes 8x longer for 1.5 % less
     scene64 = base64.b64encode(glb_gz).decode("ascii")
+    ghost64 = ""
+    if ghost is not None:
+        gglb, gsum = compact_scene(*ghost)
+        ghost64 = base64.b64encode(gzip.compress(gglb, compresslevel=6, mtime=0)).decode("ascii")
     camera64 = _gzip64(json.dumps(film_document(plan), separators=(",", ":")).encode())
     data = page_data(reading, plan, attract)
+    data.update(extra or {})
     data_json = _script_safe(json.dumps(data, ensure_ascii=False, separators=(",", ":")))
     template, viewer = _text("template.html"), _text("viewer.js")
     three = _text("vendor/three.bundle.min.js")
     if "</script" in three.lower() or "<!--" in three:
         raise ValueError("vendor/three.bundle.min.js cannot be inlined: it contains </script or <!--")
     font = font_subset(template + viewer + data_json)
-    parts = {"TITLE": data["title"], "DATA": data_json, "SCENE": scene64, "CAMERA": camera64, "THREE": three,
-             "VIEWER": _script_safe(viewer), "FONT": base64.b64encode(font).decode("ascii"),
+    parts = {"TITLE": data["title"], "DATA": data_json, "SCENE": scene64, "GHOST": ghost64, "CAMERA": camera64,
+             "THREE": three, "VIEWER": _script_safe(viewer), "FONT": base64.b64encode(font).decode("ascii"),
              "THREE_LICENSE": _text("vendor/three-LICENSE.txt").replace("--", "- -")}
     html = TOKEN.sub(lambda m: parts[m.group(1)], template)
     raw = len(glb) - summary["anim_bytes"] + summary["anim_raw_bytes"]
-    stats = PageStats(glb_raw=raw, glb=len(glb), glb_gzip=len(glb_gz), embedded_scene=len(scene64),
+    stats = PageStats(glb_raw=raw, glb=len(glb), glb_gzip=len(glb_gz), embedded_scene=len(scene64) + len(ghost64),
                       camera=len(camera64),
                       three=len(three), font=len(parts["FONT"]), data=len(data_json.encode()),
                       html=len(html.encode()), keys=summary["keys"], anim_bytes=summary["anim_bytes"],
@@ -201,10 +209,15 @@ def build_page(reading: Reading, plan: Plan, attract: list[dict] | None = None) 
     return html, stats
 
 
-def write_page(reading: Reading, plan: Plan, out: str | Path, attract: list[dict] | None = None) -> PageStats:
-    """Write the page (it appears only when complete)."""
-    html, stats = build_page(reading, plan, attract)
+def write_html(html: str, out: str | Path) -> None:
+    """Write a page (it appears only when complete)."""
     with atomic_path(out) as tmp:
         tmp.write_text(html, encoding="utf-8")
         tmp.chmod(0o644)
+
+
+def write_page(reading: Reading, plan: Plan, out: str | Path, attract: list[dict] | None = None) -> PageStats:
+    """Write the page (it appears only when complete)."""
+    html, stats = build_page(reading, plan, attract)
+    write_html(html, out)
     return stats

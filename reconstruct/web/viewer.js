@@ -100,11 +100,42 @@
       $('presets').append(o);
     }
     $('presets').addEventListener('change', () => { if ($('presets').value) view.setPreset($('presets').value); });
+    if (CMP) fillDifferences();
     document.addEventListener('keydown', (ev) => {
       if (ev.code === 'Space' && ev.target.tagName !== 'SELECT') {
         ev.preventDefault();
         view.playing ? view.pause() : view.play();
       }
+    });
+  }
+
+  // the compare page's list: each difference a link to its moment (and to its place, for a landmark)
+  const KINDS = {statement: '判 verdict', landmark: '位 landmark', only: '唯 only in', person: '人 person'};
+  function fillDifferences() {
+    $('diffs').hidden = false;
+    const head = $('diffs-head');
+    const a = document.createElement('span'), b = document.createElement('span');
+    a.className = 'a'; b.className = 'b';
+    a.textContent = `A ${CMP.a.name} (solid)`;
+    b.textContent = `B ${CMP.b.name} (ghost)`;
+    head.append(`異 ${CMP.differences.length} differences: `, a, ' · ', b);
+    CMP.differences.forEach((d, i) => {
+      const li = document.createElement('li');
+      li.dataset.index = i;
+      li.dataset.moment = d.moment;
+      const kind = document.createElement('span');
+      kind.className = 'kind';
+      kind.textContent = KINDS[d.kind] || d.kind;
+      const when = document.createElement('span');
+      when.className = 'when';
+      when.textContent = fmtTime(d.moment);
+      const label = document.createElement('b');
+      label.textContent = d.label;
+      const detail = document.createElement('div');
+      detail.textContent = d.detail;
+      li.append(when, kind, label, detail);
+      li.addEventListener('click', () => view.jump(i));
+      $('diffs-list').append(li);
     });
   }
 
@@ -126,9 +157,24 @@
     return new Response(stream).arrayBuffer();
   }
 
-  async function loadGltf() {
-    const buf = await unzip('xs-scene');
+  async function loadGltf(id = 'xs-scene') {
+    if (!$(id) || !$(id).textContent.trim()) return null;
+    const buf = await unzip(id);
     return new Promise((ok, bad) => new THREE.GLTFLoader().parse(buf, '', ok, bad));
+  }
+
+  // -- the compare page (DATA.compare): B's scene as a ghost, at B's time of the same act (the warp's knots)
+  const CMP = DATA.compare || null;
+  function ghostTimeAt(t) {
+    const w = CMP.warp;
+    if (t <= w[0][0]) return w[0][1];
+    let lo = 0, hi = w.length - 1;
+    if (t >= w[hi][0]) return w[hi][1];
+    while (hi - lo > 1) {
+      const mid = (lo + hi) >> 1;
+      if (w[mid][0] <= t) lo = mid; else hi = mid;
+    }
+    return w[lo][1] + ((w[hi][1] - w[lo][1]) * (t - w[lo][0])) / (w[hi][0] - w[lo][0]);
   }
 
   // the film's camera path (xiangshe-camera/1, docs/camera-path.md): the keys the video is filmed with,
@@ -170,7 +216,7 @@
   }
 
   // -- the panels: what of the screen they leave free for the scene
-  const PANELS = ['head', 'tools', 'bottom', 'info', 'invite'];
+  const PANELS = ['head', 'tools', 'bottom', 'diffs', 'info', 'invite'];
   function panelRects() {
     const out = [];
     for (const id of PANELS) {
@@ -184,24 +230,28 @@
 
   function freeRect() {
     const W = window.innerWidth, H = window.innerHeight, gap = 8;
-    let top = gap, bottom = H - gap;
+    let top = gap, bottom = H - gap, left = gap, right = W - gap;
     for (const r of panelRects()) {
       if (r.id === 'info' || r.id === 'invite') continue;
-      if (r.top < H / 2) top = Math.max(top, r.bottom + gap);
+      if (r.bottom - r.top > H / 3) {                  // a side panel (the compare page's differences)
+        if (r.left > W / 2) right = Math.min(right, r.left - gap);
+        else left = Math.max(left, r.right + gap);
+      } else if (r.top < H / 2) top = Math.max(top, r.bottom + gap);
       else bottom = Math.min(bottom, r.top - gap);
     }
-    return {left: gap, right: W - gap, top, bottom};
+    return {left, right, top, bottom};
   }
 
   const overlaps = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
 
   const view = {
     time: 0, playing: false, speed: 5, tags: true, dirty: true, pinned: null, attract: null,
+    ghostPeople: new Map(), ghostProps: new Map(), ghostTime: 0,
     idle: 1000 * (parseFloat(PARAMS.get('idle')) > 0 ? parseFloat(PARAMS.get('idle')) : (DATA.idle || 60)),
     lastInput: performance.now(),
     people: new Map(), props: new Map(), nodes: new Map(),
 
-    init(gltf) {
+    init(gltf, ghost) {
       const host = $('view');
       const renderer = new THREE.WebGLRenderer({antialias: true, preserveDrawingBuffer: true});
       renderer.setPixelRatio(Math.min(window.devicePixelRatio || 1, 2));
@@ -245,6 +295,7 @@
           this.props.set(o.userData.prop, o);
         }
       });
+      if (ghost) this.addGhost(ghost);
       // the clip is posed at an absolute time (action.time, then update(0)): no loop or clamp
       // bookkeeping of the mixer's own clock, so scrubbing back and forth is exact
       this.mixer = new THREE.AnimationMixer(gltf.scene);
@@ -275,6 +326,32 @@
         requestAnimationFrame(loop);
       };
       requestAnimationFrame(loop);
+    },
+
+    addGhost(ghost) {
+      // B: every material made a translucent blue-grey (depth not written, so A shows through)
+      const tint = new THREE.Color(0x2f6fb0);
+      ghost.scene.traverse((o) => {
+        if (o.isMesh) {
+          const mats = Array.isArray(o.material) ? o.material : [o.material];
+          const ghosts = mats.map((m) => {
+            const g = m.clone();
+            g.transparent = true;
+            g.opacity = 0.38;
+            g.depthWrite = false;
+            if (g.color) g.color.lerp(tint, 0.55);
+            return g;
+          });
+          o.material = Array.isArray(o.material) ? ghosts : ghosts[0];
+          o.renderOrder = 1;
+        }
+        if (o.userData && o.userData.actor) this.ghostPeople.set(o.userData.actor, o);
+        else if (o.userData && o.userData.prop) this.ghostProps.set(o.userData.prop, o);
+      });
+      this.scene.add(ghost.scene);
+      this.ghostRoot = ghost.scene;
+      this.ghostMixer = new THREE.AnimationMixer(ghost.scene);
+      this.ghostActions = ghost.animations.map((clip) => this.ghostMixer.clipAction(clip).play());
     },
 
     render() {
@@ -420,6 +497,12 @@
       for (const a of this.actions) a.time = this.time;
       this.mixer.update(0);
       this.root.updateMatrixWorld(true);
+      if (this.ghostMixer) {
+        this.ghostTime = Math.min(CMP.duration_b, Math.max(0, ghostTimeAt(this.time)));
+        for (const a of this.ghostActions) a.time = this.ghostTime;
+        this.ghostMixer.update(0);
+        this.ghostRoot.updateMatrixWorld(true);
+      }
       showCaption(this.time);
       if (this.film) this.followFilm();
       if (this.pinned) this.describe(this.pinned, true);
@@ -468,6 +551,27 @@
       this.camera.fov = containFov(k.vfov, this.camera.aspect);
       this.camera.updateProjectionMatrix();
       this.camera.updateMatrixWorld(true);
+    },
+
+    // a difference of the compare page: its moment, and for a landmark the camera turned to it
+    jump(i) {
+      const d = CMP.differences[i];
+      this.pause();
+      this.setTime(d.moment);
+      if (d.at) {
+        if (this.film) this.setFilm(false);
+        const to = new THREE.Vector3(...toYup(d.at));
+        const off = this.camera.position.clone().sub(this.controls.target);
+        const dist = Math.min(off.length(), 30);
+        this.controls.target.copy(to);
+        this.camera.position.copy(to).add(off.setLength(dist));
+        this.controls.update();
+        this.preset = null;
+        $('presets').value = '';
+      }
+      for (const li of document.querySelectorAll('#diffs li')) li.classList.toggle('on', li.dataset.index === String(i));
+      this.dirty = true;
+      return this.time;
     },
 
     setPreset(name) {
@@ -591,11 +695,23 @@
     attract: () => (view.attract ? {clip: view.attract.clip, time: view.time, film: !!view.film} : null),
     idle: (s) => { if (s !== undefined) { view.idle = 1000 * s; view.lastInput = performance.now(); } return view.idle / 1000; },
     filmKey: (t) => filmAt(t),
+    // the compare page: B's time and B's people (plan frame) as the ghost shows them; the list of differences
+    ghostTime: () => view.ghostTime,
+    ghostPeople: () => [...view.ghostPeople.keys()],
+    ghostPosition: (id) => {
+      const o = view.ghostPeople.get(id) || view.ghostProps.get(id);
+      if (!o) throw new Error(`no ghost ${id}`);
+      return round(toPlan(o.getWorldPosition(new THREE.Vector3())), 5);
+    },
+    differences: () => [...document.querySelectorAll('#diffs li')].map((li) => ({
+      index: +li.dataset.index, moment: +li.dataset.moment, text: li.textContent,
+      visible: li.getBoundingClientRect().height > 0})),
+    jump: (i) => view.jump(i),
   };
 
   fillPage();
-  Promise.all([loadGltf(), loadFilm()]).then(([gltf]) => {
-    view.init(gltf);
+  Promise.all([loadGltf(), loadFilm(), CMP ? loadGltf('xs-ghost') : null]).then(([gltf, , ghost]) => {
+    view.init(gltf, ghost);
     view.render();
     $('status').remove();
     resolveReady(true);
