@@ -270,6 +270,7 @@
       const controls = new THREE.OrbitControls(camera, renderer.domElement);
       controls.maxPolarAngle = Math.PI * 0.499;
       controls.addEventListener('change', () => { this.dirty = true; });
+      controls.addEventListener('start', () => { this.fitted = false; });     // the user's own view now
       Object.assign(this, {renderer, labels, scene, camera, controls, root: gltf.scene});
       gltf.scene.updateMatrixWorld(true);
       const ground = gltf.scene.getObjectByName('ground');
@@ -304,6 +305,11 @@
       renderer.domElement.addEventListener('pointermove', (ev) => this.hover(ev, false));
       renderer.domElement.addEventListener('click', (ev) => this.hover(ev, true));
       window.addEventListener('resize', () => this.resize());
+      // a panel that changes size (the fonts arrive, the sources unfold) refits a fitted view
+      const refit = new ResizeObserver(() => {
+        if (this.fitted && !this.film && this.preset) { this.setPreset(this.preset); this.render(); }
+      });
+      for (const id of ['head', 'tools', 'bottom', 'diffs']) refit.observe($(id));
       // any input stops the attract loop and restarts the idle clock
       for (const kind of ['pointerdown', 'pointermove', 'keydown', 'wheel', 'touchstart']) {
         window.addEventListener(kind, () => this.input(), {capture: true, passive: true});
@@ -404,7 +410,7 @@
       this.renderer.setSize(host.clientWidth, host.clientHeight);
       this.labels.setSize(host.clientWidth, host.clientHeight);
       if (this.film) this.followFilm();
-      else if (this.preset && DATA.presets[this.preset].fit) this.setPreset(this.preset);
+      else if (this.fitted && this.preset) this.setPreset(this.preset);
       this.dirty = true;
     },
 
@@ -585,6 +591,7 @@
       this.controls.target.set(...p.target);
       this.controls.update();
       this.camera.updateMatrixWorld(true);
+      this.fitted = !!p.fit;
       if (p.fit) this.fitGround();
       $('presets').value = name;
       this.preset = name;
