@@ -131,7 +131,8 @@ def cmd_web(a: argparse.Namespace) -> int:
     cut = _attract_cut(a.attract)
     reading = load_reading(a.layout)
     plan = plan_of(a, reading)
-    stats = write_page(reading, plan, a.out, attract=_attract_clips(plan, cut))
+    stats = write_page(reading, plan, a.out, attract=_attract_clips(plan, cut),
+                       alternatives=_alternatives(plan))
     print(f"wrote {a.out}")
     for line in stats.lines():
         print(line)
@@ -161,6 +162,27 @@ def _attract_clips(plan, cut) -> list[dict] | None:
             raise InputError(cut.file, f"clip {i + 1}", str(e).split(": ", 2)[-1]) from None
         clips.append({"start": t0, "end": t1, "speed": c.speed, "chapter": c.chapter})
     return clips
+
+
+def _alternatives(plan) -> dict:
+    """Where the shipped readings other than the plan's put each of its landmarks (the page's evidence view):
+    landmark → reading → {position, evidence, from_here_m}."""
+    import math
+
+    from ..layout import list_readings
+    mine = Path(plan.layout.file).stem
+    out: dict = {}
+    for path in list_readings():
+        if path.stem == mine:
+            continue
+        other = load_reading(path)
+        for k, lm in plan.landmarks.items():
+            o = other.landmarks.get(k)
+            if o is not None:
+                out.setdefault(k, {})[other.name] = {"position": [round(v, 3) for v in o.position],
+                                                     "evidence": o.evidence,
+                                                     "from_here_m": round(math.dist(o.position, lm.position), 3)}
+    return out
 
 
 def _web_compare(a: argparse.Namespace, t0: float) -> int:

@@ -34,6 +34,10 @@ from pathlib import Path
 from ..exchange.animation import build_animated
 from ..exchange.channels import Compaction
 from ..model.defaults import FRAME_SIZE
+import numpy as np
+
+from ..model.evidence import evidence_rgb, prop_evidence
+from ..scene.ground import EVIDENCE_TINT, NEUTRAL as GROUND_NEUTRAL
 from ..model.plan import Plan
 from ..model.reading import Reading
 from ..outputs import atomic_path
@@ -94,7 +98,8 @@ def _event_json(e) -> dict:
             "end": round(e.end, 4), "actors": list(e.actors), "rule": bool(e.rule)}
 
 
-def page_data(reading: Reading, plan: Plan, attract: list[dict] | None = None) -> dict:
+def page_data(reading: Reading, plan: Plan, attract: list[dict] | None = None,
+              alternatives: dict | None = None) -> dict:
     """Everything the page shows besides the scene and the camera path: reading, events, footnotes, people,
     props, presets and the attract loop's clips (``attract``: ``{start, end, speed,
     chapter}`` in plan seconds; default: the whole passage as it goes)."""
@@ -117,6 +122,37 @@ def page_data(reading: Reading, plan: Plan, attract: list[dict] | None = None) -
         "presets": camera_presets(plan),
         "tags": {"max": MAX_TAGS},
         "attract": attract_clips(plan, attract),
+        "evidence": evidence_data(plan, alternatives),
+    }
+
+
+def evidence_data(plan: Plan, alternatives: dict | None = None) -> dict:
+    """The evidence view's data (issue 32), read from the plan: the legend (kind → label, colour), the reading's
+    sources with their provenance, each landmark's evidence kind and basis (with ``alternatives``: where the other
+    readings put it, handed in by the command line), and each prop's kind of evidence (``prop_evidence``).
+    Empty (no toggle in the page) for a plan made before the evidence was recorded."""
+    legend = dict(plan.layout.evidence_legend or {})
+    if not legend:
+        return {}
+    alternatives = alternatives or {}
+
+    def hex_of(rgb) -> str:
+        return "#" + "".join(f"{min(255, max(0, round(255 * float(v)))):02x}" for v in rgb)
+
+    # the ground's colours as the stills and the video draw them (scene.ground.evidence_parts): the landmark's
+    # colour, the wide surfaces (the court, the gate) tinted only, what belongs to no landmark neutral
+    ground = {k: hex_of(EVIDENCE_TINT.get(k, 1.0) * np.array(evidence_rgb(lm.evidence))
+                        + (1 - EVIDENCE_TINT.get(k, 1.0)) * np.array(GROUND_NEUTRAL))
+              for k, lm in plan.landmarks.items() if lm.evidence}
+    return {
+        "legend": legend,
+        "neutral": hex_of(GROUND_NEUTRAL),
+        "ground": ground,
+        "sources": dict(plan.layout.bibliography or {}),
+        "landmarks": {k: {"label_en": lm.label_en, "evidence": lm.evidence, "placed_by": lm.placed_by,
+                          "basis": [b.as_plan() for b in lm.basis], "alternatives": alternatives.get(k, {})}
+                      for k, lm in plan.landmarks.items() if lm.evidence},
+        "props": {pid: str(prop_evidence(p.kind, plan.landmarks)) for pid, p in plan.props.items()},
     }
 
 
@@ -174,7 +210,8 @@ def _script_safe(s: str) -> str:
 
 
 def build_page(reading: Reading, plan: Plan, attract: list[dict] | None = None, *,
-               ghost: tuple[Reading, Plan] | None = None, extra: dict | None = None) -> tuple[str, PageStats]:
+               ghost: tuple[Reading, Plan] | None = None, extra: dict | None = None,
+               alternatives: dict | None = None) -> tuple[str, PageStats]:
     """The page's HTML and its sizes (``attract``: the attract loop's clips, see :func:`page_data`).
     ``ghost``: a second reading and plan whose scene the page plays as a ghost beside the first (the compare
     page, :mod:`.compare`), with ``extra`` added to the page's data."""
@@ -187,7 +224,7 @@ def build_page(reading: Reading, plan: Plan, attract: list[dict] | None = None, 
         gglb, gsum = compact_scene(*ghost)
         ghost64 = base64.b64encode(gzip.compress(gglb, compresslevel=6, mtime=0)).decode("ascii")
     camera64 = _gzip64(json.dumps(film_document(plan), separators=(",", ":")).encode())
-    data = page_data(reading, plan, attract)
+    data = page_data(reading, plan, attract, alternatives)
     data.update(extra or {})
     data_json = _script_safe(json.dumps(data, ensure_ascii=False, separators=(",", ":")))
     template, viewer = _text("template.html"), _text("viewer.js")
@@ -216,8 +253,10 @@ def write_html(html: str, out: str | Path) -> None:
         tmp.chmod(0o644)
 
 
-def write_page(reading: Reading, plan: Plan, out: str | Path, attract: list[dict] | None = None) -> PageStats:
-    """Write the page (it appears only when complete)."""
-    html, stats = build_page(reading, plan, attract)
+def write_page(reading: Reading, plan: Plan, out: str | Path, attract: list[dict] | None = None,
+               alternatives: dict | None = None) -> PageStats:
+    """Write the page (it appears only when complete); ``alternatives``: landmark → where each other reading
+    puts it (the evidence view's click)."""
+    html, stats = build_page(reading, plan, attract, alternatives=alternatives)
     write_html(html, out)
     return stats

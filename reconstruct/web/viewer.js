@@ -89,6 +89,18 @@
     $('speed').addEventListener('change', () => { view.speed = parseFloat($('speed').value); });
     $('tags').addEventListener('click', () => view.showTags(!view.tags));
     $('film').addEventListener('click', () => view.setFilm(!view.film));
+    if (EVIDENCE.legend) {
+      $('evidence').hidden = false;
+      $('evidence').addEventListener('click', () => view.setEvidence(!view.evidence));
+      for (const [kind, k] of Object.entries(EVIDENCE.legend)) {
+        const row = document.createElement('div');
+        row.dataset.kind = kind;
+        const sw = document.createElement('i');
+        sw.style.background = k.colour;
+        row.append(sw, k.label);
+        $('legend').append(row);
+      }
+    }
     const none = document.createElement('option');     // shown while the camera is free or filming
     none.value = '';
     none.textContent = '視角 view…';
@@ -163,6 +175,18 @@
     return new Promise((ok, bad) => new THREE.GLTFLoader().parse(buf, '', ok, bad));
   }
 
+  // -- the evidence view (DATA.evidence, issue 32): the ground and the things coloured by what they rest on
+  const EVIDENCE = DATA.evidence || {};
+
+  function basisLines(basis) {
+    return (basis || []).map((b) => {
+      if (b.chosen) return `CHOSEN — ${b.chosen}`;
+      const src = (EVIDENCE.sources || {})[b.source];
+      const name = src ? `${b.source} (${src.title}${src.edition ? ', ' + src.edition : ''})` : b.source;
+      return `${name}${b.at ? ' ' + b.at : ''}: 「${b.quote}」`;
+    });
+  }
+
   // -- the compare page (DATA.compare): B's scene as a ghost, at B's time of the same act (the warp's knots)
   const CMP = DATA.compare || null;
   function ghostTimeAt(t) {
@@ -216,7 +240,7 @@
   }
 
   // -- the panels: what of the screen they leave free for the scene
-  const PANELS = ['head', 'tools', 'bottom', 'diffs', 'info', 'invite'];
+  const PANELS = ['head', 'tools', 'bottom', 'diffs', 'legend', 'info', 'invite'];
   function panelRects() {
     const out = [];
     for (const id of PANELS) {
@@ -309,7 +333,7 @@
       const refit = new ResizeObserver(() => {
         if (this.fitted && !this.film && this.preset) { this.setPreset(this.preset); this.render(); }
       });
-      for (const id of ['head', 'tools', 'bottom', 'diffs']) refit.observe($(id));
+      for (const id of ['head', 'tools', 'bottom', 'diffs', 'legend']) refit.observe($(id));
       // any input stops the attract loop and restarts the idle clock
       for (const kind of ['pointerdown', 'pointermove', 'keydown', 'wheel', 'touchstart']) {
         window.addEventListener(kind, () => this.input(), {capture: true, passive: true});
@@ -332,6 +356,95 @@
         requestAnimationFrame(loop);
       };
       requestAnimationFrame(loop);
+    },
+
+    // the landmark a ground mesh belongs to (its node's extras, or its parent's)
+    landmarkOf(o) {
+      while (o && o !== this.root) {
+        if (o.userData && o.userData.landmark) return o.userData.landmark;
+        o = o.parent;
+      }
+      return null;
+    },
+
+    evidenceKindOf(o) {
+      if (o.userData.prop) return EVIDENCE.props[o.userData.prop] || null;
+      const lm = this.landmarkOf(o);
+      return lm && EVIDENCE.landmarks[lm] ? EVIDENCE.landmarks[lm].evidence : null;
+    },
+
+    setEvidence(on) {
+      this.evidence = !!on && !!EVIDENCE.legend;
+      $('evidence').classList.toggle('on', this.evidence);
+      $('legend').hidden = !this.evidence;
+      if (!this.evidenceMats) {
+        const mat = (hex) => new THREE.MeshStandardMaterial({color: new THREE.Color(hex), roughness: 0.85});
+        this.evidenceMats = {neutral: mat(EVIDENCE.neutral)};
+        for (const [kind, k] of Object.entries(EVIDENCE.legend || {})) this.evidenceMats[kind] = mat(k.colour);
+        for (const [lm, hex] of Object.entries(EVIDENCE.ground || {})) this.evidenceMats['lm:' + lm] = mat(hex);
+      }
+      const ground = this.root.getObjectByName('ground');
+      const colour = (mesh, kind) => {
+        if (mesh.userData.ownMaterial === undefined) mesh.userData.ownMaterial = mesh.material;
+        mesh.material = this.evidence ? this.evidenceMats[kind] || this.evidenceMats.neutral : mesh.userData.ownMaterial;
+      };
+      if (ground) ground.traverse((o) => { if (o.isMesh) colour(o, 'lm:' + this.landmarkOf(o)); });
+      for (const [id, node] of this.props) {
+        const kind = EVIDENCE.props[id];
+        node.traverse((o) => { if (o.isMesh) colour(o, kind); });
+      }
+      if (!this.evidence && this.shownLandmark) { this.shownLandmark = null; $('info').style.display = 'none'; }
+      this.dirty = true;
+      return this.evidence;
+    },
+
+    groundAt(clientX, clientY) {
+      const rect = this.renderer.domElement.getBoundingClientRect();
+      const ndc = new THREE.Vector2(((clientX - rect.left) / rect.width) * 2 - 1, -((clientY - rect.top) / rect.height) * 2 + 1);
+      this.raycaster.setFromCamera(ndc, this.camera);
+      const ground = this.root.getObjectByName('ground');
+      for (const hit of this.raycaster.intersectObjects(ground ? [ground] : [], true)) {
+        const lm = this.landmarkOf(hit.object);
+        if (lm && EVIDENCE.landmarks[lm]) return lm;
+      }
+      return null;
+    },
+
+    // the basis of a landmark: its kind of evidence, each source's words (or the choice and its reason), and
+    // where the other readings put it
+    describeLandmark(id) {
+      const L = EVIDENCE.landmarks[id];
+      if (!L) throw new Error(`no evidence for ${id}`);
+      const box = $('info');
+      box.innerHTML = '';
+      const name = document.createElement('div');
+      name.className = 'name';
+      name.textContent = `${id} ${L.label_en || ''}`;
+      const kind = document.createElement('div');
+      kind.className = 'role kind';
+      const sw = document.createElement('i');
+      sw.style.background = EVIDENCE.legend[L.evidence].colour;
+      kind.append(sw, EVIDENCE.legend[L.evidence].label, L.placed_by ? ` — ${L.placed_by}` : '');
+      const list = document.createElement('ul');
+      list.className = 'basis';
+      for (const line of basisLines(L.basis)) {
+        const li = document.createElement('li');
+        li.textContent = line;
+        list.append(li);
+      }
+      box.append(name, kind, list);
+      const alts = Object.entries(L.alternatives || {});
+      if (alts.length) {
+        const other = document.createElement('div');
+        other.className = 'role';
+        other.textContent = '其他讀法 other readings: ' + alts.map(([r, a]) =>
+          `${r}: ${a.from_here_m > 0.005 ? a.from_here_m.toFixed(2) + ' m away' : 'the same place'} (${a.evidence || '—'})`).join('; ');
+        box.append(other);
+      }
+      box.style.display = 'block';
+      box.classList.add('pinned');
+      this.shownLandmark = id;
+      return {id, evidence: L.evidence, basis: basisLines(L.basis), alternatives: L.alternatives || {}};
     },
 
     addGhost(ghost) {
@@ -613,6 +726,19 @@
 
     hover(ev, click) {
       const who = this.personAt(ev.clientX, ev.clientY);
+      if (this.evidence && click && !who) {
+        const lm = this.groundAt(ev.clientX, ev.clientY);
+        if (lm) {
+          this.pinned = null;
+          this.describeLandmark(lm);
+          const box = $('info');
+          box.style.left = `${Math.min(ev.clientX + 14, window.innerWidth - 370)}px`;
+          box.style.top = `${Math.max(Math.min(ev.clientY - 20, window.innerHeight - box.offsetHeight - 10), 10)}px`;
+          return;
+        }
+      }
+      if (this.shownLandmark && !click) return;                // the basis stays until the next click
+      this.shownLandmark = null;
       if (click) this.pinned = who;
       const show = who || this.pinned;
       if (!show) { $('info').style.display = 'none'; return; }
@@ -714,6 +840,19 @@
       index: +li.dataset.index, moment: +li.dataset.moment, text: li.textContent,
       visible: li.getBoundingClientRect().height > 0})),
     jump: (i) => view.jump(i),
+    // the evidence view: on/off, the colour (hex) a landmark's or a prop's meshes show, a landmark's basis
+    evidence: (on) => { if (on !== undefined) view.setEvidence(on); view.render(); return view.evidence; },
+    evidenceColour: (id) => {
+      const ground = view.root.getObjectByName('ground');
+      let found = null;
+      const look = (o) => { if (!found && o.isMesh) found = '#' + o.material.color.getHexString(); };
+      if (view.props.has(id)) view.props.get(id).traverse(look);
+      else if (ground) ground.traverse((o) => { if (o.isMesh && view.landmarkOf(o) === id) look(o); });
+      return found;
+    },
+    describeLandmark: (id) => view.describeLandmark(id),
+    legend: () => [...document.querySelectorAll('#legend div')].map((d) => ({kind: d.dataset.kind, text: d.textContent,
+      visible: d.getBoundingClientRect().height > 0})),
   };
 
   fillPage();
