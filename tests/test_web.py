@@ -368,3 +368,48 @@ def test_attract_loop_after_idle_and_stopped_by_input(page, page_file, plan):
         box = p.evaluate("xiangshe.groundRect()")
         assert not any(_overlap(box, q) for q in p.evaluate("xiangshe.panels()"))
         assert p.errors == [] and p.blocked == []
+
+
+# -- the evidence view (issue 32) ---------------------------------------------------------
+
+def test_evidence_view_colours_by_basis_with_legend_and_click(page, reading, plan):
+    """證: the ground in the colours the stills give it (scene.ground.evidence_parts), each prop in its kind's
+    colour (model.evidence.prop_evidence), the legend shown; a click on the ground shows that landmark's basis;
+    off again, the scene's own colours come back."""
+    from reconstruct.model.evidence import evidence_rgb, prop_evidence
+    from reconstruct.scene.ground import build_ground, evidence_parts
+    if not plan.layout.evidence_legend:
+        pytest.fail("the default plan carries no evidence legend")
+    hexc = lambda rgb: "#" + "".join(f"{round(255 * float(v)):02x}" for v in rgb)      # noqa: E731
+    want = {p.landmark: hexc(p.color) for p in evidence_parts(build_ground(reading), reading)
+            if p.landmark in plan.landmarks and plan.landmarks[p.landmark].evidence}
+    kinds = {}
+    for k in want:
+        kinds.setdefault(plan.landmarks[k].evidence, k)
+    assert len(kinds) >= 3, kinds
+    page.evaluate("xiangshe.setPreset('hall')")
+    before = {k: page.evaluate("(k) => xiangshe.evidenceColour(k)", k) for k in kinds.values()}
+    assert page.evaluate("xiangshe.evidence(true)") is True
+    for k in list(kinds.values()) + ["庭"]:
+        got = page.evaluate("(k) => xiangshe.evidenceColour(k)", k)
+        assert got is not None and np.abs(np.subtract(*(np.array([int(c[i:i + 2], 16) for i in (1, 3, 5)])
+                                                         for c in (got, want[k])))).max() <= 1, (k, got, want[k])
+    for pid in list(plan.props)[:: max(1, len(plan.props) // 12)]:
+        kind = prop_evidence(plan.props[pid].kind, plan.landmarks)
+        assert page.evaluate("(k) => xiangshe.evidenceColour(k)", pid) == hexc(evidence_rgb(kind)), pid
+    legend = page.evaluate("xiangshe.legend()")
+    assert [r["kind"] for r in legend] == list(plan.layout.evidence_legend) and all(r["visible"] for r in legend)
+    # a click on the ground: the landmark hit, its kind and every entry of its basis
+    page.mouse.click(*page.evaluate("(p) => xiangshe.project(p)", [0.0, 1.5, 0.7])[:2])
+    info = page.locator("#info")
+    assert info.is_visible()
+    ident = info.locator(".name").inner_text().split(" ")[0]
+    lm = plan.landmarks[ident]
+    items = info.locator(".basis li").all_inner_texts()
+    assert len(items) == len(lm.basis) and lm.basis
+    for b, line in zip(lm.basis, items):
+        assert (b.chosen in line) if b.chosen else (b.quote in line and b.source in line)
+    assert plan.layout.evidence_legend[lm.evidence]["label"] in info.inner_text()
+    assert page.evaluate("xiangshe.evidence(false)") is False
+    assert {k: page.evaluate("(k) => xiangshe.evidenceColour(k)", k) for k in kinds.values()} == before
+    assert page.locator("#legend").is_hidden()
