@@ -733,7 +733,7 @@
           this.describeLandmark(lm);
           const box = $('info');
           box.style.left = `${Math.min(ev.clientX + 14, window.innerWidth - 370)}px`;
-          box.style.top = `${Math.max(Math.min(ev.clientY - 20, window.innerHeight - box.offsetHeight - 10), 10)}px`;
+          box.style.top = `${Math.max(Math.min(ev.clientY - 20, freeRect().bottom - box.offsetHeight), 10)}px`;
           return;
         }
       }
