@@ -118,3 +118,30 @@ def test_the_differences_are_listed_and_jump_to_their_moment(compare_page, pair,
         assert p.evaluate("xiangshe.time()") == pytest.approx(d["moment"], abs=1e-3)
         if d.get("at"):
             assert np.allclose(p.evaluate("xiangshe.camera()")["target"], d["at"], atol=1e-3)
+
+
+def test_the_command_writes_the_page_and_refuses_bad_input(pair, tmp_path, capsys):
+    """``render.py web --compare A B`` with two saved plans writes one page (both scenes, the differences);
+    a plan that is not there, or a cut that is not there, is one line and exit 2, writing nothing."""
+    import base64
+    import gzip
+    import re
+
+    from reconstruct import cli
+    a = FIXTURES / "plan_small.json"
+    b = tmp_path / "b.json"
+    pair[1].save(b)
+    out = tmp_path / "cmp.html"
+    assert cli.main(["web", "--compare", str(a), str(b), "--out", str(out)]) == 0
+    html = out.read_text(encoding="utf-8")
+    ghost = re.search(r'id="xs-ghost">([^<]+)<', html).group(1)
+    assert gzip.decompress(base64.b64decode(ghost))[:4] == b"glTF"
+    data = json.loads(re.search(r'id="xs-data">(.*?)</script>', html, re.S).group(1).replace("<\\/", "</"))
+    assert data["compare"]["b"]["name"] == "B (slowed, moved)" and data["compare"]["differences"]
+    capsys.readouterr()
+    for argv in (["web", "--compare", str(a), str(tmp_path / "none.json"), "--out", str(tmp_path / "x.html")],
+                 ["web", "--plan", str(a), "--attract", "no_such_cut", "--out", str(tmp_path / "y.html")]):
+        assert cli.main(argv) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and "Traceback" not in err[0], err
+    assert not (tmp_path / "x.html").exists() and not (tmp_path / "y.html").exists()
