@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from reconstruct.cli import main
-from reconstruct.checks.paradata import dependencies, paradata_html, paradata, write_report
+from reconstruct.checks.paradata import dependencies, write_report
 from reconstruct.checks.statements import load_catalogue
 from reconstruct.layout import load_reading, reading_variant
 from reconstruct.model.evidence import EVIDENCE_STYLE, Basis, Source, evidence_kind, hex_rgb

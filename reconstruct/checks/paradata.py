@@ -217,6 +217,14 @@ def _basis(entries: list[dict]) -> str:
     return "<br>".join(parts)
 
 
+def _margin_change(s: dict) -> str:
+    """One statement's change: ``f14 其间容弓: pass→<b>fail</b> −0.069`` (the margin's change in m or °)."""
+    verdict = "" if s["before"] == s["after"] else \
+        f" {html.escape(s['before'])}→<b class='{'fail' if s['after'] == 'fail' else 'pass'}'>{html.escape(s['after'])}</b>"
+    dm = f" {s['change']:+.3f}" if s["change"] is not None else ""
+    return f"{html.escape(s['id'])} {html.escape(s['words'][:10])}:{verdict}{dm}"
+
+
 def _v(v: Any) -> str:
     if isinstance(v, list):
         if v and all(x == v[0] for x in v):
@@ -274,19 +282,15 @@ def paradata_html(d: dict[str, Any], diagrams: dict[str, str] | None = None) -> 
     R.append(f"<h2 id='downstream'>What each choice changes downstream</h2><p class='small'>Each dimension changed "
              f"(a length, the 尺 or a count by +{(d['perturb'] - 1) * 100:.0f} %, a word to its alternative) and the "
              "reading resolved again: the landmarks that move more than 1 cm, the statements whose margin (or verdict) "
-             "changes on the ground, and the statements that rest on a moved landmark through the people placed by "
-             "it. Computed, not asserted.</p><table><tr><th>dimension</th><th>change</th><th>landmarks that move</th>"
+             "changes on the ground (its verdict, if that changes, and the margin's change in metres or degrees), and "
+             "the statements that rest on a moved landmark through the people placed by it. Computed, not asserted.</p><table><tr><th>dimension</th><th>change</th><th>landmarks that move</th>"
              "<th>statements whose margin changes</th><th>statements resting on a moved landmark</th></tr>")
     for dep in d["dependencies"]:
         moved = ", ".join(f"{e(k)} {m:.2f} m" for k, m in dep["moved"][:14]) + (
             f" … ({len(dep['moved'])} in all)" if len(dep["moved"]) > 14 else "") or "<span class='na'>none</span>"
-        st = "<br>".join(f"{e(s['id'])} {e(s['words'][:18])}: {e(s['before'])}→{e(s['after'])}"
-                         + (f" (margin {s['change']:+.3f})" if s["change"] is not None else "")
-                         for s in dep["statements"]) or "<span class='na'>none</span>"
+        st = "<br>".join(_margin_change(s) for s in dep["statements"]) or "<span class='na'>none</span>"
         if dep.get("replanned"):
-            st += "<br><i>re-planned:</i><br>" + "<br>".join(
-                f"{e(s['id'])}: {e(s['before'])}→{e(s['after'])}" + (f" ({s['change']:+.3f})" if s["change"] is not None else "")
-                for s in dep["replanned"])
+            st += "<br><i>planned again:</i><br>" + "<br>".join(_margin_change(s) for s in dep["replanned"])
         via = e(" ".join(dep["via"][:30])) + (f" … ({len(dep['via'])})" if len(dep["via"]) > 30 else "")
         err = f"<br><span class='fail'>{e(dep['error'])}</span>" if dep["error"] else ""
         R.append(f"<tr><td>{e(dep['dimension'])} = {e(_v(dep['value']))} {_kind(dep['evidence'], lg)}</td>"

@@ -313,9 +313,6 @@ class _Resolver:
                 "roof_rise": self.m(b.roof_rise, kp + ["roof_rise"]), "court_south": d["south"],
                 "court_half": d["cw"]}
 
-    def _cite(self, table: Any, *keys: str) -> tuple[Basis, ...]:
-        name = {id(self.spec.building): "building", id(self.spec.court): "court", id(self.spec.range): "range"}[id(table)]
-        return self.field_basis(name, *keys)
 
     def _hall_measures(self) -> dict[str, Any]:
         b, kp = self.spec.building, ["building"]
@@ -341,7 +338,7 @@ class _Resolver:
 
     def _hall(self, d: dict[str, Any]) -> None:
         b, kp = self.spec.building, ["building"]
-        cite = lambda *k: self._cite(b, *k)  # noqa: E731
+        cite = lambda *k: self.field_basis("building", *k)  # noqa: E731
         H, depth, half, w_xu, wt = d["H"], d["depth"], d["half"], d["w_xu"], d["wt"]
         self.add(Landmark("堂", (0.0, depth / 2, H), None, d["footprint"], "hall", (2 * half, depth, H),
                           "hall platform", ("堂上",), cite("height", "width", "bays"), f"{b.width} between the 序, 堂深 {depth:.2f} m"))
@@ -381,7 +378,7 @@ class _Resolver:
             fp = ((st.x - sw / 2, -st.run), (st.x + sw / 2, -st.run), (st.x + sw / 2, 0.0), (st.x - sw / 2, 0.0))
             self.add(Landmark(name, (st.x, 0.0, H), 180.0, fp, "stair", (sw, st.run, H),
                               ("east" if sgn > 0 else "west") + f" stair, {steps} steps", alias,
-                              self._cite(b, "stair_x", "stair_width", "steps"),
+                              self.field_basis("building", "stair_x", "stair_width", "steps"),
                               f"{steps} 等, {sw:.2f} m wide"))
         return stairs
 
@@ -390,7 +387,7 @@ class _Resolver:
         H, w_xu, y0 = d["H"], d["w_xu"], d["y_houmei"]
         sd = self.m(b.shi_depth, kp + ["shi_depth"]) if b.shi_depth is not None else d["depth"] - y0
         eh = self.m(b.eave_height, kp + ["eave_height"])
-        cite = self._cite(b, "shi_depth")
+        cite = self.field_basis("building", "shi_depth")
         self.add(Landmark("室", (-w_xu / 3, y0 + sd / 2, H), None,
                           ((-w_xu, y0), (w_xu / 3, y0), (w_xu / 3, y0 + sd), (-w_xu, y0 + sd)), "room",
                           (w_xu * 4 / 3, sd, eh), "chamber (室)", (), cite, "north of the 後楣"))
@@ -410,15 +407,16 @@ class _Resolver:
         d["wall_height"] = self.m(c.wall_height, ckp + ["wall_height"])
         d["court"] = court = ((-cw, south), (cw, south), (cw, d["depth"] + 2.0), (-cw, d["depth"] + 2.0))
         self.add(Landmark("门", (0.0, south, 0.0), 0.0, None, "gate", (gw, d["wt"] * 2, d["wall_height"]),
-                          "gate", ("門", "大门"), self._cite(c, "*", "gate_width"), "one gate on the axis (朱子 釋宮)"))
+                          "gate", ("門", "大门"), self.field_basis("court", "*", "south", "gate_width"), "one gate on the axis (朱子 釋宮)"))
         self.add(Landmark("门外", (0.0, south - 2.0, 0.0), 0.0, None, "mark", None, "outside the gate", ("門外",),
-                          self._cite(c, "*"), "two metres south of the gate"))
-        self.add(Landmark("庭", (0.0, south / 2, 0.0), None, court, "court", None, "courtyard", ("中庭",), self._cite(c, "south", "half_width"),
+                          self.field_basis("court", "*", "south"), "two metres south of the gate"))
+        self.add(Landmark("庭", (0.0, south / 2, 0.0), None, court, "court", None, "courtyard", ("中庭",),
+                          self.field_basis("court", "south", "half_width"),
                           "the walled courtyard"))
 
     def range(self, p: dict[str, Any]) -> None:
         r, kp = self.spec.range, ["range"]
-        cite = lambda *k: self._cite(r, *k)  # noqa: E731
+        cite = lambda *k: self.field_basis("range", *k)  # noqa: E731
         chi = self.units.chi_m
         H = p["hall_height"]
         y_wu = p["y_dong"] if r.wu_under == "栋" else p["y_mei"]
