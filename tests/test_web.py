@@ -279,14 +279,14 @@ def test_first_view_shows_the_ground_clear_of_the_panels(page, plan):
         page.set_viewport_size({"width": 1280, "height": 800})
 
 
-def _shown_tags(page):
-    """The name tags on screen, measured in the page (getBoundingClientRect of every visible tag)."""
-    return page.evaluate("""() => { xiangshe.render();
-        return [...document.querySelectorAll('.tag')].filter((el) => {
-            const cs = getComputedStyle(el), box = getComputedStyle(el.parentElement);
-            return cs.visibility !== 'hidden' && cs.display !== 'none' && box.display !== 'none'; })
-          .map((el) => { const r = el.getBoundingClientRect();
-            return {actor: el.dataset.actor, left: r.left, top: r.top, right: r.right, bottom: r.bottom}; }); }""")
+# one call per time: set it, draw, and measure every tag that shows (getBoundingClientRect) and the panels
+_MEASURE_TAGS = """(t) => { xiangshe.setTime(t); xiangshe.render();
+    const shown = [...document.querySelectorAll('.tag')].filter((el) => {
+        const cs = getComputedStyle(el), box = getComputedStyle(el.parentElement);
+        return cs.visibility !== 'hidden' && cs.display !== 'none' && box.display !== 'none'; })
+      .map((el) => { const r = el.getBoundingClientRect();
+        return {actor: el.dataset.actor, left: r.left, top: r.top, right: r.right, bottom: r.bottom}; });
+    return {shown, panels: xiangshe.panels(), placed: xiangshe.tags(), size: [innerWidth, innerHeight]}; }"""
 
 
 def test_name_tags_only_the_current_acts_few_apart_and_clear_of_panels(page, plan):
@@ -294,22 +294,21 @@ def test_name_tags_only_the_current_acts_few_apart_and_clear_of_panels(page, pla
     page.evaluate("xiangshe.showTags(true)")
     page.mouse.click(2, 400)                   # nobody picked (a click on no one unpins)
     seen = 0
-    times = _times(plan) + [plan.time_of(fn) + 2.0 for fn in (88, 98, 104)]
-    for preset in ("overview", "hall", "wu"):
+    times = _times(plan)[::2] + [plan.time_of(fn) + 2.0 for fn in (88, 98, 104)]
+    for preset in ("overview", "hall"):
         page.evaluate("(p) => xiangshe.setPreset(p)", preset)
         for t in times:
-            page.evaluate("(t) => xiangshe.setTime(t)", t)
-            tags = _shown_tags(page)
+            m = page.evaluate(_MEASURE_TAGS, t)
+            tags, panels, (w, h) = m["shown"], m["panels"], m["size"]
             ev = plan.current_event(t)
             acting = set(ev.actors) if ev else set()
             assert len(tags) <= MAX_TAGS, (preset, t, tags)
             assert {g["actor"] for g in tags} <= acting, (preset, t, tags, acting)
-            panels = page.evaluate("xiangshe.panels()")
             for i, a in enumerate(tags):
-                assert 0 <= a["left"] and a["right"] <= 1280 and 0 <= a["top"] and a["bottom"] <= 800, a
+                assert 0 <= a["left"] and a["right"] <= w and 0 <= a["top"] and a["bottom"] <= h, a
                 assert not any(_overlap(a, p) for p in panels), (preset, t, a, panels)
                 assert not any(_overlap(a, b) for b in tags[i + 1:]), (preset, t, tags)
-            assert sorted(g["actor"] for g in tags) == sorted(g["actor"] for g in page.evaluate("xiangshe.tags()"))
+            assert sorted(g["actor"] for g in tags) == sorted(g["actor"] for g in m["placed"])
             seen += len(tags)
     assert seen >= len(times)                  # tags are shown, not merely hidden
 
