@@ -37,7 +37,13 @@ def test_glb_parses_with_ascii_names_and_chinese_extras(glb, reading):
     extras = {n.name: n.extras for n in g.nodes}
     assert extras["L_xijie"]["landmark"] == "西阶"
     assert extras["L_hou_zhong"]["landmark"] == "侯中"
-    assert extras["L_zhong"]["cite"].startswith("first half")
+    assert extras["L_zhong"]["cite"].startswith("经 first half of the chapter:")
+    assert extras["L_zhong"]["basis"][0] == {"source": "经", "at": "first half of the chapter",
+                                             "quote": "釋獲者坐設中，南當楅，西當西序，東面"}
+    assert extras["L_zhong"]["evidence"] == "text" and extras["L_fa"]["evidence"] == "commentary"
+    root = next(n for n in g.nodes if n.extras and "bibliography" in n.extras)
+    assert root.extras["bibliography"]["郑"]["transcription"] == "kanripo KR1d0026_005"
+    assert set(root.extras["evidence_legend"]) == {"text", "commentary", "subcommentary", "later", "excavation", "chosen"}
     assert extras["L_zhong"]["reading"] == reading.name
     assert all(n.matrix is None for n in g.nodes)                      # TRS only
     assert all(v.target in (34962, 34963) for v in g.bufferViews)

@@ -53,15 +53,21 @@ def test_reading_loads_from_the_command_line(name, tmp_path):
 
 @pytest.mark.parametrize("name", sorted(READINGS))
 def test_every_placement_cites_a_source(name, R):
-    import tomllib
+    """Every landmark and placement has a basis (issue 32), each naming a source of the reading's [sources] or
+    the reason it is chosen; every dimension of [building]/[court]/[range]/[units] has one too."""
+    from reconstruct.model.vocabulary import EvidenceKind
 
-    spec = tomllib.loads(READINGS[name].read_text(encoding="utf-8"))
-    assert spec["reading"]["sources"]
-    for table in ("landmarks", "formations"):
-        for ident, lm in spec.get(table, {}).items():
-            assert lm.get("cite", "").strip(), f"{name}: {table}.{ident} cites nothing"
-    for table in ("building", "range"):
-        assert spec[table].get("cite"), f"{name}: [{table}] cites nothing"
+    r = R[name]
+    assert r.bibliography and r.sources
+    for ident, lm in r.landmarks.items():
+        assert lm.basis, f"{name}: landmark {ident} has no basis"
+        assert lm.evidence in set(EvidenceKind), f"{name}: landmark {ident}: evidence {lm.evidence!r}"
+        for b in lm.basis:
+            assert (b.source in r.bibliography) != (b.chosen is not None), f"{name}: {ident}: {b}"
+            assert b.chosen is not None or b.quote.strip(), f"{name}: {ident}: a source with no words quoted"
+    for k, d in r.dimensions.items():
+        assert d["basis"] and d["evidence"], f"{name}: dimension {k} has no basis"
+    assert set(r.option_basis) == set(r.options) and all(r.option_basis.values())
 
 
 def test_at_least_four_readings():

@@ -55,9 +55,9 @@ def cmd_still(a: argparse.Namespace) -> int:
     if a.view not in BUILTIN_VIEWS and name not in reading.views:
         raise InputError("--view", a.view, f"no such view; one of {', '.join(BUILTIN_VIEWS)}"
                          + "".join(f", {v}" for v in reading.views))
-    out = a.out or OUT / f"{Path(reading.file).stem}_{safe_name(a.view)}.png"
+    out = a.out or OUT / f"{Path(reading.file).stem}_{safe_name(a.view)}{'_evidence' if a.evidence else ''}.png"
     outputs_ok(out)
-    render_still(reading, out, view=a.view, size=a.size, labels=not a.no_labels)
+    render_still(reading, out, view=a.view, size=a.size, labels=not a.no_labels, evidence=a.evidence)
     print(f"wrote {out}")
     return 0
 
@@ -126,14 +126,96 @@ def cmd_web(a: argparse.Namespace) -> int:
 
     t0 = time.perf_counter()
     outputs_ok(a.out)
+    if a.compare:
+        return _web_compare(a, t0)
+    cut = _attract_cut(a.attract)
     reading = load_reading(a.layout)
     plan = plan_of(a, reading)
-    stats = write_page(reading, plan, a.out)
+    stats = write_page(reading, plan, a.out, attract=_attract_clips(plan, cut),
+                       alternatives=_alternatives(plan))
     print(f"wrote {a.out}")
     for line in stats.lines():
         print(line)
     print(f"built in {time.perf_counter() - t0:.1f} s (page {stats.seconds:.1f} s)")
     return 0
+
+
+def _attract_cut(name):
+    """The cut whose clips the page's attract loop plays (None: the whole passage)."""
+    if name in (None, "", "none"):
+        return None
+    from ..render.cut import load_cut
+    return load_cut(name)
+
+
+def _attract_clips(plan, cut) -> list[dict] | None:
+    """The attract loop's clips: each clip of the cut as plan seconds (the film's camera is the page's own
+    camera path, the one the video is filmed with)."""
+    if cut is None:
+        return None
+    from ..render.cut import clip_range
+    clips = []
+    for i, c in enumerate(cut.clips):
+        try:
+            t0, t1 = clip_range(plan, c, f"{cut.file}: clip {i + 1}")
+        except ValueError as e:
+            raise InputError(cut.file, f"clip {i + 1}", str(e).split(": ", 2)[-1]) from None
+        clips.append({"start": t0, "end": t1, "speed": c.speed, "chapter": c.chapter})
+    return clips
+
+
+def _alternatives(plan) -> dict:
+    """Where the shipped readings other than the plan's put each of its landmarks (the page's evidence view):
+    landmark → reading → {position, evidence, from_here_m}."""
+    import math
+
+    from ..layout import list_readings
+    mine = Path(plan.layout.file).stem
+    out: dict = {}
+    for path in list_readings():
+        if path.stem == mine:
+            continue
+        other = load_reading(path)
+        for k, lm in plan.landmarks.items():
+            o = other.landmarks.get(k)
+            if o is not None:
+                out.setdefault(k, {})[other.name] = {"position": [round(v, 3) for v in o.position],
+                                                     "evidence": o.evidence,
+                                                     "from_here_m": round(math.dist(o.position, lm.position), 3)}
+    return out
+
+
+def _web_compare(a: argparse.Namespace, t0: float) -> int:
+    """``web --compare A B``: one page playing both plans on one timeline (A solid, B a ghost) with the
+    differences ``compare`` finds, each a link to its moment."""
+    import time
+
+    from ..checks.report import compare
+    from ..web.compare import write_compare_page
+
+    (ra, pa), (rb, pb) = (_reading_and_plan(a, x) for x in a.compare)
+    c = compare(pa, pb)
+    stats = write_compare_page((ra, pa), (rb, pb), c, a.out)
+    print(f"wrote {a.out}")
+    for line in stats.lines():
+        print(line)
+    print(f"built in {time.perf_counter() - t0:.1f} s")
+    return 0
+
+
+def _reading_and_plan(a: argparse.Namespace, source: str):
+    """A reading and its plan from a plan JSON file (its reading named in it) or a reading (planned here)."""
+    from ..model.plan import Plan
+    if source.lower().endswith(".json"):
+        plan = Plan.load(source)
+        name = plan.layout.file or plan.layout.name
+        try:
+            reading = load_reading(name)
+        except InputError:
+            reading = load_reading(Path(name).stem)
+        return reading, plan
+    reading = load_reading(source)
+    return reading, plan_of(argparse.Namespace(**{**vars(a), "layout": source, "plan": None}), reading)
 
 
 def cmd_script(a: argparse.Namespace) -> int:
@@ -222,15 +304,18 @@ def cmd_video(a: argparse.Namespace) -> int:
                 clip_range(plan, c)
             except ValueError as e:
                 raise InputError(cut.file, f"clip[{i}].at", str(e).lstrip(": ")) from None
+    if a.evidence and (a.deliver or cut is not None):
+        raise InputError("video", "--evidence", "the evidence view is a plain video: leave out --deliver/--cut")
     if a.deliver:
         return _deliver(a, plan, ground_meshes(reading, plan.props), cut)
     if cut is not None:
         return _cut(a, plan, ground_meshes(reading, plan.props), cut)
     try:
-        st = render_video(plan, ground_meshes(reading, plan.props), a.out, size=a.size, fps=a.fps, crf=a.crf, start=a.start,
+        st = render_video(plan, ground_meshes(reading, plan.props, evidence=a.evidence), a.out, size=a.size, fps=a.fps, crf=a.crf, start=a.start,
                           end=a.end, speed=a.speed, frames_dir=a.frames, labels=a.labels, progress=not a.quiet,
                           text=plan_texts(plan), cards=not a.no_cards, workers=a.workers, scheduler=a.scheduler,
-                          fresh=a.fresh, chunk_seconds=a.chunk_seconds, sound=not a.no_sound, camera=camera)
+                          fresh=a.fresh, chunk_seconds=a.chunk_seconds, sound=not a.no_sound, camera=camera,
+                          evidence=a.evidence)
     except ValueError as e:          # e.g. event text not matching the seed
         raise InputError(a.plan or "plan", "video", str(e)) from None
     except Interrupted as e:         # SIGINT/SIGTERM: finished chunks are kept for a rerun
@@ -304,6 +389,39 @@ def cmd_diagram(a: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_report(a: argparse.Namespace) -> int:
+    """``report [LAYOUT]``: the paradata report (checks/paradata.py), one self-contained HTML page."""
+    from ..checks.paradata import write_report
+    from ..outputs import safe_name, write_json
+    from ..rite import load_rite_with_report
+
+    reading = load_reading(a.layout)
+    stem = safe_name(Path(reading.file).stem)
+    out = Path(a.out) if a.out else OUT / f"report_{stem}.html"
+    outputs_ok(out, a.json)
+    plan = plan_of(a, reading)
+    other_name = a.other or ("ao_jigong" if stem == "zheng_xuan" else "zheng_xuan")
+    other = plan_of(argparse.Namespace(**{**vars(a), "plan": None}), load_reading(other_name)) if a.other != "none" else None
+    decl = load_rite_with_report(a.rite, reading=reading)[1]["option_decl"]
+    replan = None
+    if a.replan:
+        from ..planner import make_plan
+
+        def replan(variant):
+            return make_plan(variant, load_cast(a, variant))
+        known = set(reading.dimensions)
+        for k in a.replan:
+            if k not in known:
+                raise InputError("--replan", k, f"not a dimension of this reading; one of {', '.join(sorted(known))}"[:300])
+    d = write_report(a.layout, plan, out, other=other, option_decl=decl, replan=replan, replan_keys=tuple(a.replan))
+    print(f"wrote {out}: {len(d['sources'])} sources, {len(d['dimensions'])} dimensions, {len(d['dependencies'])} "
+          f"changes tried, {len(d['landmarks'])} landmarks, {len(d['checks'])} statements")
+    if a.json:
+        write_json(a.json, d)
+        print(f"wrote {a.json}")
+    return 0
+
+
 # ---------------------------------------------------------------------------
 # the parser
 
@@ -344,6 +462,9 @@ def _still_parser(sub) -> None:
     sp.add_argument("--size", type=parse_size, default=FRAME_SIZE, metavar="WxH",
                     help=f"image size: any even WxH up to {size_text(FRAME_MAX)} (default {size_text(FRAME_SIZE)})")
     sp.add_argument("--no-labels", action="store_true")
+    sp.add_argument("--evidence", action="store_true",
+                    help="the evidence view: the ground coloured by what each thing rests on (the text, 鄭, 賈, a later "
+                         "reading, an excavation, CHOSEN), with a legend")
     sp.add_argument("--object", default=None, metavar="NAME",
                     help="a catalogue plate of one thing of the rite instead: 鹿中 | 翿旌 | 侯 | 楅")
     _with_cast(sp)
@@ -373,6 +494,12 @@ def _web_parser(sub) -> None:
     sp = sub.add_parser("web", help="the animated ceremony as one offline HTML page (three.js, captions, scrubber)")
     _with_layout(sp)
     sp.add_argument("--out", type=Path, default=OUT / "xiangshe.html", help="the page (default out/xiangshe.html)")
+    sp.add_argument("--attract", default="gallery", metavar="CUT",
+                    help="the cut whose clips the kiosk's attract loop plays after a minute without input (a shipped "
+                         "cut's name or a cut file; 'none': the whole passage); docs/web.md")
+    sp.add_argument("--compare", nargs=2, metavar=("A", "B"),
+                    help="two readings or two saved plans (.json): one page playing both on one timeline, A solid and "
+                         "B a ghost, with the differences `compare` finds (docs/web.md)")
     _with_cast(sp)
     sp.set_defaults(func=cmd_web)
 
@@ -460,6 +587,9 @@ def _video_parser(sub) -> None:
     sp.add_argument("--to", dest="end", type=parse_point, default=None, metavar="X",
                     help="end: footnote number (its last event's end), event id, or 12.5s")
     sp.add_argument("--speed", type=positive_float, default=1.0, help="plan seconds per video second (default 1)")
+    sp.add_argument("--evidence", action="store_true",
+                    help="the evidence view: the ground and the things coloured by what each rests on (the text, 鄭, 賈, a "
+                         "later reading, an excavation, CHOSEN), a legend, and a tag on each act that rests on an option")
     sp.add_argument("--size", type=parse_size, default=FRAME_SIZE, metavar="WxH",
                     help=f"frame size: any even WxH up to {size_text(FRAME_MAX)}, e.g. "
                          f"{', '.join(map(size_text, FRAME_SIZES))} (default {size_text(FRAME_SIZE)})")
@@ -513,6 +643,20 @@ def _compare_parser(sub) -> None:
     _with_cast(sp, saved_plan=False)
     sp.set_defaults(func=cmd_compare)
 
+def _report_parser(sub) -> None:
+    sp = sub.add_parser("report", help="the paradata report: sources, every choice with its basis and "
+                                        "alternatives, what it changes downstream, the checks, the diagrams (HTML)")
+    _with_layout(sp)
+    sp.add_argument("--out", type=Path, help="the HTML page (default out/report_<reading>.html)")
+    sp.add_argument("--json", type=Path, help="also write the report's data as JSON")
+    sp.add_argument("--other", help="the reading overlaid in the diagrams (default: ao_jigong, or zheng_xuan for "
+                                    "another reading; none: no overlay)")
+    sp.add_argument("--replan", action="append", default=[], metavar="TABLE.FIELD",
+                    help="also plan the rite again on the ground with this dimension changed and list the statements "
+                         "whose margin changes (slow: one plan each; e.g. range.hou_dao)")
+    _with_cast(sp)
+    sp.set_defaults(func=cmd_report)
+
 def _diagram_parser(sub) -> None:
     sp = sub.add_parser("diagram", help="plan diagrams in the manner of the 仪礼图 (SVG + PNG)")
     _with_layout(sp)
@@ -535,7 +679,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="render.py", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--debug", action="store_true", help="show the traceback of an internal error")
     sub = p.add_subparsers(dest="command", parser_class=_Parser)
-    for add in (_layout_parser, _still_parser, _export_parser, _web_parser, _script_parser, _plan_parser, _shots_parser, _video_parser, _check_parser, _compare_parser, _diagram_parser):
+    for add in (_layout_parser, _still_parser, _export_parser, _web_parser, _script_parser, _plan_parser, _shots_parser, _video_parser, _check_parser, _compare_parser, _diagram_parser, _report_parser):
         add(sub)
     return p
 

@@ -142,9 +142,11 @@ def gather_camera(b: GltfBuilder, anim: AnimWriter, plan: Plan) -> int | None:
 
 
 def gather_events(plan: Plan) -> list[dict]:
-    """The event markers: what is performed when, with the clause, its gloss and its footnote."""
+    """The event markers: what is performed when, with the clause, its gloss, its footnote and the options it
+    rests on (NAME=CHOICE; their basis is in the plan's ``layout.option_basis``)."""
     return [{"id": e.id, "text": e.text, "gloss": e.gloss, "span": list(e.span), "footnote": e.footnote,
-             "start": e.start, "end": e.end, "actors": list(e.actors)} for e in plan.events]
+             "start": e.start, "end": e.end, "actors": list(e.actors),
+             **({"options": list(e.options)} if e.options else {})} for e in plan.events]
 
 
 def build_animated(reading: Reading, plan: Plan, *, fps_hint: float = FPS, camera: bool = False,

@@ -25,6 +25,7 @@ import numpy as np
 import pygltflib as g
 import trimesh
 
+from ..model.evidence import legend_json
 from ..model.reading import Reading
 from ..outputs import atomic_path
 from ..scene.ground import GroundPart, build_ground
@@ -198,6 +199,8 @@ def gltf_from_parts(parts: Iterable[GroundPart], reading: Reading | None = None,
         if lm is not None:
             extras.update({"label_en": lm.label_en, "kind": lm.kind, "cite": lm.cite,
                            "position_m": [round(v, 4) for v in lm.position]})
+            if lm.basis:        # the evidence (issue 32): what it rests on, and the kind the evidence view colours
+                extras.update({"basis": [x.as_plan() for x in lm.basis], "evidence": lm.evidence})
             if lm.heading is not None:
                 extras["heading_deg"] = lm.heading
         if reading is not None:
@@ -207,6 +210,9 @@ def gltf_from_parts(parts: Iterable[GroundPart], reading: Reading | None = None,
     if reading is not None:
         root_extras.update({"reading": reading.name, "reading_en": reading.name_en, "file": Path(reading.file).name,
                             "sources": list(reading.sources), "chi_m": reading.units.chi_m})
+        if reading.bibliography:
+            root_extras.update({"bibliography": {k: v.as_plan() for k, v in reading.bibliography.items()},
+                                "evidence_legend": legend_json()})
     root = b.node(root_name, children=children, extras=root_extras)
     if not finish:
         return b, root

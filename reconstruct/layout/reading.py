@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 import re
 import tomllib
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -30,8 +31,10 @@ from ..resources import DEFAULT_LAYOUT, LAYOUTS, logical_name
 from ..text.names import NameIndex, simplified, traditional
 from ..text.placement import DIRECTIONS, Place, PlaceError, heading_of, parse_place, unit_vector
 from ..text.units import DEFAULT_CHI_PER_UNIT, Length, UnitError, Units, parse_length
+from ..model.evidence import Basis, Source, basis_text, evidence_kind
 from ..model.reading import Formation, Landmark, Reading, Stair
-from .schema import FormationSpec, LandmarkSpec, LengthText, ReadingFile
+from ..model.vocabulary import EvidenceKind
+from .schema import BasisSpec, FormationSpec, LandmarkSpec, LengthText, ReadingFile
 
 
 
@@ -84,11 +87,65 @@ def reading_path(name: str | Path) -> Path:
 def load_reading(path: str | Path = DEFAULT_LAYOUT) -> Reading:
     """Read, validate and resolve a reading (a path, or the name of a shipped reading); bad input
     raises :class:`InputError`."""
+    data, raw, shown = _read(path)
+    return _resolve(data, raw, shown)
+
+
+DIMENSION_TABLES = ("units", "building", "court", "range", "lengths")
+
+
+def reading_variant(path: str | Path, changes: dict[str, Any] | None = None,
+                    scale: dict[str, float] | None = None) -> Reading:
+    """The reading with some of its dimensions changed (what a choice changes downstream: the paradata
+    report): ``changes`` sets ``"table.field"`` (units, building, court, range, lengths) to a value as a reading
+    writes it (``{"range.measured_from": "堂廉"}``); ``scale`` multiplies a length (or the 尺, or each bay)
+    by a factor (``{"building.width": 1.05}``), a whole number (``steps``) by rounding."""
+    data, raw, shown = _read(path)
+    units = Units(chi_m=data.get("units", {}).get("chi_m", 0.231),
+                  chi_per_unit={**DEFAULT_CHI_PER_UNIT, **data.get("units", {}).get("chi_per", {})})
+    named = {k: parse_length(v) for k, v in data.get("lengths", {}).items() if isinstance(v, (str, int, float))}
+
+    def scaled(v: Any, f: float) -> Any:
+        if isinstance(v, bool):
+            return v
+        if isinstance(v, int) and not isinstance(v, bool) and not isinstance(v, float):
+            return max(1, round(v * f))
+        if isinstance(v, float):
+            return v * f
+        if isinstance(v, list):
+            return [scaled(x, f) for x in v]
+        if isinstance(v, str):
+            length = named.get(v.strip()) or parse_length(v)
+            return f"{units.metres(length) * f:.6f}m"
+        raise InputError(shown, "", f"cannot scale {v!r}")
+
+    for key, value in (changes or {}).items():
+        table, _, fld = key.partition(".")
+        if table not in DIMENSION_TABLES or not fld:
+            raise InputError(shown, key, f"not a dimension (one of the tables {', '.join(DIMENSION_TABLES)})")
+        data.setdefault(table, {})[fld] = value
+    for key, f in (scale or {}).items():
+        table, _, fld = key.partition(".")
+        t = data.setdefault(table, {})
+        model = ReadingFile.model_fields.get(table)
+        fields = getattr(model.annotation, "model_fields", {}) if model is not None else {}
+        if fld not in t and fld in fields and fields[fld].default is not None:
+            t[fld] = fields[fld].default        # a dimension the reading leaves at the schema's default
+        if table not in DIMENSION_TABLES or fld not in t:
+            raise InputError(shown, key, "not a dimension this reading sets")
+        try:
+            t[fld] = scaled(t[fld], f)
+        except UnitError as e:
+            raise InputError(shown, key, str(e)) from None
+    return _resolve(data, raw, shown)
+
+
+def _read(path: str | Path) -> tuple[dict, str, str]:
     path = reading_path(path)
     shown = logical_name(path)
     raw = read_text(path, shown, what="reading file", max_bytes=MAX_BYTES)
     try:
-        data = tomllib.loads(raw)
+        return tomllib.loads(raw), raw, shown
     except RecursionError:
         raise InputError(shown, "", "TOML nested too deep") from None
     except tomllib.TOMLDecodeError as e:
@@ -96,6 +153,9 @@ def load_reading(path: str | Path = DEFAULT_LAYOUT) -> Reading:
         m = re.search(r"\(at line (\d+), column (\d+)\)", msg)
         where = f"{m.group(1)}:{m.group(2)}" if m else ""
         raise InputError(shown, where, "TOML syntax: " + re.sub(r"\s*\(at line.*\)", "", msg)) from None
+
+
+def _resolve(data: dict, raw: str, shown: str) -> Reading:
     try:
         spec = ReadingFile.model_validate(data)
     except ValidationError as e:
@@ -145,12 +205,75 @@ class _Resolver:
         return metres
 
     def add(self, lm: Landmark) -> None:
+        if isinstance(lm.cite, tuple):          # a basis: the cite is its text, the kind its evidence
+            kind = evidence_kind(lm.cite, self.sources)
+            lm = replace(lm, basis=lm.cite, cite=basis_text(lm.cite), evidence=str(kind) if kind else "")
         self.landmarks[lm.id] = lm
         self.names.add(lm.id, [traditional(lm.id), *lm.aliases])
 
     # -- the parts -------------------------------------------------------
+    def basis(self, entries: list[BasisSpec]) -> tuple[Basis, ...]:
+        return tuple(Basis(e.source, e.at, e.quote, e.chosen, e.of) for e in entries)
+
+    def check_sources(self) -> None:
+        """Every basis names a source of ``[sources]`` (else one line naming the place, exit 2), and every
+        table of dimensions has a basis for the fields it does not name (``"*"``)."""
+        s = self.spec
+        known = ", ".join(s.sources)
+        places: list[tuple[list[str], list[BasisSpec]]] = []
+        for tname in ("units", "building", "court", "range"):
+            for k, v in getattr(s, tname).basis.items():
+                places.append(([tname, "basis", k], v))
+        for k, v in s.lengths_basis.items():
+            places.append((["lengths_basis", k], v))
+        for table in ("landmarks", "formations", "options"):
+            for k, spec in getattr(s, table).items():
+                places.append(([table, k, "basis"], spec.basis))
+        for kp, entries in places:
+            for i, e in enumerate(entries):
+                if e.source is not None and e.source not in s.sources:
+                    self.fail(kp, f"basis [{i}]: unknown source {e.source[:40]!r} (the [sources] of this reading: {known})")
+        for tname in ("building", "court", "range"):
+            if "*" not in getattr(s, tname).basis:
+                self.fail([tname, "basis"], 'needs a basis for the fields it does not name ("*")')
+        for k in s.lengths:
+            if k not in s.lengths_basis:
+                self.fail(["lengths", k], "a named length needs its basis in [lengths_basis]")
+
+    def dimensions(self) -> dict[str, dict[str, Any]]:
+        """Every dimension the reading sets, as written, with its basis: ``building.width`` → value, basis."""
+        s = self.spec
+        out: dict[str, dict[str, Any]] = {}
+        for tname in ("units", "building", "court", "range"):
+            t = getattr(s, tname)
+            for k, v in t.model_dump(exclude={"basis"}).items():
+                if v is None or v == {} or k == "chi_per":
+                    continue
+                b = self.field_basis(tname, k)
+                kind = evidence_kind(b, self.sources)
+                out[f"{tname}.{k}"] = {"value": v, "basis": [x.as_plan() for x in b],
+                                       "evidence": str(kind) if kind else ""}
+        for k, v in s.lengths.items():
+            b = self.basis(s.lengths_basis[k])
+            kind = evidence_kind(b, self.sources)
+            out[f"lengths.{k}"] = {"value": v, "basis": [x.as_plan() for x in b], "evidence": str(kind) if kind else ""}
+        return out
+
+    def field_basis(self, table: str, *keys: str) -> tuple[Basis, ...]:
+        """The basis of some fields of [units]/[building]/[court]/[range], each its own or the table's "*"."""
+        t = getattr(self.spec, table).basis
+        out: list[Basis] = []
+        for k in keys:
+            for b in self.basis(t.get(k) or t.get("*") or []):
+                if b not in out:
+                    out.append(b)
+        return tuple(out)
+
     def resolve(self) -> Reading:
         s = self.spec
+        self.sources = {k: Source(k, EvidenceKind(v.kind), v.title, v.edition, v.transcription, v.file)
+                        for k, v in s.sources.items()}
+        self.check_sources()
         for k, v in s.lengths.items():
             try:
                 self.lengths[k] = parse_length(v)
@@ -163,13 +286,15 @@ class _Resolver:
         views = {k: (tuple(v.eye), tuple(v.look)) for k, v in s.views.items()}
         return Reading(
             name=s.reading.name, name_en=s.reading.name_en, file=self.file, summary=s.reading.summary,
-            sources=tuple(s.reading.sources), units=self.units, diagonal=s.units.diagonal,
+            sources=tuple(x.provenance() for x in self.sources.values()), units=self.units, diagonal=s.units.diagonal,
             building_type=s.building.type, hall_height=p["hall_height"],
             hall_footprint=p["hall_footprint"], court_footprint=p["court_footprint"],
             gate=self.landmarks["门"].position, gate_width=p["gate_width"], wall_height=p["wall_height"],
             wall_thickness=p["wall_thickness"], stairs=p["stairs"], landmarks=dict(self.landmarks),
             formations=formations, views=views, params={k: v for k, v in p.items() if isinstance(v, float)},
-            names=self.names, options={k: (o.choice, o.cite) for k, o in s.options.items()})
+            names=self.names, options={k: (o.choice, basis_text(self.basis(o.basis))) for k, o in s.options.items()},
+            bibliography=dict(self.sources), dimensions=self.dimensions(),
+            option_basis={k: self.basis(o.basis) for k, o in s.options.items()})
 
     def building(self) -> dict[str, Any]:
         """The hall (堂, 序, 楹, 榮, stairs, 室 and 房 if it has them) and the courtyard with its gate."""
@@ -188,8 +313,6 @@ class _Resolver:
                 "roof_rise": self.m(b.roof_rise, kp + ["roof_rise"]), "court_south": d["south"],
                 "court_half": d["cw"]}
 
-    def _cite(self, table: Any, k: str) -> str:
-        return table.cite.get(k, table.cite.get("*", ""))
 
     def _hall_measures(self) -> dict[str, Any]:
         b, kp = self.spec.building, ["building"]
@@ -215,10 +338,10 @@ class _Resolver:
 
     def _hall(self, d: dict[str, Any]) -> None:
         b, kp = self.spec.building, ["building"]
-        cite = lambda k: self._cite(b, k)  # noqa: E731
+        cite = lambda *k: self.field_basis("building", *k)  # noqa: E731
         H, depth, half, w_xu, wt = d["H"], d["depth"], d["half"], d["w_xu"], d["wt"]
         self.add(Landmark("堂", (0.0, depth / 2, H), None, d["footprint"], "hall", (2 * half, depth, H),
-                          "hall platform", ("堂上",), cite("height"), f"{b.width} between the 序, 堂深 {depth:.2f} m"))
+                          "hall platform", ("堂上",), cite("height", "width", "bays"), f"{b.width} between the 序, 堂深 {depth:.2f} m"))
         self.add(Landmark("堂廉", (0.0, 0.0, H), None, None, "edge", None, "front edge of the hall (origin)",
                           ("堂前",), cite("*"), "origin"))
         for name, y, label in (("楣", d["y_mei"], "front purlin (楣)"), ("栋", d["y_dong"], "ridge purlin (棟)"),
@@ -254,7 +377,8 @@ class _Resolver:
             stairs[name] = st
             fp = ((st.x - sw / 2, -st.run), (st.x + sw / 2, -st.run), (st.x + sw / 2, 0.0), (st.x - sw / 2, 0.0))
             self.add(Landmark(name, (st.x, 0.0, H), 180.0, fp, "stair", (sw, st.run, H),
-                              ("east" if sgn > 0 else "west") + f" stair, {steps} steps", alias, self._cite(b, "steps"),
+                              ("east" if sgn > 0 else "west") + f" stair, {steps} steps", alias,
+                              self.field_basis("building", "stair_x", "stair_width", "steps"),
                               f"{steps} 等, {sw:.2f} m wide"))
         return stairs
 
@@ -263,7 +387,7 @@ class _Resolver:
         H, w_xu, y0 = d["H"], d["w_xu"], d["y_houmei"]
         sd = self.m(b.shi_depth, kp + ["shi_depth"]) if b.shi_depth is not None else d["depth"] - y0
         eh = self.m(b.eave_height, kp + ["eave_height"])
-        cite = self._cite(b, "shi_depth")
+        cite = self.field_basis("building", "shi_depth")
         self.add(Landmark("室", (-w_xu / 3, y0 + sd / 2, H), None,
                           ((-w_xu, y0), (w_xu / 3, y0), (w_xu / 3, y0 + sd), (-w_xu, y0 + sd)), "room",
                           (w_xu * 4 / 3, sd, eh), "chamber (室)", (), cite, "north of the 後楣"))
@@ -283,15 +407,16 @@ class _Resolver:
         d["wall_height"] = self.m(c.wall_height, ckp + ["wall_height"])
         d["court"] = court = ((-cw, south), (cw, south), (cw, d["depth"] + 2.0), (-cw, d["depth"] + 2.0))
         self.add(Landmark("门", (0.0, south, 0.0), 0.0, None, "gate", (gw, d["wt"] * 2, d["wall_height"]),
-                          "gate", ("門", "大门"), c.cite, "one gate on the axis (朱子 釋宮)"))
+                          "gate", ("門", "大门"), self.field_basis("court", "*", "south", "gate_width"), "one gate on the axis (朱子 釋宮)"))
         self.add(Landmark("门外", (0.0, south - 2.0, 0.0), 0.0, None, "mark", None, "outside the gate", ("門外",),
-                          c.cite, "two metres south of the gate"))
-        self.add(Landmark("庭", (0.0, south / 2, 0.0), None, court, "court", None, "courtyard", ("中庭",), c.cite,
+                          self.field_basis("court", "*", "south"), "two metres south of the gate"))
+        self.add(Landmark("庭", (0.0, south / 2, 0.0), None, court, "court", None, "courtyard", ("中庭",),
+                          self.field_basis("court", "south", "half_width"),
                           "the walled courtyard"))
 
     def range(self, p: dict[str, Any]) -> None:
         r, kp = self.spec.range, ["range"]
-        cite = lambda k: r.cite.get(k, r.cite.get("*", ""))  # noqa: E731
+        cite = lambda *k: self.field_basis("range", *k)  # noqa: E731
         chi = self.units.chi_m
         H = p["hall_height"]
         y_wu = p["y_dong"] if r.wu_under == "栋" else p["y_mei"]
@@ -299,7 +424,7 @@ class _Resolver:
         wl, wc = self.m(r.wu_length, kp + ["wu_length"]), self.m(r.wu_cross, kp + ["wu_cross"])
         for name, sgn, label in (("上物", -1, "upper archer's mark (右物, west)"), ("下物", 1, "lower archer's mark (左物, east)")):
             self.add(Landmark(name, (sgn * gap / 2, y_wu, H), 180.0, None, "wu", (wc, wl, 0.0), label,
-                              ("右物",) if sgn < 0 else ("左物",), cite("wu_under"),
+                              ("右物",) if sgn < 0 else ("左物",), cite("wu_under", "wu_gap"),
                               f"物當{r.wu_under}; 間容弓 {r.wu_gap}"))
         dao = self.m(r.hou_dao, kp + ["hou_dao"])
         y_hou = (y_wu if r.measured_from == "物" else 0.0) - dao
@@ -326,7 +451,7 @@ class _Resolver:
         p["hou_heights"] = heights
         hou_fp = ((-upper / 2, y_hou - 0.1), (upper / 2, y_hou - 0.1), (upper / 2, y_hou + 0.1), (-upper / 2, y_hou + 0.1))
         self.add(Landmark("侯", (0.0, y_hou, 0.0), 0.0, hou_fp, "target", (upper, 0.05, heights["上舌"][1]),
-                          "target (侯)", (), cite("hou_dao"),
+                          "target (侯)", (), cite("hou_dao", "measured_from"),
                           f"侯道 {r.hou_dao} from the {r.measured_from}: {dao:.2f} m"))
         zc = sum(heights["中"]) / 2
         self.add(Landmark("侯中", (0.0, y_hou, zc), 0.0, None, "mark", (zhong, 0.0, zhong), "centre of the target",
@@ -454,7 +579,7 @@ class _Resolver:
             size = tuple(self.m(v, kp + ["size"]) for v in spec.size)
             footprint = _rect(x, y, size[0], size[1], heading or 0.0)
         self.add(Landmark(ident, (x, y, z), heading, footprint, spec.kind, size, spec.label_en,
-                          tuple(spec.aliases), spec.cite, "; ".join(placed)))
+                          tuple(spec.aliases), self.basis(spec.basis), "; ".join(placed)))
 
     def formations(self) -> dict[str, Formation]:
         out = {}
@@ -469,10 +594,11 @@ class _Resolver:
                 self.fail(kp, f"facing {spec.facing!r} / senior {spec.senior!r}: write e.g. 东面 and 北上")
             sp = self.m(spec.spacing, kp + ["spacing"])
             z = self.spec.building and (0.0 if spec.level == "庭" else self.landmarks["堂"].position[2])
-            out[ident] = Formation(ident, (x, y, z), heading, (-ux * sp, -uy * sp), spec.label_en, spec.cite,
+            out[ident] = Formation(ident, (x, y, z), heading, (-ux * sp, -uy * sp), spec.label_en,
+                                   basis_text(self.basis(spec.basis)),
                                    spec.slots)
             self.add(Landmark(ident, (x, y, z), heading, None, "formation", None, spec.label_en or ident, (),
-                              spec.cite, f"{spec.at}; {spec.facing} {spec.senior}"))
+                              self.basis(spec.basis), f"{spec.at}; {spec.facing} {spec.senior}"))
         return out
 
 

@@ -12,10 +12,10 @@ from typing import Annotated
 
 import math
 
-from pydantic import BaseModel, ConfigDict, Field, PlainValidator, StringConstraints, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PlainValidator, StringConstraints, field_validator, model_validator
 
 from ..model.defaults import CHI_M, CHI_M_RANGE
-from ..model.vocabulary import LandmarkKind
+from ..model.vocabulary import EvidenceKind, LandmarkKind
 from ..text.units import DEFAULT_CHI_PER_UNIT
 
 MAX_NUMBER = 10_000.0          # any plain number in a reading (尺, metres of a view, degrees)
@@ -49,14 +49,46 @@ class ReadingInfo(_Strict):
     name: str
     name_en: str = ""
     summary: str = ""
-    sources: list[str] = Field(min_length=1)
+
+
+Text = Annotated[str, StringConstraints(max_length=1000)]
+
+
+class SourceSpec(_Strict):
+    """A source of the reading, once, with its provenance (``[sources]``)."""
+    kind: Literal["text", "commentary", "subcommentary", "later", "excavation"]
+    title: Annotated[str, StringConstraints(min_length=1, max_length=300)]
+    edition: Text = ""
+    transcription: Text = ""        # e.g. kanripo KR1d0026_005
+    file: Text = ""
+
+
+class BasisSpec(_Strict):
+    """One entry of a basis: ``{source = "郑", at = "注", quote = "…"}`` or ``{chosen = "the reason"}``;
+    ``of`` names the field it fixes (at, x, y, heading, size, spacing), if one."""
+    source: Annotated[str, StringConstraints(min_length=1, max_length=40)] | None = None
+    at: Text = ""
+    quote: Text = ""
+    chosen: Annotated[str, StringConstraints(min_length=1, max_length=1000)] | None = None
+    of: Literal["at", "x", "y", "heading", "size", "spacing"] | None = None
+
+    @model_validator(mode="after")
+    def _one(self):
+        if (self.source is None) == (self.chosen is None):
+            raise ValueError("a basis names a source (with at and quote) or gives the reason it is chosen, one of the two")
+        if self.source is not None and not self.quote:
+            raise ValueError(f"a basis in {self.source} needs the words it rests on (quote)")
+        return self
+
+
+Basis = Annotated[list[BasisSpec], Field(min_length=1, max_length=40)]
 
 
 class UnitsSpec(_Strict):
     chi_m: float = Field(CHI_M, gt=CHI_M_RANGE[0], lt=CHI_M_RANGE[1])
     diagonal: Literal["bearing", "both_axes"] = "bearing"
     chi_per: dict[str, Annotated[float, Field(gt=0, le=MAX_NUMBER)]] = {}
-    cite: str = ""
+    basis: dict[str, Basis] = {}     # field → basis ("*": the others)
 
     @field_validator("chi_per")
     @classmethod
@@ -86,7 +118,7 @@ class BuildingSpec(_Strict):
     wall_thickness: LengthText = "一尺"
     xu_front: LengthText = "二尺"   # 序端: the 序 walls stop this far north of the 堂廉
     shi_depth: LengthText | None = None  # with 室: depth of the 室/房 block north of the 後楣
-    cite: dict[str, str] = {}
+    basis: dict[str, Basis]             # field → basis ("*": the fields not named)
 
 
 class CourtSpec(_Strict):
@@ -94,7 +126,7 @@ class CourtSpec(_Strict):
     half_width: LengthText
     gate_width: LengthText = "一丈二尺"
     wall_height: LengthText = "一丈"
-    cite: str = ""
+    basis: dict[str, Basis]
 
 
 class RangeSpec(_Strict):
@@ -107,7 +139,7 @@ class RangeSpec(_Strict):
     frame: Literal["target", "archer"] = "target"  # 侯以鄉堂為面: 左个 = west
     gang_ground: LengthText = "一尺二寸"      # 下綱不及地武
     gang_beyond: LengthText = "八尺"          # 出舌尋: ropes run this far beyond the 舌
-    cite: dict[str, str] = {}
+    basis: dict[str, Basis]
 
 
 class LandmarkSpec(_Strict):
@@ -120,7 +152,7 @@ class LandmarkSpec(_Strict):
     heading: Heading | None = None
     size: list[LengthText] | None = None      # [east-west, north-south, height] before turning
     aliases: list[str] = []
-    cite: str
+    basis: Basis
     note: str = ""
 
     @field_validator("size")
@@ -139,7 +171,7 @@ class FormationSpec(_Strict):
     spacing: LengthText = "四尺"
     level: Literal["庭", "堂"] = "庭"
     slots: int | None = Field(default=None, ge=1, le=10_000)   # places the reading gives the file; none: as many as fit
-    cite: str
+    basis: Basis
 
 
 class ViewSpec(_Strict):
@@ -152,13 +184,15 @@ class OptionChoice(_Strict):
     """The choice a reading makes on one of the rite script's interpretive options, and whose words it
     rests on (the reading's author's)."""
     choice: Annotated[str, StringConstraints(min_length=1, max_length=40)]
-    cite: Annotated[str, StringConstraints(min_length=1, max_length=400)]
+    basis: Basis
 
 
 class ReadingFile(_Strict):
     reading: ReadingInfo
+    sources: dict[Annotated[str, StringConstraints(pattern=r"^\w{1,40}$")], SourceSpec] = Field(min_length=1)
     units: UnitsSpec = UnitsSpec()
     lengths: dict[Name, LengthText] = {}
+    lengths_basis: dict[Name, Basis] = {}      # each named length's basis
     building: BuildingSpec
     court: CourtSpec
     range: RangeSpec

@@ -22,6 +22,7 @@ import numpy as np
 from ..errors import InputError
 from ..inputs import MAX_PLAN_BYTES, read_text
 from ..outputs import atomic_path
+from .evidence import legend_json
 from .reading import Landmark, Reading
 from .track import KEY_DTYPE, Steps, Track  # noqa: F401 (the plan's tracks; KEY_DTYPE re-exported)
 from .vocabulary import GestureKind, Posture, PropPosture
@@ -107,6 +108,8 @@ class Event:
     procedure: dict | None = None
     # the text the span is in when it is not the plan's ``text`` (the whole chapter: the first half's events)
     text_file: str | None = None
+    # the interpretive options the event rests on, as NAME=CHOICE (its basis beside its clause)
+    options: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         d = {"id": self.id, "text": self.text, "span": list(self.span), "footnote": self.footnote,
@@ -117,6 +120,8 @@ class Event:
             d["procedure"] = self.procedure
         if self.text_file:
             d["text_file"] = self.text_file
+        if self.options:
+            d["options"] = list(self.options)
         return d
 
 
@@ -186,13 +191,33 @@ class Score:
 
 @dataclass(frozen=True)
 class LayoutRef:
+    """The reading a plan was made on: its name, file and sources; and the evidence (issue 32): its sources
+    once with their provenance (``bibliography``), every dimension it sets with its basis (``dimensions``),
+    the basis of each option it chooses (``option_basis``) and the evidence view's legend."""
+
     name: str
     name_en: str = ""
     file: str = ""
     sources: tuple[str, ...] = ()
+    bibliography: dict[str, Any] = field(default_factory=dict)      # id → kind, title, edition, transcription, file
+    dimensions: dict[str, Any] = field(default_factory=dict)        # "building.width" → value, basis, evidence
+    option_basis: dict[str, Any] = field(default_factory=dict)      # option → choice, basis
+    evidence_legend: dict[str, Any] = field(default_factory=dict)   # kind → label, colour
+
+    @classmethod
+    def of(cls, reading: Reading) -> "LayoutRef":
+        return cls(reading.name, reading.name_en, reading.file, tuple(reading.sources),
+                   {k: v.as_plan() for k, v in reading.bibliography.items()}, dict(reading.dimensions),
+                   {k: {"choice": reading.options[k][0], "basis": [b.as_plan() for b in v]}
+                    for k, v in reading.option_basis.items()},
+                   legend_json() if reading.bibliography else {})
 
     def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "name_en": self.name_en, "file": self.file, "sources": list(self.sources)}
+        d = {"name": self.name, "name_en": self.name_en, "file": self.file, "sources": list(self.sources)}
+        for k in ("bibliography", "dimensions", "option_basis", "evidence_legend"):
+            if getattr(self, k):
+                d[k] = getattr(self, k)
+        return d
 
 
 # ---------------------------------------------------------------------------
@@ -224,7 +249,7 @@ class Plan:
     @classmethod
     def of_ground(cls, reading: Reading) -> "Plan":
         """A plan of the ground alone (its landmarks, nobody on it): for what a reading says by itself."""
-        return cls(layout=LayoutRef(reading.name, reading.name_en, reading.file, tuple(reading.sources)), text={},
+        return cls(layout=LayoutRef.of(reading), text={},
                    measures={"chi_m": reading.units.chi_m, "bu_m": round(reading.units.bu_m, 6)},
                    hall={"height_m": reading.hall_height, "footprint": [list(p) for p in reading.hall_footprint]},
                    landmarks=dict(reading.landmarks), actors={}, props={}, events=[], duration=0.0)

@@ -13,7 +13,8 @@ from .plan import (GESTURE_KINDS, POSTURES, PROP_POSTURES, Actor, Event, Gesture
                    Prop, Score, Shot)
 from .reading import Landmark
 from .track import Steps, Track
-from .vocabulary import LandmarkKind
+from .evidence import Basis
+from .vocabulary import EvidenceKind, LandmarkKind
 
 __all__ = ["PlanReader", "MAX_ABS", "KNOWN"]
 
@@ -99,7 +100,9 @@ class PlanReader:
         lms = self.mapping(d.get("landmarks", {}), "landmarks")
         return Plan(
             format=fmt,
-            layout=LayoutRef(name, name_en, file, tuple(self.texts(lay.get("sources"), "layout.sources"))),
+            layout=LayoutRef(name, name_en, file, tuple(self.texts(lay.get("sources"), "layout.sources")),
+                             *(dict(self.mapping(lay.get(k) or {}, f"layout.{k}"))
+                               for k in ("bibliography", "dimensions", "option_basis", "evidence_legend"))),
             text=dict(self.mapping(d.get("text", {}), "text")),
             measures=measures,
             parameters=dict(self.mapping(d.get("parameters", {}), "parameters")),
@@ -263,7 +266,19 @@ class PlanReader:
             self.points(fp, f"{w}.footprint")
         if v.get("heading") is not None:
             self.number(v["heading"], f"{w}.heading")
-        return Landmark(ident, tuple(pos), heading=v.get("heading"),
+        basis = v.get("basis") or []
+        if not isinstance(basis, list) or not all(isinstance(b, dict) for b in basis):
+            self.fail(f"{w}.basis", "expected a list of objects (source, at, quote; or chosen)")
+        for i, b in enumerate(basis):
+            for k in ("source", "at", "quote", "chosen", "of"):
+                self.text(b.get(k), f"{w}.basis[{i}].{k}")
+            if (b.get("source") is None) == (b.get("chosen") is None):
+                self.fail(f"{w}.basis[{i}]", "a basis names a source or gives the reason it is chosen, one of the two")
+        evidence = self.text(v.get("evidence"), f"{w}.evidence")
+        if evidence and evidence not in set(EvidenceKind):
+            self.fail(f"{w}.evidence", f"{evidence[:40]!r} is not one of {', '.join(EvidenceKind)}")
+        return Landmark(ident, tuple(pos), heading=v.get("heading"), basis=tuple(Basis.from_plan(b) for b in basis),
+                        evidence=evidence,
                         footprint=tuple(tuple(p) for p in fp) if fp else None,
                         kind=self.text(v.get("kind"), f"{w}.kind", LandmarkKind.MARK),
                         label_en=self.text(v.get("label_en"), f"{w}.label_en"),
@@ -299,4 +314,5 @@ class PlanReader:
         return Event(self.text(e["id"], f"{w}.id"), self.text(e["text"], f"{w}.text"), (a, b), e.get("footnote"),
                      tuple(self.texts(e.get("actors"), f"{w}.actors")), start, end,
                      self.text(e.get("gloss"), f"{w}.gloss"), e.get("rule", False), proc,
-                     self.text(e["text_file"], f"{w}.text_file") if e.get("text_file") is not None else None)
+                     self.text(e["text_file"], f"{w}.text_file") if e.get("text_file") is not None else None,
+                     tuple(self.texts(e.get("options"), f"{w}.options")))

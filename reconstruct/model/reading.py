@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..text.names import NameIndex
+from .evidence import Basis, Source
 from .vocabulary import LandmarkKind
 from ..text.units import Units
 
@@ -26,9 +27,11 @@ class Landmark:
     aliases: tuple[str, ...] = ()
     cite: str = ""
     placed_by: str = ""        # the placement as written, or how it was derived
+    basis: tuple[Basis, ...] = ()   # what it rests on (issue 32): sources with their words, or choices
+    evidence: str = ""         # the kind of evidence its place rests on (EvidenceKind), "" if none given
 
     def as_plan(self) -> dict[str, Any]:
-        return {
+        d = {
             "position": [round(v, 4) for v in self.position],
             "heading": self.heading,
             "footprint": [[round(x, 4), round(y, 4)] for x, y in self.footprint] if self.footprint else None,
@@ -38,6 +41,10 @@ class Landmark:
             "placed_by": self.placed_by,
             "cite": self.cite,
         }
+        if self.basis:
+            d["basis"] = [b.as_plan() for b in self.basis]
+            d["evidence"] = self.evidence
+        return d
 
 
 @dataclass(frozen=True)
@@ -125,6 +132,9 @@ class Reading:
     params: dict[str, float] = field(default_factory=dict)   # derived dimensions in metres (for meshes)
     # the rite script's interpretive options as the reading's author reads them: name → (choice, cite)
     options: dict[str, tuple[str, str]] = field(default_factory=dict)
+    bibliography: dict[str, Source] = field(default_factory=dict)          # the reading's sources, once
+    dimensions: dict[str, dict[str, Any]] = field(default_factory=dict)   # "building.width" → value, basis, evidence
+    option_basis: dict[str, tuple[Basis, ...]] = field(default_factory=dict)
     names: NameIndex = field(default_factory=NameIndex, repr=False, compare=False)
 
     def find(self, name: str) -> Landmark | None:

@@ -102,6 +102,7 @@ class Event(_M):
     after: list[str]
     actions: list[Action]
     option: str | None = None
+    options: list[str] = []     # the names of the interpretive options it rests on (its `option`, its `when`)
     rule: StrictBool = False
     summary: StrictBool = False  # the clause sums up what the events before it performed (三耦卒饮)
     source: str = ""            # file:line of the event in the rite script, for error messages

@@ -162,6 +162,18 @@ BLOCKING: frozenset[LandmarkKind] = frozenset({
     LandmarkKind.RACK, LandmarkKind.DEER, LandmarkKind.WINE})
 
 
+class EvidenceKind(StrEnum):
+    """What an element of a reading rests on (issue 32; ``reconstruct.model.evidence``): a source's kind,
+    or this project's choice."""
+
+    TEXT = "text"                       # the 經 and 記 (and other classics: 鄉飲酒禮, 考工記)
+    COMMENTARY = "commentary"           # 鄭玄注
+    SUBCOMMENTARY = "subcommentary"     # 賈公彥疏
+    LATER = "later"                     # a later reading: 義疏, 敖繼公, 朱子, 江永, 舊圖 …
+    EXCAVATION = "excavation"           # 鳳雛, bronze rulers
+    CHOSEN = "chosen"                   # this project's choice, with its reason
+
+
 class Side(StrEnum):
     """Whose party a person belongs to."""
 

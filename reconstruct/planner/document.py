@@ -104,12 +104,13 @@ class Document:
         for e in self.rite.events:
             s, t = self.state.event_times.get(e.id, (0.0, 0.0))
             events.append(Event(e.id, e.text, tuple(e.span), e.footnote, tuple(e.actors), round(s, 3), round(t, 3),
-                                e.gloss, e.rule, e.procedure.model_dump() if e.procedure else None, e.text_file))
+                                e.gloss, e.rule, e.procedure.model_dump() if e.procedure else None, e.text_file,
+                                tuple(f"{k}={self.rite.options[k]}" for k in e.options if k in self.rite.options)))
         events.sort(key=lambda ev: (ev.start, ev.span[0]))
         r = self.state.reading
         text = text_path(self.rite.text_file)
         return Plan(
-            layout=LayoutRef(r.name, r.name_en, r.file, tuple(r.sources)),
+            layout=LayoutRef.of(r),
             text={"file": logical_name(text), "sha256": hashlib.sha256(text.read_bytes()).hexdigest()},
             measures={"chi_m": r.units.chi_m, "bu_m": round(r.units.bu_m, 6)},
             parameters=dict(self.rite.parameters), options=dict(self.rite.options),

@@ -406,3 +406,32 @@ def overlay(plan_a: Plan, plan_b: Plan, name_a: str, name_b: str) -> Canvas:
     c.text_px(c.margin, 20, c.title, 15, INK)
     _compass(c)
     return c
+
+
+def evidence_map(plan: Plan, title: str = "") -> Canvas:
+    """The ground with every landmark marked in the colour of its evidence (issue 32: text, 鄭, 賈, a later
+    reading, an excavation, CHOSEN; the colours of ``model/evidence.py``) and a legend."""
+    from ..model.evidence import EVIDENCE_STYLE
+
+    c = make_canvas([plan], title)
+    draw_ground(c, plan, GREY, labels=False, light=True)
+    placed: list[tuple[float, float]] = []
+    style = {str(k): v for k, v in EVIDENCE_STYLE.items()}
+    for ident, lm in plan.landmarks.items():
+        if lm.evidence not in style or lm.kind in ("court",):
+            continue
+        col = style[lm.evidence][1]
+        x, y = lm.position[0], lm.position[1]
+        c.circle(x, y, 4.2, fill=col, color=INK)
+        X, Y = c.px(x, y)
+        if all(abs(X - u) > 30 or abs(Y - v) > 11 for u, v in placed):
+            placed.append((X, Y))
+            c.text(x, y, SHORT.get(ident, ident), 9, col, dy=-7)
+    X, Y = c.width - c.margin - 430, c.height - c.margin - 30 - 26 * len(style)
+    for k, (label, col) in style.items():
+        c.ops.append(("circle", (X + 8, Y), 8.0, col, INK))
+        c.text_px(X + 22, Y + 6, label, 17, INK)
+        Y += 26
+    c.text_px(c.margin, 20, title, 18, INK)
+    _compass(c)
+    return c

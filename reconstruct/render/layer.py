@@ -98,6 +98,21 @@ class MovingLayer:
                 geoms.append(PR.prop_geometry(ident.split(":")[-1], strung=False))
         return geoms
 
+    def recolour_things(self, colour_of) -> None:
+        """Paint every thing (prop, thing held, unstrung bow) in ``colour_of(prop id or held kind)`` (an RGB of
+        floats 0…1, or None to leave it), three quarters of the colour over a quarter of its own: the evidence
+        view (issue 32).  Before a renderer takes the layer's colours."""
+        item_of_vertex = self.item_of_part[self.part_of_vertex]
+        for k, (kind, ident) in enumerate(self.items):
+            if kind not in ("prop", "virtual", "unstrung"):
+                continue
+            rgb = colour_of(ident.split(":")[-1])
+            if rgb is None:
+                continue
+            sel = item_of_vertex == k
+            mixed = 0.75 * np.asarray(rgb, float) * 255 + 0.25 * self.colors[sel].astype(float)
+            self.colors[sel] = np.clip(np.round(mixed), 0, 255).astype(self.colors.dtype)
+
     def reset(self) -> None:
         """Forget every pose: the next :meth:`update` poses everything afresh, as a new layer would."""
         self.matrices = np.zeros((self.n_parts, 4, 4))

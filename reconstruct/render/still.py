@@ -29,7 +29,8 @@ from PIL import Image, ImageDraw
 from . import offscreen as O
 from .painter import Painter as _Painter
 from ..model.defaults import FRAME_SIZE
-from ..scene.ground import FIELD_COLOR, GroundPart, build_ground, field_mesh
+from ..scene.ground import FIELD_COLOR, NEUTRAL, GroundPart, build_ground, evidence_parts, field_mesh
+from .evidence import draw_legend
 from ..text.names import traditional
 from ..outputs import atomic_path
 from ..model.reading import Reading
@@ -101,8 +102,12 @@ def _split_roof(reading: Reading, part: GroundPart):
 
 
 def _add_scene(pl, reading: Reading, parts: list[GroundPart], mode: str) -> None:
-    O.add_mesh(pl, field_mesh(reading), color=FIELD_COLOR, ambient=0.35, diffuse=0.7, specular=0.0)
+    if not any(p.node == "field" for p in parts):       # the evidence view brings its own (neutral) field
+        O.add_mesh(pl, field_mesh(reading), color=FIELD_COLOR, ambient=0.35, diffuse=0.7, specular=0.0)
     for p in parts:
+        if p.node == "field":
+            O.add_mesh(pl, _wrap(p.mesh), color=p.color, ambient=0.35, diffuse=0.7, specular=0.0)
+            continue
         if mode == "plan" and p.node in HIDE_IN_PLAN:
             continue
         kw = dict(color=p.color, ambient=0.28, diffuse=0.78, specular=0.04, specular_power=5)
@@ -269,14 +274,26 @@ def _camera(reading: Reading, view: str):
 # Public.
 
 def render_still(reading: Reading, out: str | Path, view: str = "overview", size=FRAME_SIZE, labels: bool = True,
-                 extra_meshes: Iterable | None = None, supersample: int = 2) -> Path:
-    """Render one still of the ground to a PNG (written atomically); returns the path."""
+                 extra_meshes: Iterable | None = None, supersample: int = 2, evidence: bool = False,
+                 anchors_out: dict | None = None) -> Path:
+    """Render one still of the ground to a PNG (written atomically); returns the path.
+
+    ``evidence``: the evidence view (issue 32) — every part in the colour of its landmark's evidence
+    (:func:`reconstruct.scene.ground.evidence_parts`) with the legend.  ``anchors_out``: filled with the
+    pixel (x, y) of every landmark's anchor that the camera sees unhidden (perspective views)."""
     size = (int(size[0]), int(size[1]))
-    parts = build_ground(reading) + _extra_parts(extra_meshes)
+    parts = build_ground(reading)
+    if evidence:
+        parts = [GroundPart("field", "", "field", field_mesh(reading), NEUTRAL)] + evidence_parts(parts, reading)
+    parts = parts + _extra_parts(extra_meshes)
     if view == "plan":
         im = _render_plan(reading, parts, size, labels, supersample)
     else:
-        im = _render_perspective(reading, parts, view, size, labels, supersample)
+        im = _render_perspective(reading, parts, view, size, labels, supersample, anchors_out)
+    if evidence:
+        arr = np.asarray(im.convert("RGB")).copy()
+        draw_legend(arr)
+        im = Image.fromarray(arr)
     out = Path(out)
     with atomic_path(out, suffix=".png") as tmp:
         im.save(tmp, format="PNG", optimize=True)
@@ -294,7 +311,7 @@ def _footer(reading: Reading) -> str:
             "labels in the text's (traditional) characters")
 
 
-def _render_perspective(reading, parts, view, size, labels, ss) -> Image.Image:
+def _render_perspective(reading, parts, view, size, labels, ss, anchors_out: dict | None = None) -> Image.Image:
     eye, look, angle, mode, desc = _camera(reading, view)
     pl = _plotter(size, ss)
     try:
@@ -313,6 +330,12 @@ def _render_perspective(reading, parts, view, size, labels, ss) -> Image.Image:
         a, b = proj(look), proj(look + np.array([0, 5.0, 0]))
         W, H = size
         painter.north_arrow((W - 46, H - 46), (b[0] - a[0], b[1] - a[1]))
+        if anchors_out is not None:
+            W, H = size
+            for ident, a in _anchors(reading, parts).items():
+                x, y = proj(a)
+                if 0 <= x < W and 0 <= y < H and proj.visible(a):
+                    anchors_out[ident] = (x, y)
         if labels:
             key = view if view in LABELS else "custom"
             _draw_labels(painter, reading, proj, _anchors(reading, parts), LABELS[key])

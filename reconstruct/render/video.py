@@ -29,9 +29,11 @@ from .holds import frame_times, hold_times
 from .clauses import ClauseTimeline
 from .inset import InsetMap
 from .labels import TagChoice, place_labels, short_name
+from .evidence import draw_legend, draw_option_tag, option_words
 from .layer import MovingLayer
 from .sound import cues_of, write_soundtrack
 from ..model.defaults import FPS, FRAME_SIZE
+from ..model.evidence import evidence_rgb, prop_evidence
 from ..model.plan import Plan
 from ..scene import figures as F
 from ..scene.sampler import PlanSampler
@@ -65,9 +67,11 @@ def default_workers(n_frames: int) -> int:
 class FramePipeline:
     """Everything that turns a plan time into a finished frame: camera, renderer, labels, captions."""
 
-    def __init__(self, plan, static_meshes, size, path, labels, glosses, aa, t0, t1, overlays: str = "full"):
+    def __init__(self, plan, static_meshes, size, path, labels, glosses, aa, t0, t1, overlays: str = "full",
+                 evidence: bool = False):
         self.plan = plan
         self.overlays = overlays
+        self.evidence = evidence
         self.size = size
         self.path = path
         self.labels = labels
@@ -76,6 +80,9 @@ class FramePipeline:
         self.events = plan.events_by_start()
         self.sampler = PlanSampler(plan)
         self.layer = MovingLayer(self.sampler)
+        if evidence:        # the things in the colour of their evidence (model/evidence.prop_evidence)
+            self.layer.recolour_things(lambda ident: evidence_rgb(prop_evidence(
+                plan.props[ident].kind if ident in plan.props else ident, plan.landmarks)))
         self.names = {aid: short_name(aid, a.label) for aid, a in plan.actors.items()}
         self.renderer = FrameRenderer(static_meshes, self.layer, size, aa=aa)
         self.bands: dict = {}
@@ -121,6 +128,11 @@ class FramePipeline:
                     self.bands.clear()
                 self.bands[key] = C.CaptionBand.draw(self.size, cl.zh, cl.en, ev.footnote)
             self.bands[key].apply(frame)
+            if self.evidence and ev.options:      # the act rests on an interpretive option: say which
+                draw_option_tag(frame, option_words(ev.options, self.plan.layout.option_basis),
+                                self.band_top - int(self.size[1] * 0.015))
+        if self.evidence:
+            draw_legend(frame)
         if self.overlays != "cut":                # a clip of a cut: the passage's timeline would mislead
             C.draw_timeline(frame, (t - self.t0) / max(1e-9, self.t1 - self.t0))
         if rate > 1.0:
@@ -178,7 +190,7 @@ class FramePipeline:
 
 def pipeline_for(job: RenderJob) -> FramePipeline:
     return FramePipeline(job.plan, job.static_meshes, job.size, job.camera, job.labels, job.glosses, job.aa,
-                         job.t0, job.t1, job.overlays)
+                         job.t0, job.t1, job.overlays, job.evidence)
 
 
 # ---------------------------------------------------------------------------
@@ -241,7 +253,7 @@ def render_video(plan: Plan, static_meshes, out_path, *, size=FRAME_SIZE, fps: i
                  hold_speed: float = 8.0, workers: int | None = None, scheduler: str | None = None,
                  fresh: bool = False, chunk_seconds: float = CHUNK_SECONDS, sound: bool = True,
                  overlays: str = "full", bitrate_kbps: int | None = None, audio_kbps: int | None = None,
-                 loudness: tuple[float, float] | None = None) -> dict:
+                 loudness: tuple[float, float] | None = None, evidence: bool = False) -> dict:
     """Render ``plan`` to ``out_path`` (mp4, H.264 yuv420p High, +faststart, chapters) plus WebVTT sidecars.
 
     ``static_meshes``: [(name, trimesh.Trimesh, rgb)] — the ground and architecture.
@@ -261,7 +273,9 @@ def render_video(plan: Plan, static_meshes, out_path, *, size=FRAME_SIZE, fps: i
     a quiet ambience; :mod:`.sound`) as AAC stereo.  ``overlays`` "clean": the picture without name tags,
     captions, inset map or timeline (a clean master).  ``bitrate_kbps``: constant bit rate video
     (:func:`.encode.encoder_args`); ``audio_kbps``: AAC-LC at that constant rate; ``loudness``:
-    (integrated LUFS, true peak dBTP) the soundtrack is normalised to (two-pass ``loudnorm``).
+    (integrated LUFS, true peak dBTP) the soundtrack is normalised to (two-pass ``loudnorm``).  ``evidence``: the
+    evidence view (issue 32) — give it the ground of ``scene.ground.ground_meshes(…, evidence=True)``; the things are
+    coloured by their evidence, the legend drawn, and an act resting on an interpretive option tagged with it.
     The statistics' ``captions`` are the cues ``(start, end, zh, en, footnote, event id)`` in video seconds.
 
     Returns statistics (frames, seconds, passes, chunks).  The file appears only when complete.
@@ -284,7 +298,8 @@ def render_video(plan: Plan, static_meshes, out_path, *, size=FRAME_SIZE, fps: i
     job = RenderJob(plan, list(static_meshes), (camera or camera_path(plan, size)).starting_at(t0), size, int(fps), int(crf), preset,
                     bool(labels), dict(glosses or {}), bool(aa), t0, t1, float(speed), store,
                     Path(frames_dir) if frames_dir is not None else None,
-                    bitrate_kbps=int(bitrate_kbps) if bitrate_kbps else None, overlays=str(overlays))
+                    bitrate_kbps=int(bitrate_kbps) if bitrate_kbps else None, overlays=str(overlays),
+                    evidence=bool(evidence))
     chunks = plan_chunks(job, cards=cards, title_n=int(round(TITLE_S * fps)), end_n=int(round(END_S * fps)),
                          compress_holds=compress_holds, hold_speed=hold_speed, chunk_seconds=chunk_seconds)
     cards_img = {"title": C.title_card(size, plan), "end": C.end_card(size, plan, t0, t1)} if cards else {}

@@ -106,6 +106,8 @@ class EventBuilder:
             if act.who not in actors and act.who != "*":
                 actors.append(act.who)
         opt = node.get("option")
+        decl_names = list(self.s.opt_decl)
+        m = None
         if opt is not None:
             m = re.fullmatch(r"\s*(\w+)\s*=\s*(\S+)\s*", str(opt))
             decl = self.s.opt_decl
@@ -118,7 +120,10 @@ class EventBuilder:
         for key, flag in (("rule", rule), ("summary", summary)):
             if not isinstance(flag, bool):
                 raise tpl.err(node, f"{key}: true or false, not {str(flag)[:40]!r}")
-        return Event(id=eid, text=found, span=span, procedure=ProcedureRef(**proc) if proc else None,
+        rests_on = [m.group(1)] if m else []          # the options the event rests on: its own, and its `when`'s
+        when = str(node.get("when") or "")
+        rests_on += [k for k in decl_names if k not in rests_on and re.search(rf"(?<!\w){re.escape(k)}(?!\w)", when)]
+        return Event(id=eid, text=found, span=span, procedure=ProcedureRef(**proc) if proc else None, options=rests_on,
                      footnote=fn if fn is not None else seedtext.footnote_for(span, self.s.seed),
                      gloss=str(node.get("gloss") or ""), actors=actors,
                      after=[str(x) for x in as_list(node.get("after"))] if "after" in node else ["<prev>"],

@@ -221,7 +221,28 @@ def _event_node(item: dict, env: dict, tpl: Templates, out: list, procedure: dic
         e["rule"] = True
     else:
         e = tpl.expand(_sub_dict(item, ("when",)), env)
+    conds = _conditions(item)
+    if conds:
+        e["when"] = " ; ".join(conds)       # as written: the options the event rests on are read from them
     out.append((e, tpl.file, procedure))
+
+
+def _conditions(node: Any) -> list[str]:
+    """The conditions an event node is written under, as written: its ``when``, the ``if`` of its actions and
+    the ``{…}`` expressions in it (where an interpretive option can decide what it does)."""
+    out: list[str] = []
+    if isinstance(node, dict):
+        for k, v in node.items():
+            if k in ("when", "if") and not isinstance(v, (dict, list)):
+                out.append(str(v))
+            else:
+                out.extend(_conditions(v))
+    elif isinstance(node, list):
+        for v in node:
+            out.extend(_conditions(v))
+    elif isinstance(node, str) and "{" in node:
+        out.append(node)
+    return out
 
 
 def _sub_dict(d: dict, drop: tuple[str, ...]) -> LDict:

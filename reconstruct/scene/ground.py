@@ -543,12 +543,38 @@ def bounds(parts: list[GroundPart]) -> np.ndarray:
 MOVABLE_FIXTURES = ("中", "楅")      # set out and taken away in the rite: a plan carries them as props
 
 
-def ground_meshes(reading, props=()) -> list[tuple[str, object, tuple[float, float, float] | str]]:
+def ground_meshes(reading, props=(), evidence: bool = False) -> list[tuple[str, object, tuple[float, float, float] | str]]:
     """The ground as the ``(name, mesh, rgb)`` tuples :func:`render_video` expects, with the fields
     outside the wall (as the stills draw them) for those who stand outside the gate.  ``props``: the
     plan's prop ids — the fixtures of :data:`MOVABLE_FIXTURES` among them are left out (the video draws
-    them where the plan has them, as :mod:`.objects` builds them, not twice)."""
+    them where the plan has them, as :mod:`.objects` builds them, not twice).  ``evidence``: every part in
+    the colour of its landmark's evidence (:func:`evidence_parts`), the field outside the wall neutral."""
     skip = {k for k in MOVABLE_FIXTURES if k in set(props)}
-    return [("field", field_mesh(reading), FIELD_COLOR),
-            *((p.node, p.mesh, tuple(float(c) for c in p.color)) for p in build_ground(reading)
+    parts = build_ground(reading)
+    if evidence:
+        parts = evidence_parts(parts, reading)
+    return [("field", field_mesh(reading), NEUTRAL if evidence else FIELD_COLOR),
+            *((p.node, p.mesh, tuple(float(c) for c in p.color)) for p in parts
               if p.landmark not in skip)]
+
+
+NEUTRAL = (0.80, 0.79, 0.76)       # the evidence view: what belongs to no landmark (the field outside the wall)
+# the evidence view: the wide surfaces keep some of their neutral (the court, its walls) so that the fixtures read
+EVIDENCE_TINT = {"庭": 0.3, "门": 0.8}
+
+
+def evidence_parts(parts: list[GroundPart], reading: Reading) -> list[GroundPart]:
+    """The ground in the evidence view (issue 32): each part in the colour of its landmark's evidence (the colours of
+    ``model/evidence.py``, declared there once); the court tinted only, a part of no landmark neutral."""
+    from ..model.evidence import evidence_rgb
+
+    out = []
+    for p in parts:
+        lm = reading.landmarks.get(p.landmark)
+        if lm is None or not lm.evidence:
+            out.append(p._replace(color=NEUTRAL))
+            continue
+        c = np.array(evidence_rgb(lm.evidence))
+        w = EVIDENCE_TINT.get(p.landmark, 1.0)
+        out.append(p._replace(color=tuple(float(v) for v in w * c + (1 - w) * np.array(NEUTRAL))))
+    return out
