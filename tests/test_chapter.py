@@ -22,10 +22,9 @@ SOURCE = ROOT / "sources" / "yili_juan05_xiangshe_zhengzhu_SBCK.txt"
 SHARED = ROOT.parent / "shared" / "sources" / SOURCE.name
 PART1 = ASSETS / "text" / "xiangshe_li_part1.txt"
 # the default plan of the passage as main made it before the first half was added (c7de9ec): the passage alone
-# plans byte-identically (change only with a cited fix of the passage's own).  Changed by issue 32 (the evidence):
-# the landmarks carry their basis and evidence kind (their `cite` is the basis as one line), the layout its
-# bibliography, dimensions, option bases and legend, the events the options they rest on; every track, state,
-# gesture, event time, shot and score is the same as ceff22cd… (compared field by field, the additions removed)
+# plans byte-identically (change only with a cited fix of the passage's own).  Changed once since, by the
+# evidence (issue 32): the landmarks' bases, the reading's sources and the options each event rests on were
+# added to the plan; every track, event time, shot and score stayed the same (compared key by key)
 PASSAGE_PLAN_SHA256 = "1af47fe6cfa0cfcd11dcc81910b0f380da668117102e634c43e0915bef2b9f8d"
 # the first half's non-archery sections (戒賓 … 立司正, 末旅): characters [0, MINE) of part 1
 NON_ARCHERY_END = 1672

@@ -110,7 +110,8 @@ def compare(plan_a: Plan, plan_b: Plan, cat=None) -> dict[str, Any]:
     ra = {r.statement.id: r for r in evaluate_all(plan_a, cat)}
     rb = {r.statement.id: r for r in evaluate_all(plan_b, cat)}
     diff = [{"id": i, "quote": ra[i].statement.words, "a": ra[i].status, "b": rb[i].status,
-             "a_msg": ra[i].message, "b_msg": rb[i].message}
+             "a_msg": ra[i].message, "b_msg": rb[i].message, "footnote": ra[i].statement.fn,
+             "event": ra[i].event or rb[i].event, "a_time": ra[i].time, "b_time": rb[i].time}
             for i in ra if ra[i].status != rb[i].status]
     return {"a": plan_a.layout.to_dict(), "b": plan_b.layout.to_dict(), "landmarks_moved": moves,
             "only_in_a": only_a, "only_in_b": only_b, "people": people, "statements": diff,

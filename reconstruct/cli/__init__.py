@@ -126,14 +126,96 @@ def cmd_web(a: argparse.Namespace) -> int:
 
     t0 = time.perf_counter()
     outputs_ok(a.out)
+    if a.compare:
+        return _web_compare(a, t0)
+    cut = _attract_cut(a.attract)
     reading = load_reading(a.layout)
     plan = plan_of(a, reading)
-    stats = write_page(reading, plan, a.out)
+    stats = write_page(reading, plan, a.out, attract=_attract_clips(plan, cut),
+                       alternatives=_alternatives(plan))
     print(f"wrote {a.out}")
     for line in stats.lines():
         print(line)
     print(f"built in {time.perf_counter() - t0:.1f} s (page {stats.seconds:.1f} s)")
     return 0
+
+
+def _attract_cut(name):
+    """The cut whose clips the page's attract loop plays (None: the whole passage)."""
+    if name in (None, "", "none"):
+        return None
+    from ..render.cut import load_cut
+    return load_cut(name)
+
+
+def _attract_clips(plan, cut) -> list[dict] | None:
+    """The attract loop's clips: each clip of the cut as plan seconds (the film's camera is the page's own
+    camera path, the one the video is filmed with)."""
+    if cut is None:
+        return None
+    from ..render.cut import clip_range
+    clips = []
+    for i, c in enumerate(cut.clips):
+        try:
+            t0, t1 = clip_range(plan, c, f"{cut.file}: clip {i + 1}")
+        except ValueError as e:
+            raise InputError(cut.file, f"clip {i + 1}", str(e).split(": ", 2)[-1]) from None
+        clips.append({"start": t0, "end": t1, "speed": c.speed, "chapter": c.chapter})
+    return clips
+
+
+def _alternatives(plan) -> dict:
+    """Where the shipped readings other than the plan's put each of its landmarks (the page's evidence view):
+    landmark → reading → {position, evidence, from_here_m}."""
+    import math
+
+    from ..layout import list_readings
+    mine = Path(plan.layout.file).stem
+    out: dict = {}
+    for path in list_readings():
+        if path.stem == mine:
+            continue
+        other = load_reading(path)
+        for k, lm in plan.landmarks.items():
+            o = other.landmarks.get(k)
+            if o is not None:
+                out.setdefault(k, {})[other.name] = {"position": [round(v, 3) for v in o.position],
+                                                     "evidence": o.evidence,
+                                                     "from_here_m": round(math.dist(o.position, lm.position), 3)}
+    return out
+
+
+def _web_compare(a: argparse.Namespace, t0: float) -> int:
+    """``web --compare A B``: one page playing both plans on one timeline (A solid, B a ghost) with the
+    differences ``compare`` finds, each a link to its moment."""
+    import time
+
+    from ..checks.report import compare
+    from ..web.compare import write_compare_page
+
+    (ra, pa), (rb, pb) = (_reading_and_plan(a, x) for x in a.compare)
+    c = compare(pa, pb)
+    stats = write_compare_page((ra, pa), (rb, pb), c, a.out)
+    print(f"wrote {a.out}")
+    for line in stats.lines():
+        print(line)
+    print(f"built in {time.perf_counter() - t0:.1f} s")
+    return 0
+
+
+def _reading_and_plan(a: argparse.Namespace, source: str):
+    """A reading and its plan from a plan JSON file (its reading named in it) or a reading (planned here)."""
+    from ..model.plan import Plan
+    if source.lower().endswith(".json"):
+        plan = Plan.load(source)
+        name = plan.layout.file or plan.layout.name
+        try:
+            reading = load_reading(name)
+        except InputError:
+            reading = load_reading(Path(name).stem)
+        return reading, plan
+    reading = load_reading(source)
+    return reading, plan_of(argparse.Namespace(**{**vars(a), "layout": source, "plan": None}), reading)
 
 
 def cmd_script(a: argparse.Namespace) -> int:
@@ -412,6 +494,12 @@ def _web_parser(sub) -> None:
     sp = sub.add_parser("web", help="the animated ceremony as one offline HTML page (three.js, captions, scrubber)")
     _with_layout(sp)
     sp.add_argument("--out", type=Path, default=OUT / "xiangshe.html", help="the page (default out/xiangshe.html)")
+    sp.add_argument("--attract", default="gallery", metavar="CUT",
+                    help="the cut whose clips the kiosk's attract loop plays after a minute without input (a shipped "
+                         "cut's name or a cut file; 'none': the whole passage); docs/web.md")
+    sp.add_argument("--compare", nargs=2, metavar=("A", "B"),
+                    help="two readings or two saved plans (.json): one page playing both on one timeline, A solid and "
+                         "B a ghost, with the differences `compare` finds (docs/web.md)")
     _with_cast(sp)
     sp.set_defaults(func=cmd_web)
 

@@ -26,8 +26,10 @@ def why_no_browser() -> str | None:
 
 
 @contextlib.contextmanager
-def open_page(path: str | Path, size: tuple[int, int] = (1280, 800), timeout_s: float = 120.0) -> Iterator:
-    """A Playwright page showing the HTML file, loaded and ready (``window.xiangshe.ready``).
+def open_page(path: str | Path, size: tuple[int, int] = (1280, 800), timeout_s: float = 120.0,
+              query: str = "") -> Iterator:
+    """A Playwright page showing the HTML file, loaded and ready (``window.xiangshe.ready``); ``query``: the
+    URL's query string (``idle=2``: the kiosk's attract loop after 2 s without input).
     ``page.blocked`` lists the URLs the page tried to reach (all aborted); ``page.errors`` its errors."""
     from playwright.sync_api import sync_playwright
 
@@ -47,12 +49,30 @@ def open_page(path: str | Path, size: tuple[int, int] = (1280, 800), timeout_s: 
             ctx.route("**/*", route)
             page = ctx.new_page()
             page.set_default_timeout(timeout_s * 1000)
-            errors: list[str] = []
-            page.on("pageerror", lambda e: errors.append(str(e)))
-            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-            page.blocked, page.errors = blocked, errors
-            page.goto(Path(path).resolve().as_uri())
+            _watch(page, blocked)
+            page.goto(Path(path).resolve().as_uri() + (f"?{query}" if query else ""))
             page.evaluate("window.xiangshe.ready")
             yield page
         finally:
             ctx.close()
+
+
+def _watch(page, blocked: list[str]) -> None:
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.blocked, page.errors = blocked, errors
+
+
+@contextlib.contextmanager
+def another_tab(page, path: str | Path, query: str = "") -> Iterator:
+    """A second tab of ``page``'s browser (the same blocked network) showing the HTML file, loaded and ready."""
+    tab = page.context.new_page()
+    try:
+        tab.set_default_timeout(120_000)
+        _watch(tab, page.blocked)
+        tab.goto(Path(path).resolve().as_uri() + (f"?{query}" if query else ""))
+        tab.evaluate("window.xiangshe.ready")
+        yield tab
+    finally:
+        tab.close()

@@ -45,6 +45,8 @@ def camera_presets(plan: Plan) -> dict[str, dict]:
         "hou": ("侯 the target", *_pose(np.vstack([hou, hou + (0, 0, 3.0)]), 0.0, 8.0, min_dist=8.0)),
         "plan": ("平面 plan from above", *_pose(np.c_[court[:, :2], np.zeros(len(court))], 180.0, 89.0)),
     }
+    # the views of the whole court: the page fits the ground's box into what its panels leave free
+    fitted = {"overview", "plan"}
     return {k: {"label": label, "eye": [round(float(v), 4) for v in to_yup(eye)],
-                "target": [round(float(v), 4) for v in to_yup(tgt)], "fov": float(fov)}
+                "target": [round(float(v), 4) for v in to_yup(tgt)], "fov": float(fov), "fit": k in fitted}
             for k, (label, eye, tgt, fov) in views.items()}
