@@ -50,7 +50,8 @@ def _cmap(path: str) -> frozenset[int]:
 
 def font_subset_woff(text: str) -> bytes:
     """The Chinese font of :func:`font_face` cut down to the characters of ``text`` (and ASCII), as WOFF: for a
-    self-contained document (the paradata report) that must show its Chinese on a machine without the font."""
+    self-contained document (the web page, the paradata report) that must show its Chinese on a machine
+    without the font."""
     import io
 
     from fontTools import subset
@@ -61,6 +62,7 @@ def font_subset_woff(text: str) -> bytes:
     opts = subset.Options()
     opts.flavor = "woff"
     opts.layout_features = ["*"]
+    opts.name_IDs = ["*"]
     opts.notdef_outline = True
     sub = subset.Subsetter(opts)
     sub.populate(unicodes=sorted({ord(c) for c in text if ord(c) > 32} | set(range(32, 127))))

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import base64
 import gzip
-import io
 import json
 import re
 import time
@@ -41,7 +40,7 @@ from ..scene.ground import EVIDENCE_TINT, NEUTRAL as GROUND_NEUTRAL
 from ..model.plan import Plan
 from ..model.reading import Reading
 from ..outputs import atomic_path
-from ..text.fonts import font_face
+from ..text.fonts import font_subset_woff
 from ..scene import figures as F
 from ..scene.shots import camera_path
 from ..text.seed import display
@@ -182,28 +181,6 @@ def _gzip64(data: bytes) -> str:
     return base64.b64encode(gzip.compress(data, compresslevel=6, mtime=0)).decode("ascii")
 
 
-def font_subset(text: str) -> bytes:
-    """The shipped CJK font cut down to the characters of ``text`` (and ASCII), as WOFF."""
-    from fontTools import subset
-    from fontTools.ttLib import TTFont
-
-    path, index = font_face()
-    font = TTFont(str(path), fontNumber=index if path.suffix == ".ttc" else -1)
-    opts = subset.Options()
-    opts.flavor = "woff"
-    opts.layout_features = ["*"]
-    opts.name_IDs = ["*"]
-    opts.notdef_outline = True
-    sub = subset.Subsetter(opts)
-    chars = {ord(c) for c in text if ord(c) > 32} | set(range(32, 127))
-    sub.populate(unicodes=sorted(chars))
-    sub.subset(font)
-    out = io.BytesIO()
-    font.flavor = "woff"
-    font.save(out)
-    return out.getvalue()
-
-
 def _script_safe(s: str) -> str:
     """Text that can sit inside a <script> element: no ``</`` and no ``<!--``."""
     return s.replace("</", "<\\/").replace("<!--", "<\\!--")
@@ -231,7 +208,7 @@ def build_page(reading: Reading, plan: Plan, attract: list[dict] | None = None, 
     three = _text("vendor/three.bundle.min.js")
     if "</script" in three.lower() or "<!--" in three:
         raise ValueError("vendor/three.bundle.min.js cannot be inlined: it contains </script or <!--")
-    font = font_subset(template + viewer + data_json)
+    font = font_subset_woff(template + viewer + data_json)
     parts = {"TITLE": data["title"], "DATA": data_json, "SCENE": scene64, "GHOST": ghost64, "CAMERA": camera64,
              "THREE": three, "VIEWER": _script_safe(viewer), "FONT": base64.b64encode(font).decode("ascii"),
              "THREE_LICENSE": _text("vendor/three-LICENSE.txt").replace("--", "- -")}
