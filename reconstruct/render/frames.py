@@ -115,9 +115,10 @@ class FrameRenderer:
         self.ren, self.rw, self.cam = _shown(pl)
 
     def _layer_scene(self, sky) -> None:
-        """The moving layer's own window, ss times the frame, no FXAA."""
+        """The moving layer's own window, ss times the frame, no FXAA, cleared to one colour (its empty
+        samples are never shown: the blend takes only what its depth says is drawn)."""
         w, h = self.size
-        lpl = _scene((w * self.ss, h * self.ss), False, sky)
+        lpl = _scene((w * self.ss, h * self.ss), False, (sky[0], sky[0]))
         self.lpoly = O.triangles(np.zeros((3, 3)), [[0, 1, 2]], np.zeros((3, 3), np.uint8), np.tile([0, 0, 1.0], (3, 1)))
         self.live_actor = _figures_actor(lpl, self.lpoly, "live")
         self.lpl = lpl
