@@ -74,12 +74,14 @@ class FrameRenderer:
     per camera pose) and the moving layer (only what moves, supersampled over its screen box)."""
 
     def __init__(self, static_meshes, layer: MovingLayer, size=FRAME_SIZE, aa: bool = True,
-                 sky=SKY):
+                 sky=SKY, ss: int = SS):
         self.size = tuple(int(v) for v in size)
         w, h = self.size
         self.aa = aa
         self.materials = True
-        self.ss = SS if aa else 1
+        self.ss = int(ss) if aa else 1
+        if self.ss not in (1, 2):
+            raise ValueError(f"supersampling must be 1 or 2, got {ss}")
         self.layer = layer
         self._full_scene(static_meshes, sky)
         self._layer_scene(sky)
