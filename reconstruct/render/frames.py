@@ -8,7 +8,9 @@ Two persistent off-screen scenes (through :mod:`.offscreen`, the one door to VTK
 * the moving layer's own window at ``SS`` times the frame size — only the live items, drawn over
   their screen rectangle (the projection shifted so it matches the full frame), without FXAA; each
   2x2 block is averaged into coverage and colour and blended over the cached frame with a depth
-  test against the cached depth (architecture in front of a person still hides him).
+  test against the cached depth (architecture in front of a person still hides him), in one compiled
+  pass (:func:`blend_over`, numba).  ``ss=1`` draws the layer at the frame's size instead (about a third
+  faster at 1080p; jagged edges and broken bow strings, PSNR about 40 dB against ``ss=2``).
 
 During camera moves a single full pass is drawn instead.  :meth:`FrameRenderer.reset` forgets every
 cache, so that what follows is drawn exactly as by a new renderer (chunks of a video start so).
