@@ -2,7 +2,8 @@
 
     .venv/bin/python bench/bench_video.py [--plan PLAN.json | --mini] [--start 240] [--seconds 20]
                                           [--naive-seconds 4] [--size 1280x720] [--chunk-seconds 10]
-                                          [--modes plain,chunked,workers2,naive]
+                                          [--modes plain,chunked,workers2,naive,ss1,other]
+                                          [--camera PATH.json] [--other-camera PATH.json] [--museum]
     .venv/bin/python bench/bench_video.py --one-chunk --size 3840x2160 [--start 240] [--chunk-seconds 10]
 
 Default: the real plan of the default reading (planned here, or ``--plan`` a saved one) on the
@@ -16,11 +17,20 @@ draws the same frames (hold compression off, no cards, a fresh chunk store) with
   an encoder started at every chunk);
 * **chunked, 2 workers** — the same chunks on a local Dask cluster of 2 processes (cluster start-up
   included);
+* **ss1** — plain with the moving layer drawn at the frame's size (``supersample=1``) instead of twice it;
+* **other** — plain filmed with ``--other-camera`` (a camera path of ``render.py shots --json``, e.g. the camera
+  before the shot grammar) instead of the plan's;
 * **naive** — the obvious PyVista program over the first ``--naive-seconds``: every mesh (each part
   of each person, each prop, the architecture) an actor re-rendered every frame with PyVista's
   default anti-aliasing, posed via user_matrix, captioned the same way (set-up excluded).
 
 ``--one-chunk``: the cost of one chunk at the given size (for docs/rendering-at-scale.md).
+``--camera``: film every run with this camera path instead of the plan's.  ``--museum``: the museum
+delivery's settings (1920x1080 unless ``--size``, the clean picture, H.264 at a constant 15 Mb/s).
+
+Each run also reports the CPU seconds per frame of this process (the renderer and llvmpipe's threads) and
+of its children (ffmpeg): less sensitive than wall-clock time to other work on the machine, though not
+immune (shared caches).  Wall-clock figures are comparable only within one invocation.
 """
 from __future__ import annotations
 
@@ -44,7 +54,8 @@ from reconstruct.render.holds import frame_times  # noqa: E402
 from reconstruct.render.video import ROOF_NODES, MovingLayer, PlanSampler, render_video  # noqa: E402
 from reconstruct.scene import figures as F  # noqa: E402
 from reconstruct.scene import props as PR  # noqa: E402
-from reconstruct.scene.shots import plan_shots  # noqa: E402
+from reconstruct.render.delivery import MUSEUM  # noqa: E402
+from reconstruct.scene.shots import CameraPath, plan_shots  # noqa: E402
 
 
 def _colour(rgb):
@@ -129,9 +140,12 @@ def _load(a):
 
 
 def timed(plan, ground, out, size, fps, cam, t0, t1, **kw) -> tuple[float, dict]:
-    t = time.perf_counter()
+    t, c, ch = time.perf_counter(), time.process_time(), os.times()
     st = render_video(plan, ground, out, size=size, fps=fps, start=t0, end=t1, cards=False, progress=False,
                       camera=cam, compress_holds=None, fresh=True, **kw)
+    ch1 = os.times()
+    st["cpu_self"] = time.process_time() - c
+    st["cpu_children"] = ch1.children_user + ch1.children_system - ch.children_user - ch.children_system
     return time.perf_counter() - t, st
 
 
@@ -158,33 +172,55 @@ def main(argv=None):
     ap.add_argument("--chunk-seconds", type=float, default=10.0)
     ap.add_argument("--one-chunk", action="store_true", help="only time one chunk at --size")
     ap.add_argument("--modes", default="plain,chunked,workers2,naive",
-                    help="which runs to make, comma-separated (plain, chunked, workers2, naive)")
+                    help="which runs to make, comma-separated (plain, chunked, workers2, naive, ss1, other)")
+    ap.add_argument("--camera", help="film with this camera path (render.py shots --json) instead of the plan's")
+    ap.add_argument("--other-camera", help="the camera path of the 'other' run")
+    ap.add_argument("--museum", action="store_true",
+                    help="the museum delivery's picture: 1920x1080 (unless --size), clean, 15 Mb/s constant")
     a = ap.parse_args(argv)
     plan, ground = _load(a)
+    if a.museum and a.size == ap.get_default("size"):
+        a.size = "1920x1080"
     size = tuple(int(v) for v in a.size.split("x"))
-    cam = plan_shots(plan, size)
+    cam = CameraPath.load(a.camera) if a.camera else plan_shots(plan, size)
+    extra = dict(overlays="clean", bitrate_kbps=MUSEUM.video_kbps) if a.museum else {}
     print(f"plan: {len(plan.actors)} people, {len(plan.props)} props, {F.figure_geometry('宾').n_triangles} "
           f"triangles per figure; {os.cpu_count()} cores; {size[0]}x{size[1]} {a.fps} fps")
     if a.one_chunk:
         return one_chunk(a, plan, ground, size, cam)
     t0, t1 = a.start, min(a.start + a.seconds, plan.duration)
     modes = set(a.modes.split(","))
+    from reconstruct.render.frames import blend_over           # compiled (or loaded from numba's cache) before timing
+    for ss in (1, 2):
+        blend_over(np.zeros((1, 1, 3), np.uint8), np.zeros((ss, ss, 3), np.uint8), np.ones((ss, ss), np.float32),
+                   np.zeros((1, 1), np.float32), ss)
     fps = {}
     with tempfile.TemporaryDirectory() as d:
         d = Path(d)
         n = len(frame_times(t0, t1, a.fps))
         runs = (("plain", dict(workers=1, chunk_seconds=1e9)), ("chunked", dict(workers=1, chunk_seconds=a.chunk_seconds)),
-                ("workers2", dict(workers=2, chunk_seconds=a.chunk_seconds)))
+                ("workers2", dict(workers=2, chunk_seconds=a.chunk_seconds)),
+                ("ss1", dict(workers=1, chunk_seconds=1e9, supersample=1)),
+                ("other", dict(workers=1, chunk_seconds=1e9)))
+        cpu = {}
         for name, kw in runs:
             if name in modes:
-                dt, st = timed(plan, ground, d / f"{name}.mp4", size, a.fps, cam, t0, t1, sound=False, **kw)
+                c = CameraPath.load(a.other_camera) if name == "other" else cam
+                dt, st = timed(plan, ground, d / f"{name}.mp4", size, a.fps, c, t0, t1, sound=False, **kw, **extra)
                 fps[name] = (st["frames"] / dt, dt)
+                cpu[name] = (st["cpu_self"] / st["frames"], st["cpu_children"] / st["frames"],
+                             st.get("layer_px", 0) / st["frames"] / (size[0] * size[1]), st.get("layer", 0) / st["frames"],
+                             st.get("full", 0) / st["frames"])
         if "naive" in modes:
             fps["naive"] = naive(plan, ground, d / "naive.mp4", size, t0, min(t1, t0 + a.naive_seconds), a.fps, cam)
     print(f"plan {t0:.0f}-{t1:.0f} s, {n} frames ({n / a.fps:.1f} s of video)")
     for name, (f, dt) in fps.items():
-        extra = "" if name == "naive" else f"   render/duration {a.fps / f:.2f}x"
-        print(f"  {name:10s} {f:6.1f} fps ({dt:.1f} s){extra}")
+        more = "" if name == "naive" else f"   render/duration {a.fps / f:.2f}x"
+        if name in cpu:
+            s_, ch_, lp, nl, nf = cpu[name]
+            more += (f"   cpu {1000 * s_:.0f} + ffmpeg {1000 * ch_:.0f} ms/frame; per frame: layer passes {nl:.2f} "
+                     f"over {lp:.2f} frames of pixels, full passes {nf:.2f}")
+        print(f"  {name:10s} {f:6.1f} fps ({dt:.1f} s){more}")
     ratios = [f"ratio({x}/naive) {fps[x][0] / fps['naive'][0]:.2f}" for x in fps if x != "naive" and "naive" in fps]
     print("RESULT " + "; ".join(ratios + [f"render/duration({x}) {a.fps / fps[x][0]:.2f}" for x in fps if x != "naive"]))
 

@@ -315,7 +315,7 @@ def cmd_video(a: argparse.Namespace) -> int:
                           end=a.end, speed=a.speed, frames_dir=a.frames, labels=a.labels, progress=not a.quiet,
                           text=plan_texts(plan), cards=not a.no_cards, workers=a.workers, scheduler=a.scheduler,
                           fresh=a.fresh, chunk_seconds=a.chunk_seconds, sound=not a.no_sound, camera=camera,
-                          evidence=a.evidence)
+                          evidence=a.evidence, supersample=a.supersample)
     except ValueError as e:          # e.g. event text not matching the seed
         raise InputError(a.plan or "plan", "video", str(e)) from None
     except Interrupted as e:         # SIGINT/SIGTERM: finished chunks are kept for a rerun
@@ -539,7 +539,7 @@ def _cut(a: argparse.Namespace, plan, ground, cut) -> int:
     try:
         st = render_cut(plan, ground, a.out, cut, size=a.size, fps=a.fps, crf=a.crf, progress=not a.quiet,
                         workers=a.workers, scheduler=a.scheduler, fresh=a.fresh, text=plan_texts(plan),
-                        overlays="cut")
+                        overlays="cut", supersample=a.supersample)
     except ValueError as e:
         raise InputError(cut.file, "", str(e)) from None
     except Interrupted as e:
@@ -566,7 +566,8 @@ def _deliver(a: argparse.Namespace, plan, ground, cut=None) -> int:
     try:
         rep = deliver(plan, ground, a.out, spec, fps=a.fps, cut=cut, start=a.start, end=a.end, speed=a.speed,
                       frames_dir=a.frames, progress=not a.quiet, text=plan_texts(plan), cards=not a.no_cards,
-                      workers=a.workers, scheduler=a.scheduler, fresh=a.fresh, chunk_seconds=a.chunk_seconds)
+                      workers=a.workers, scheduler=a.scheduler, fresh=a.fresh, chunk_seconds=a.chunk_seconds,
+                      supersample=a.supersample)
     except ValueError as e:
         raise InputError(a.plan or "plan", "video --deliver", str(e)) from None
     except Interrupted as e:
@@ -600,6 +601,9 @@ def _video_parser(sub) -> None:
     sp.add_argument("--camera", type=Path, default=None, metavar="F",
                     help="film with this camera path (render.py shots --json; default: the plan's own)")
     sp.add_argument("--no-cards", action="store_true", help="no title and end cards")
+    sp.add_argument("--supersample", type=int, choices=[1, 2], default=2,
+                    help="the people drawn at 2 (default) or 1 times the frame size per axis: 1 is faster, "
+                         "with jagged edges and broken bow strings")
     sp.add_argument("--no-sound", action="store_true",
                     help="no soundtrack (by default: the drum's beat while the round is shot to music, "
                          "the strings and the hits, a quiet ambience; AAC stereo)")

@@ -58,6 +58,7 @@ class RenderJob:
     bitrate_kbps: int | None = None        # a constant bit rate (a delivery), else constant quality (crf)
     overlays: str = "full"                 # "full": name tags, captions, timeline; "clean": the picture alone
     evidence: bool = False                 # the evidence view: things coloured by basis, the legend, the option tags
+    supersample: int = 2                   # the moving layer's supersampling per axis (frames.FrameRenderer)
 
 
 @dataclass
@@ -149,7 +150,7 @@ def settings_digest(job: RenderJob, encoder: str, static: str) -> str:
     names = {aid: a.label for aid, a in job.plan.actors.items()}
     return _digest(MANIFEST_FORMAT, list(job.size), job.fps, job.labels, job.aa, round(job.t0, 9), round(job.t1, 9),
                    round(job.speed, 9), encoder_args(job.fps, job.crf, job.preset, job.bitrate_kbps), job.overlays,
-                   job.evidence,
+                   job.evidence, job.supersample,
                    encoder, code_digest(), static,
                    names, sorted(job.plan.props), job.plan.layout.to_dict())
 

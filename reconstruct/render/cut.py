@@ -134,7 +134,7 @@ def render_cut(plan: Plan, static_meshes, out, cut: Cut, *, size=FRAME_SIZE, fps
                preset: str = "veryfast", overlays: str = "cut", bitrate_kbps: int | None = None,
                audio_kbps: int | None = None, loudness: tuple[float, float] | None = None, progress: bool = True,
                workers: int | None = None, scheduler: str | None = None, fresh: bool = False,
-               text: str | dict[str, str] | None = None, **_ignored) -> dict:
+               text: str | dict[str, str] | None = None, supersample: int = 2, **_ignored) -> dict:
     """Render ``cut`` of ``plan`` to ``out`` (mp4 with chapters, and .zh.vtt/.en.vtt beside it).
 
     ``overlays``: "cut" (captions and name tags as in the video, no timeline), or "clean".  ``bitrate_kbps``,
@@ -154,7 +154,7 @@ def render_cut(plan: Plan, static_meshes, out, cut: Cut, *, size=FRAME_SIZE, fps
         st = render_video(plan, static_meshes, f, size=(w, h), fps=fps, crf=min(crf, 14), preset=preset,
                           start=t0, end=t1, speed=clip.speed, cards=False, compress_holds=None, sound=True,
                           overlays=overlays, progress=progress, workers=workers, scheduler=scheduler, fresh=fresh,
-                          text=text)
+                          text=text, supersample=supersample)
         files.append(f)
         durations.append(st["frames"] / fps)
         cues_by_clip.append(st["captions"])

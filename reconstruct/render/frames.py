@@ -8,7 +8,9 @@ Two persistent off-screen scenes (through :mod:`.offscreen`, the one door to VTK
 * the moving layer's own window at ``SS`` times the frame size — only the live items, drawn over
   their screen rectangle (the projection shifted so it matches the full frame), without FXAA; each
   2x2 block is averaged into coverage and colour and blended over the cached frame with a depth
-  test against the cached depth (architecture in front of a person still hides him).
+  test against the cached depth (architecture in front of a person still hides him), in one compiled
+  pass (:func:`blend_over`, numba).  ``ss=1`` draws the layer at the frame's size instead (about a third
+  faster at 1080p; jagged edges and broken bow strings, PSNR about 40 dB against ``ss=2``).
 
 During camera moves a single full pass is drawn instead.  :meth:`FrameRenderer.reset` forgets every
 cache, so that what follows is drawn exactly as by a new renderer (chunks of a video start so).
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import math
 
+import numba
 import numpy as np
 
 from . import offscreen as O
@@ -26,7 +29,7 @@ from .layer import MovingLayer
 from ..model.defaults import FRAME_SIZE
 from ..scene.shots import CameraPose
 
-__all__ = ["FrameRenderer", "ROOF_NODES", "SS", "SUN_DIR", "SUN_COLOR", "SKY"]
+__all__ = ["FrameRenderer", "ROOF_NODES", "SS", "blend_over", "depth_limit", "SUN_DIR", "SUN_COLOR", "SKY"]
 
 SUN_DIR = tuple(float(v) for v in SH.SUN_DIR)     # towards the sun: south-east, high
 SUN_COLOR = "#fff0d6"
@@ -73,16 +76,19 @@ class FrameRenderer:
     per camera pose) and the moving layer (only what moves, supersampled over its screen box)."""
 
     def __init__(self, static_meshes, layer: MovingLayer, size=FRAME_SIZE, aa: bool = True,
-                 sky=SKY):
+                 sky=SKY, ss: int = SS):
         self.size = tuple(int(v) for v in size)
         w, h = self.size
         self.aa = aa
         self.materials = True
-        self.ss = SS if aa else 1
+        self.ss = int(ss) if aa else 1
+        if self.ss not in (1, 2):
+            raise ValueError(f"supersampling must be 1 or 2, got {ss}")
         self.layer = layer
         self._full_scene(static_meshes, sky)
         self._layer_scene(sky)
-        self.stats = {"full": 0, "layer": 0, "background": 0, "reused": 0}
+        # passes drawn, and pixels (at the frame's size) the layer window drew and the blend went over
+        self.stats = {"full": 0, "layer": 0, "background": 0, "reused": 0, "layer_px": 0, "blend_px": 0}
         self.reset()
 
     def _full_scene(self, static_meshes, sky) -> None:
@@ -113,9 +119,10 @@ class FrameRenderer:
         self.ren, self.rw, self.cam = _shown(pl)
 
     def _layer_scene(self, sky) -> None:
-        """The moving layer's own window, ss times the frame, no FXAA."""
+        """The moving layer's own window, ss times the frame, no FXAA, cleared to one colour (its empty
+        samples are never shown: the blend takes only what its depth says is drawn)."""
         w, h = self.size
-        lpl = _scene((w * self.ss, h * self.ss), False, sky)
+        lpl = _scene((w * self.ss, h * self.ss), False, (sky[0], sky[0]))
         self.lpoly = O.triangles(np.zeros((3, 3)), [[0, 1, 2]], np.zeros((3, 3), np.uint8), np.tile([0, 0, 1.0], (3, 1)))
         self.live_actor = _figures_actor(lpl, self.lpoly, "live")
         self.lpl = lpl
@@ -129,7 +136,7 @@ class FrameRenderer:
         self.last_moved: dict[int, float] = {}
         self.bg_key = None
         self.bg_rgb = None
-        self.bg_depth = None
+        self.bg_limit = None
         self.bg_age = 0
 
     # -- low level
@@ -199,7 +206,8 @@ class FrameRenderer:
         self.rw.Render()
         w, h = self.size
         rgb, d = O.read_pixels(self.rw, 0, 0, w, h, h)
-        self.bg_rgb, self.bg_depth, self.bg_key = rgb.copy(), d.copy(), pose.key()
+        self.bg_rgb, self.bg_key = rgb.copy(), pose.key()
+        self.bg_limit = depth_limit(d)
         self.bg_age = 0
         self.stats["background"] += 1
 
@@ -242,6 +250,7 @@ class FrameRenderer:
         cam.SetWindowCenter(xc * w / bw, yc * h / bh)
         self.lrw.Render()
         self.stats["layer"] += 1
+        self.stats["layer_px"] += bw * bh
 
     def _blend(self, frame: np.ndarray, cluster, union) -> None:
         """Read one cluster of item boxes from the layer window and blend it over ``frame``."""
@@ -254,27 +263,61 @@ class FrameRenderer:
         rx0, ry0 = (cx0 - x0) * s, (cy0 - y0) * s
         rx1, ry1 = (cx1 - x0) * s, (cy1 - y0) * s
         rgb, d = O.read_pixels(self.lrw, rx0, H - bh * s + ry0, rx1, H - bh * s + ry1, H)
-        bgd = self.bg_depth[cy0:cy1, cx0:cx1]
-        if s > 1:
-            bgd = np.repeat(np.repeat(bgd, s, axis=0), s, axis=1)
-        cov = (d < 1.0) & (d <= bgd + 2e-6)
-        if not cov.any():
-            return
-        sub = frame[cy0:cy1, cx0:cx1]
-        if s == 2:
-            # 2x2 blocks → coverage count n (0..4) and the sum of covered colours; then
-            # out = bg·(1 − n/4) + sum/4, in integers
-            c16 = cov.astype(np.uint16)
-            prem = rgb.astype(np.uint16) * c16[..., None]
-            csum = prem[0::2, 0::2] + prem[1::2, 0::2] + prem[0::2, 1::2] + prem[1::2, 1::2]
-            n = c16[0::2, 0::2] + c16[1::2, 0::2] + c16[0::2, 1::2] + c16[1::2, 1::2]
-            sub[:] = ((sub.astype(np.uint16) * (4 - n)[..., None] + csum + 2) >> 2).astype(np.uint8)
-        else:
-            sub[cov] = rgb[cov]
+        self.stats["blend_px"] += (cx1 - cx0) * (cy1 - cy0)
+        blend_over(frame[cy0:cy1, cx0:cx1], rgb, d, self.bg_limit[cy0:cy1, cx0:cx1], s)
 
     def close(self) -> None:
         self.lpl.close()
         self.pl.close()
+
+
+def depth_limit(depth: np.ndarray) -> np.ndarray:
+    """The deepest a live fragment may lie and still be drawn, per pixel of a background's depth: in front of
+    what the background shows there (with a tolerance of 2e-6) and not the empty far plane (depth 1)."""
+    return np.minimum(depth + np.float32(2e-6), np.nextafter(np.float32(1.0), np.float32(0.0)))
+
+
+def blend_over(sub: np.ndarray, rgb: np.ndarray, d: np.ndarray, limit: np.ndarray, s: int) -> None:
+    """Blend a supersampled block of the layer window over ``sub`` (h, w, 3 uint8, in place).
+
+    ``rgb`` (h·s, w·s, 3) uint8 and ``d`` (h·s, w·s) float32: the layer's colour and depth; ``limit`` (h, w):
+    :func:`depth_limit` of the background's depth.  A sample covers where ``d <= limit``; with ``s`` = 2
+    each pixel becomes ``(bg·(4 − n) + sum of the n covered samples + 2) >> 2`` in integers, with ``s`` = 1
+    a covered sample replaces the background.  One compiled pass over the block (numba): numpy's
+    whole-array operations on three-channel pixels cost as much as the layer's rendering."""
+    if s not in (1, 2):
+        raise ValueError(f"supersampling {s} is not 1 or 2")
+    _blend_kernel(sub, rgb, d, limit, s)
+
+
+@numba.njit(cache=True, nogil=True)
+def _blend_kernel(sub, rgb, d, limit, s):          # pragma: no cover — compiled; tested through blend_over
+    h, w = limit.shape
+    for y in range(h):
+        for x in range(w):
+            lim = limit[y, x]
+            if s == 1:
+                if d[y, x] <= lim:
+                    sub[y, x, 0] = rgb[y, x, 0]
+                    sub[y, x, 1] = rgb[y, x, 1]
+                    sub[y, x, 2] = rgb[y, x, 2]
+                continue
+            n = 0
+            c0 = 0
+            c1 = 0
+            c2 = 0
+            for i in range(2):
+                for j in range(2):
+                    if d[2 * y + i, 2 * x + j] <= lim:
+                        n += 1
+                        c0 += rgb[2 * y + i, 2 * x + j, 0]
+                        c1 += rgb[2 * y + i, 2 * x + j, 1]
+                        c2 += rgb[2 * y + i, 2 * x + j, 2]
+            if n:
+                m = 4 - n
+                sub[y, x, 0] = (np.int32(sub[y, x, 0]) * m + c0 + 2) >> 2
+                sub[y, x, 1] = (np.int32(sub[y, x, 1]) * m + c1 + 2) >> 2
+                sub[y, x, 2] = (np.int32(sub[y, x, 2]) * m + c2 + 2) >> 2
 
 
 def _clusters(boxes: list[tuple[int, int, int, int]]) -> list[tuple[int, int, int, int]]:

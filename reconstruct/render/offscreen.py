@@ -21,11 +21,14 @@ __all__ = ["plotter", "add_light", "add_mesh", "wrap", "triangles", "upload", "s
 
 def plotter(window_size, *, background: tuple[str, str], fxaa: bool) -> pv.Plotter:
     """An off-screen plotter with no lights of its own, no multisampling, a vertical sky gradient
-    (``background`` = bottom, top) and FXAA on or off."""
+    (``background`` = bottom, top; one colour when both are the same) and FXAA on or off."""
     pl = pv.Plotter(off_screen=True, window_size=tuple(int(v) for v in window_size), lighting="none")
     pl.disable_anti_aliasing()
     pl.renderer.SetUseFXAA(bool(fxaa))
-    pl.set_background(background[0], top=background[1])
+    if background[0] == background[1]:
+        pl.set_background(background[0])
+    else:
+        pl.set_background(background[0], top=background[1])
     return pl
 
 

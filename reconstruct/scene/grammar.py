@@ -49,6 +49,9 @@ SAME_ANGLE = 30.0       # degrees: a cut between shots of the same people and ki
 ESTABLISH_S = 3.5       # s of an establishing shot
 CLOSE_LEAD = 0.5        # s a close shot starts before the hands move
 CLOSE_TAIL = 0.6        # s it stays after
+CLOSE_AT_ONCE = 0.5     # s: the hands of two acts that start within this are filmed in one close shot …
+CLOSE_TOGETHER = 8.0    # m: … when the people stand at most this far apart
+CLOSE_RARE = 0.1        # the close shots of a clause with n handled gestures rank CLOSE_RARE / n above the others
 WALK_PIECE = 4.0        # s of a walk one stretch frames
 WALK_MIN = 2.0          # m: people moving more than this over a shot are filmed walking
 WALK_MOVE = 1.2         # s: the pan from one stretch of a walk to the next
@@ -251,20 +254,23 @@ class _Grammar:
                 out.append(Piece(a, a + ESTABLISH_S, "establish", who, ids, PRIORITY["establish"], ("est", a)))
             prev_zone, prev_group = z, group
             out.append(Piece(a, b, "medium", who + self._addressed(who, a, b), ids, PRIORITY["medium"], ("act", a)))
-        # the hands: every handled gesture of the people of an event, while the event goes on
+        # the hands: every handled gesture of the people of an event, while the event goes on.  Where the
+        # hands of concurrent acts move at once, the clause with the fewest handled gestures has the screen
+        # first (it has no other chance to be seen), then the gesture under way longest: a cut between the
+        # acts instead of one act's hands twice while the other's go unseen
+        handled = [(e, aid, g) for e in self.events for aid in e.actors if aid in self.plan.actors
+                   for g in self.plan.actors[aid].gestures
+                   if g.kind in HANDLED and e.start - 0.05 <= g.t0 < e.end and self.t0 <= g.t0 < self.t1]
+        per_event: dict[str, int] = {}
+        for e, _, _ in handled:
+            per_event[e.id] = per_event.get(e.id, 0) + 1
         closes = []
-        for e in self.events:
-            for aid in e.actors:
-                actor = self.plan.actors.get(aid)
-                if actor is None:
-                    continue
-                for g in actor.gestures:
-                    if g.kind in HANDLED and e.start - 0.05 <= g.t0 < e.end and self.t0 <= g.t0 < self.t1:
-                        other = self._other_party(aid, g)
-                        closes.append(Piece(max(self.t0, g.t0 - CLOSE_LEAD),
-                                            max(g.t1 + CLOSE_TAIL, g.t0 - CLOSE_LEAD + MIN_SHOT),
-                                            "close", (aid,) + other, (e.id,), PRIORITY["close"] + e.start * 1e-6,
-                                            ("close", aid, g.object if isinstance(g.object, str) else "")))
+        for e, aid, g in handled:
+            other = self._other_party(aid, g)
+            rank = PRIORITY["close"] + CLOSE_RARE / per_event[e.id] - g.t0 * 1e-8
+            closes.append(Piece(max(self.t0, g.t0 - CLOSE_LEAD), max(g.t1 + CLOSE_TAIL, g.t0 - CLOSE_LEAD + MIN_SHOT),
+                                "close", (aid,) + other, (e.id,), rank,
+                                ("close", aid, g.object if isinstance(g.object, str) else "")))
         out += self._join_closes(closes)
         return out
 
@@ -292,12 +298,15 @@ class _Grammar:
                 return (bid,)
         return ()
 
-    @staticmethod
-    def _join_closes(closes: list[Piece]) -> list[Piece]:
-        """One close shot for the gestures of the same hands that follow each other closely."""
+    def _join_closes(self, closes: list[Piece]) -> list[Piece]:
+        """One close shot for the gestures of the same hands that follow each other closely, and one for the
+        hands of different people that move at the same moment (within :data:`CLOSE_AT_ONCE` s) a few
+        metres apart (:data:`CLOSE_TOGETHER`): no cut could show both (a shot lasts at least MIN_SHOT)."""
         out: list[Piece] = []
         for c in sorted(closes, key=lambda c: (c.t0, c.people)):
-            same = [i for i, o in enumerate(out) if set(o.people) & set(c.people) and c.t0 <= o.t1 + MIN_SHOT]
+            same = [i for i, o in enumerate(out) if (set(o.people) & set(c.people) and c.t0 <= o.t1 + MIN_SHOT)
+                    or (abs(c.t0 - o.t0) <= CLOSE_AT_ONCE and self._apart(o.people + c.people, c.t0, c.t1)
+                        <= CLOSE_TOGETHER)]
             if same:
                 i = same[-1]
                 o = out[i]
@@ -306,6 +315,12 @@ class _Grammar:
             else:
                 out.append(c)
         return out
+
+    def _apart(self, who, t0: float, t1: float) -> float:
+        """The largest distance between two of ``who`` over [t0, t1] (m)."""
+        feet = self.s.at(tuple(dict.fromkeys(who)), self.s.idx(t0, t1))[0]
+        d = np.linalg.norm(feet[:, None] - feet[None, :], axis=-1)
+        return float(d.max())
 
     # -- who has the screen
     def schedule(self, reqs: list[Piece]) -> list[Piece]:

@@ -11,6 +11,7 @@ from .grammar import (ELEVATION, FOV, MEDIUM_SPREAD, MIN_DIST, MIN_SHOT, SAFE, S
 
 AZIMUTHS = np.arange(0.0, 360.0, 15.0)
 MOVING = 0.25           # m/s: faster than this, a person is walking
+APART = 2.5             # m: two people of one close shot farther apart than this are both framed with their faces
 FACE_WEIGHT = {"close": 6.0, "medium": 3.5, "walk": 1.0, "establish": 0.0}   # how much a view of backs costs
 WALL_GAP = 1.8          # m: a camera nearer a wall than this sees the wall fill part of the frame
 
@@ -120,6 +121,8 @@ class Director:
             feet, hd, ht = feet[keep], hd[keep], ht[keep]
         if p.kind == "close":
             pts = []
+            # two acts' hands at once a few metres apart (grammar._join_closes): both people whole
+            apart = len(who) > 1 and np.linalg.norm(feet[0, mid, :2] - feet[1, mid, :2]) > APART
             for k in range(min(2, len(who))):
                 # the hands at the start, the middle and the end of the piece: one who kneels to take a cup,
                 # rises to drink and kneels again keeps his hands in the picture throughout
@@ -129,7 +132,7 @@ class Director:
                     hands = f + [0.38 * fw[0], 0.38 * fw[1], ht[k, j] * 0.55]
                     pts += [hands + [dx, dy, dz] for dx in (-0.28, 0.28) for dy in (-0.28, 0.28) for dz in (-0.25, 0.2)]
                 f = feet[k, mid]
-                if k == 0:
+                if k == 0 or apart:
                     pts.append(f + [0.0, 0.0, ht[k, mid] + 0.05])          # his face: whose hands
             obj = p.key[2] if len(p.key) > 2 else ""
             prop = self.g.plan.props.get(obj) if obj else None
