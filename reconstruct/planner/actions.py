@@ -380,11 +380,21 @@ def play(p: Parts, b: Body, a: Action) -> None:
     p.shooting.play(b, a.text)
 
 
+SHOOT_TEXTS = ("耦少退", "不释获", "诱射")
+
+
 @verb("shoot")
 def shoot(p: Parts, b: Body, a: Action) -> None:
-    if a.text not in (None, "耦少退"):
-        p.state.fail(f"shoot: text={a.text!r}; the only one is 耦少退 (記: 耦少退于物)")
-    p.shooting.shoot(b, a.other, retire=a.text == "耦少退")
+    """射: the pair loose by turns; text 耦少退 (記: 耦少退于物), 不释获 (the first round: 獲而未釋獲), 诱射 (the
+    司射 alone, no partner: 誘射，將乘矢)."""
+    if a.text not in (None, *SHOOT_TEXTS):
+        p.state.fail(f"shoot: text={a.text!r}; one of {', '.join(SHOOT_TEXTS)}")
+    if a.text == "诱射":
+        if a.other:
+            p.state.fail("shoot text=诱射 is the 司射 alone: no partner (other)")
+        p.shooting.shoot_alone(b)
+        return
+    p.shooting.shoot(b, a.other, retire=a.text == "耦少退", tallied=a.text != "不释获")
 
 
 @verb("hold_arrow")

@@ -51,7 +51,7 @@ VERBS: dict[str, str] = {
     "announce": "命 / 告 / 曰 / 請 — speak (text = the words, a caption line; other = addressee)",
     "reply": "許諾 / 諾 / 辭 — answer (text)",
     "music": "奏 … — music plays (text = the piece)",
-    "shoot": "射 — the pair on their 物 (WHO the 上射, other the 下射) loose their four arrows each by turns to the drum; the 获者 and 释获者 answer each",
+    "shoot": "射 — the pair on their 物 (WHO the 上射, other the 下射) loose their four arrows each by turns to the drum; the 获者 and 释获者 answer each (text 不释获: the first round, no tallies; 诱射: the 司射 alone, no partner; 耦少退: the 大夫's partner)",
     "perform": "any other timed gesture (text = a label, duration)",
     "wait": "俟 — wait (duration, or until the next event releases)",
     "sync": "barrier: every person of the event waits here for the others",
