@@ -16,7 +16,7 @@ sys.path.insert(0, str(Path(__file__).parent / "fixtures"))
 from reconstruct.layout import load_reading  # noqa: E402
 from reconstruct.model.plan import Plan  # noqa: E402
 from reconstruct.planner import make_plan  # noqa: E402
-from reconstruct.rite import load_rite  # noqa: E402
+from reconstruct.rite.loader import load_part  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 # the fixtures' generators are scripts that write files when run: not modules for --doctest-modules
@@ -37,14 +37,17 @@ _SHARED_DIR = Path(tempfile.gettempdir()) / f"xiangshe-plans-{_SHARED}" if _SHAR
 
 
 @lru_cache(maxsize=None)
-def planned(name: str = "zheng_xuan", zhongbin: int = 3, dafu: int = 1, options: tuple = ()) -> Plan:
-    """The plan of a shipped reading with a cast and options, made once per session (do not mutate)."""
-    key = hashlib.sha1(repr((name, zhongbin, dafu, options)).encode()).hexdigest()[:16]
+def planned(name: str = "zheng_xuan", zhongbin: int = 3, dafu: int = 1, options: tuple = (),
+            part: str = "passage") -> Plan:
+    """The plan of a shipped reading with a cast and options (and a part of the chapter: the passage, the
+    first half or the whole), made once per session (do not mutate)."""
+    key = hashlib.sha1(repr((name, zhongbin, dafu, options) + ((part,) if part != "passage" else ()))
+                       .encode()).hexdigest()[:16]
     cached = _SHARED_DIR / f"{key}.json" if _SHARED_DIR else None
     if cached is not None and cached.exists():
         return Plan.load(cached)
     reading = reading_named(name)
-    plan = make_plan(reading, load_rite(zhongbin=zhongbin, dafu=dafu, options=dict(options), reading=reading))
+    plan = make_plan(reading, load_part(part, zhongbin=zhongbin, dafu=dafu, options=dict(options), reading=reading))
     if cached is not None:
         cached.parent.mkdir(parents=True, exist_ok=True)
         part = cached.with_name(f"{key}.{os.getpid()}.part")

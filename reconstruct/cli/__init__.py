@@ -141,7 +141,8 @@ def cmd_script(a: argparse.Namespace) -> int:
 
     from ..checks.script import check, report_lines
 
-    rep = check(a.rite, zhongbin=a.zhongbin, dafu=a.dafu, options=dict(a.option or ()), layout=a.layout)
+    rep = check(a.rite, zhongbin=a.zhongbin, dafu=a.dafu, options=dict(a.option or ()), layout=a.layout,
+                part=a.part)
     ok = (rep["coverage"] >= 1.0 and not rep["unresolved"] and rep["text_matches_shared_seed"]
           and not rep["caption_only"])
     print(json.dumps(rep, ensure_ascii=False, indent=1) if a.json else "\n".join(report_lines(rep)))

@@ -5,7 +5,7 @@ import argparse
 import re
 from pathlib import Path
 
-from ..model.defaults import (DAFU, DAFU_RANGE, FRAME_MAX, FRAME_MIN, FRAME_SIZES, ZHONGBIN, ZHONGBIN_RANGE,
+from ..model.defaults import (DAFU, DAFU_RANGE, FRAME_MAX, FRAME_MIN, FRAME_SIZES, PART, PARTS, ZHONGBIN, ZHONGBIN_RANGE,
                               frame_size_problem, size_text)
 from ..resources import DEFAULT_LAYOUT
 
@@ -85,8 +85,9 @@ def load_cast(a: argparse.Namespace, reading=None):
     """The rite script with the cast and options the command line asks for (the script's own
     parameters where it does not; the reading's choices of the interpretive options where it names
     none)."""
-    from ..rite import load_rite
-    return load_rite(a.rite, zhongbin=a.zhongbin, dafu=a.dafu, options=dict(a.option or ()), reading=reading)
+    from ..rite.loader import load_part
+    return load_part(getattr(a, "part", PART), a.rite, zhongbin=a.zhongbin, dafu=a.dafu,
+                     options=dict(a.option or ()), reading=reading)
 
 
 def plan_of(a: argparse.Namespace, reading=None):
@@ -112,6 +113,9 @@ def _with_cast(sp: argparse.ArgumentParser, saved_plan: bool = True) -> None:
     g.add_argument("--option", type=option, action="append", default=[], metavar="NAME=CHOICE",
                    help="an interpretive option of the rite script (e.g. victor=左)")
     g.add_argument("--rite", type=Path, default=None, help="the rite script (default: the shipped one)")
+    g.add_argument("--part", choices=PARTS, default=PART,
+                   help="which part of the chapter: the passage (from the count of the second round, (80); the "
+                        "default), the first half (戒賓 … up to it), or the whole chapter as one ceremony")
     if saved_plan:
         g.add_argument("--plan", type=Path, default=None, help="a saved plan (xiangshe-plan/1) instead of planning")
 

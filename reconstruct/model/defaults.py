@@ -28,3 +28,9 @@ def frame_size_problem(w: int, h: int) -> str | None:
         return (f"width and height must be even, from {FRAME_MIN} to "
                 f"{FRAME_MAX[0]}x{FRAME_MAX[1]}")
     return None
+
+
+# the parts of the chapter a command plans (``--part``): the passage (from the count of the second round, (80),
+# as shipped since the start), the first half (戒賓 … up to it: assets/rite/first.yaml) or both as one ceremony
+PARTS = ("passage", "first", "whole")
+PART = "passage"

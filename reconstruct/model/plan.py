@@ -105,6 +105,8 @@ class Event:
     rule: bool = False
     # the step of a procedure this event performs (name, call, step, repeat, overrides, people), if any
     procedure: dict | None = None
+    # the text the span is in when it is not the plan's ``text`` (the whole chapter: the first half's events)
+    text_file: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         d = {"id": self.id, "text": self.text, "span": list(self.span), "footnote": self.footnote,
@@ -113,6 +115,8 @@ class Event:
             d["rule"] = True
         if self.procedure:
             d["procedure"] = self.procedure
+        if self.text_file:
+            d["text_file"] = self.text_file
         return d
 
 

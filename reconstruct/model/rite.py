@@ -106,6 +106,9 @@ class Event(_M):
     summary: StrictBool = False  # the clause sums up what the events before it performed (三耦卒饮)
     source: str = ""            # file:line of the event in the rite script, for error messages
     procedure: ProcedureRef | None = None     # the step of a procedure this event performs, if any
+    # the text the span is in (its logical name), when it is not the rite's own ``text_file`` (the whole
+    # chapter: the first half's events cite assets/text/xiangshe_li_part1.txt, the passage's the seed)
+    text_file: str | None = None
 
 
 class Rite(_M):
@@ -119,3 +122,4 @@ class Rite(_M):
     formations: dict[str, list[str]]
     events: list[Event]
     archery: ArcheryParams = ArcheryParams()
+    text_file: str = "assets/text/xiangshe_li_part2.txt"   # the text the events' spans are offsets into

@@ -3,16 +3,25 @@ from __future__ import annotations
 
 import hashlib
 import math
+from pathlib import Path
 
 import numpy as np
 
 from ..model.vocabulary import Posture, PropPosture
 from ..model.plan import Actor, Event, Gesture, LayoutRef, Plan, Prop, Steps, Track
-from ..resources import SEED, logical_name
+from ..resources import SEED, data_path, logical_name
 from .bodies import Body, PropBody
 from .shooting import Shooting
 from .state import PlanState
 from .tallies import Tallies
+
+
+def text_path(name: str) -> Path:
+    """The file of a text a rite names (its logical name: ``assets/text/…`` in the package, else a path)."""
+    if name == logical_name(SEED):
+        return SEED
+    packaged = data_path(name)
+    return packaged if packaged.is_file() else Path(name)
 
 
 class Document:
@@ -95,12 +104,13 @@ class Document:
         for e in self.rite.events:
             s, t = self.state.event_times.get(e.id, (0.0, 0.0))
             events.append(Event(e.id, e.text, tuple(e.span), e.footnote, tuple(e.actors), round(s, 3), round(t, 3),
-                                e.gloss, e.rule, e.procedure.model_dump() if e.procedure else None))
+                                e.gloss, e.rule, e.procedure.model_dump() if e.procedure else None, e.text_file))
         events.sort(key=lambda ev: (ev.start, ev.span[0]))
         r = self.state.reading
+        text = text_path(self.rite.text_file)
         return Plan(
             layout=LayoutRef(r.name, r.name_en, r.file, tuple(r.sources)),
-            text={"file": logical_name(SEED), "sha256": hashlib.sha256(SEED.read_bytes()).hexdigest()},
+            text={"file": logical_name(text), "sha256": hashlib.sha256(text.read_bytes()).hexdigest()},
             measures={"chi_m": r.units.chi_m, "bu_m": round(r.units.bu_m, 6)},
             parameters=dict(self.rite.parameters), options=dict(self.rite.options),
             hall={"height_m": r.hall_height, "footprint": [list(p) for p in r.hall_footprint]},

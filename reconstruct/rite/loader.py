@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..model.defaults import PART, PARTS
 from ..resources import RITE
 from ..model.rite import Action, Event, Initial, Person, Prop, Rite  # noqa: F401 (re-exported)
 from .actions import GESTURES, KEY_ALIASES, POSITIONAL, STAIRS, VERBS, parse_action  # noqa: F401 (re-exported)
@@ -27,6 +28,7 @@ from .templates import Templates, as_list, expand_events
 from .yaml_lines import line_of, read_yaml, rel
 
 DEFAULT_SCRIPT = RITE
+FIRST_SCRIPT = RITE.parent / "first.yaml"      # the first half of the chapter (戒賓 … up to the passage)
 
 
 def load_rite(path: str | Path | None = None, *, zhongbin: int | None = None, dafu: int | None = None,
@@ -58,7 +60,8 @@ def _load(path, *, zhongbin: int | None = None, dafu: int | None = None, options
     events_all = [built for built in builder.build(nodes)]
     events = link_events(events_all, s.chosen)
     rite = Rite(text_sha256=s.text_sha256, parameters=s.params, options=s.chosen, people=s.people, archery=s.archery,
-                props=s.props, initial=s.initial, groups=s.groups, formations=s.formations, events=events)
+                props=s.props, initial=s.initial, groups=s.groups, formations=s.formations, events=events,
+                text_file=s.text_file)
     report = {"file": s.file, "seed": s.seed, "landmarks": s.landmarks, "all_events": [e for e, _, _ in events_all],
               "event_lines": {e.id: (f, line_of(n)) for e, n, f in events_all}, "option_decl": s.opt_decl}
     return rite, report
@@ -77,3 +80,32 @@ def _event_nodes(s: Script, path: Path) -> list:
         nodes.extend(expand_events(lst, s.env, Templates(ifile, s.tpl.budget), procs))
     nodes.extend(expand_events(s.raw.get("events") or [], s.env, s.tpl, procs))
     return nodes
+
+
+def load_part(part: str = PART, path: str | Path | None = None, **kw) -> Rite:
+    """The rite of a part of the chapter: ``passage`` (the seed passage, as :func:`load_rite`; ``path`` its
+    script), ``first`` (the first half, ``first.yaml``) or ``whole`` (both, as one ceremony: see
+    :func:`join_rites`)."""
+    if part == "passage":
+        return load_rite(path, **kw)
+    if part == "first":
+        return load_rite(FIRST_SCRIPT, **kw)
+    if part == "whole":
+        return join_rites(load_rite(FIRST_SCRIPT, **kw), load_rite(path, **kw))
+    raise ValueError(f"part {part!r}: one of {', '.join(PARTS)}")
+
+
+def join_rites(first: Rite, passage: Rite) -> Rite:
+    """The whole chapter as one rite: the first half's cast, props and state before 戒賓, its events (their
+    spans in the first half's text, named on each event), then the passage's events, the first of them (and
+    any that follow no event) after the first half's last.  The passage's own initial state is not used: it is
+    what the first half's end must agree with (``tests/test_chapter.py``)."""
+    missing = sorted({p.id for p in passage.people} - {p.id for p in first.people}
+                     | {p.id for p in passage.props} - {p.id for p in first.props})
+    if missing:
+        raise RiteError("first.yaml", 1, f"the first half lacks the passage's {', '.join(missing[:5])}")
+    last = first.events[-1].id if first.events else None
+    firsts = [e.model_copy(update={"text_file": first.text_file}) for e in first.events]
+    rest = [e if e.after or last is None else e.model_copy(update={"after": [last]}) for e in passage.events]
+    return first.model_copy(update={"events": firsts + rest, "text_file": passage.text_file,
+                                    "text_sha256": passage.text_sha256})

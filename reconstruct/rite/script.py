@@ -15,7 +15,7 @@ from ..inputs import read_text
 from ..model.defaults import DAFU, DAFU_RANGE, ZHONGBIN, ZHONGBIN_RANGE
 from ..model.rite import ArcheryParams, Initial, Person, Prop
 from ..model.vocabulary import Posture, PropPosture
-from ..resources import data_path
+from ..resources import data_path, logical_name
 from ..text import seed as seedtext
 from ..text.names import NameIndex
 from ..text.placement import PlaceError, parse_place
@@ -23,13 +23,16 @@ from .actions import is_direction
 from .errors import RiteError
 from .expr import FUNCTIONS, Record
 from .templates import RESERVED, Templates
-from .yaml_lines import line_of, rel
+from .yaml_lines import line_of, read_yaml, rel
 
 DEFAULT_TEXT = "../text/xiangshe_li_part2.txt"
 MAX_SEED_BYTES = 2_000_000
 LIMITS = {"zhongbin": ZHONGBIN_RANGE, "dafu": DAFU_RANGE}    # as the command line's --zhongbin and --dafu
 OTHER_PARAMETER = (-10_000, 10_000)
 ID = re.compile(r"\w{1,40}")                            # a person's or a prop's id: one word
+# what a script may take from another with ``cast: FILE`` (the first half's script takes the passage's cast, so
+# that the people, props, groups and options are declared once); ``props`` it may add to
+CAST_SECTIONS = ("parameters", "archery", "options", "landmarks", "people", "props", "pairs", "groups", "formations")
 
 
 class Script:
@@ -41,12 +44,39 @@ class Script:
         if not isinstance(raw, dict):
             raise RiteError(self.file, line_of(raw, 1),
                             "the rite script must be a mapping (text, parameters, options, people …)")
+        if "cast" in raw:
+            self._read_cast_file(raw["cast"])
         for key in ("people", "props", "initial"):
-            if key not in raw:
+            if key not in self.raw:
                 raise RiteError(self.file, line_of(raw, 1), f"missing section {key!r}")
 
     def err(self, node: Any, what: str) -> RiteError:
         return self.tpl.err(node, what)
+
+    def _read_cast_file(self, name: Any) -> None:
+        """``cast: FILE``: the sections of CAST_SECTIONS taken from another script beside this one (its own
+        ``props`` are added to the other's; any other of those sections it declares itself is an error)."""
+        other = read_yaml(self.confined(name, name, "cast"))
+        if not isinstance(other, dict):
+            raise self.err(name, "cast: the file must be a rite script (a mapping)")
+        merged = type(self.raw)(self.raw)
+        merged.line = getattr(self.raw, "line", 1)
+        for key in CAST_SECTIONS:
+            if key not in other:
+                continue
+            if key == "props" and key in self.raw:
+                own = self.raw["props"]
+                if not isinstance(own, list) or not isinstance(other["props"], list):
+                    raise self.err(own, "props: a list")
+                both = type(own)([*other["props"], *own])
+                both.line = getattr(own, "line", 0)
+                merged["props"] = both
+            elif key in self.raw:
+                raise self.err(self.raw[key], f"{key}: declared by the cast file {name!s:.60}, not here")
+            else:
+                merged[key] = other[key]
+        merged.pop("cast")
+        self.raw = merged
 
     # -- files
     def confined(self, name: Any, node: Any, key: str, *, text: bool = False) -> Path:
@@ -71,6 +101,7 @@ class Script:
         except InputError as e:
             raise self.err(node, f"text: {e.file}: {e.what}") from None
         self.text_sha256 = seedtext.sha256(path)
+        self.text_file = logical_name(path)
 
     # -- parameters and options
     def read_parameters(self, zhongbin: int | None, dafu: int | None) -> None:

@@ -1,0 +1,55 @@
+"""The seam of the chapter: the state the first half ends in against the state the passage begins in (who
+stands where, facing where, bared or not, with what in his hands; where each thing lies and who holds it).
+
+Both are read from plans (the first half's at its end, the passage's at time 0, as the planner placed the
+passage's initial state), so the comparison measures what was planned and re-derives nothing.  Each
+difference is a :class:`~reconstruct.checks.audit.Finding` (kind ``seam``)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..model.plan import Plan
+from .audit import Finding
+
+TOLERANCE_M = 0.6      # a person or a thing within this of where the passage has it stands there (one step)
+
+
+def _where(track, t: float) -> np.ndarray:
+    xyz, _ = track.at(np.asarray([t], float))
+    return xyz[0]
+
+
+def seam(first: Plan, passage: Plan, t_first: float | None = None, t_passage: float = 0.0,
+         tol: float = TOLERANCE_M) -> list[Finding]:
+    """Where ``first`` at ``t_first`` (default: its end) differs from ``passage`` at ``t_passage``."""
+    t1 = first.duration if t_first is None else t_first
+    out: list[Finding] = []
+    for pid, b in passage.actors.items():
+        a = first.actors.get(pid)
+        if a is None:
+            out.append(Finding("seam", pid, t1, "not in the first half"))
+            continue
+        d = float(np.linalg.norm(_where(a.track, t1)[:2] - _where(b.track, t_passage)[:2]))
+        if d > tol:
+            out.append(Finding("seam", pid, t1, f"stands {d:.1f} m from where the passage has him"))
+        sa, sb = a.state(t1), b.state(t_passage)
+        for k in ("bare_left_arm", "gear", "bow"):
+            if sa.get(k) != sb.get(k):
+                out.append(Finding("seam", pid, t1, f"{k}: {sa.get(k)} at the end of the first half, "
+                                                    f"{sb.get(k)} in the passage"))
+        ha, hb = sorted(sa.get("holding") or []), sorted(sb.get("holding") or [])
+        if ha != hb:
+            out.append(Finding("seam", pid, t1, f"holds {ha or 'nothing'}, the passage has {hb or 'nothing'}"))
+    for pid, q in passage.props.items():
+        p = first.props.get(pid)
+        if p is None:
+            out.append(Finding("seam", pid, t1, "not in the first half"))
+            continue
+        ca, cb = p.carrier(t1), q.carrier(t_passage)
+        if ca != cb:
+            out.append(Finding("seam", pid, t1, f"held by {ca or 'nobody'}, the passage has {cb or 'nobody'}"))
+        elif ca is None:
+            d = float(np.linalg.norm(_where(p.track, t1)[:2] - _where(q.track, t_passage)[:2]))
+            if d > tol:
+                out.append(Finding("seam", pid, t1, f"lies {d:.1f} m from where the passage has it"))
+    return out

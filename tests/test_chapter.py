@@ -1,0 +1,99 @@
+"""The whole chapter (issue 29): the first half's text extracted exactly from the vendored source, the passage
+planned as before, the first half's script covering its sections, planned with no finding of the audit or of the
+conservation of things, and the seam between the two halves measured."""
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pytest
+from conftest import planned
+
+from reconstruct.checks.audit import audit
+from reconstruct.checks.chapter import seam
+from reconstruct.checks.conservation import conservation
+from reconstruct.checks.script import check, coverage
+from reconstruct.resources import ASSETS, SEED
+from reconstruct.rite.loader import FIRST_SCRIPT, load_part
+from reconstruct.text import extract
+
+ROOT = Path(__file__).resolve().parent.parent
+SOURCE = ROOT / "sources" / "yili_juan05_xiangshe_zhengzhu_SBCK.txt"
+SHARED = ROOT.parent / "shared" / "sources" / SOURCE.name
+PART1 = ASSETS / "text" / "xiangshe_li_part1.txt"
+# the default plan of the passage as main made it before the first half was added (c7de9ec): the passage alone
+# plans byte-identically (change only with a cited fix of the passage's own)
+PASSAGE_PLAN_SHA256 = "ceff22cd0369df37ecbbf3e6cd55dfc4fd7441d3ed5bf58dea8999ac71eca423"
+# the first half's non-archery sections (戒賓 … 立司正, 末旅): characters [0, MINE) of part 1
+NON_ARCHERY_END = 1672
+
+
+def test_extraction_is_exact():
+    src = SOURCE.read_text(encoding="utf-8")
+    assert extract.first_half(src).encode("utf-8") == PART1.read_bytes()
+    if SHARED.exists():
+        assert SHARED.read_bytes() == SOURCE.read_bytes()
+
+
+def test_the_cut_loses_and_doubles_nothing():
+    """The first half ends just before 扑 of 去扑襲: the 經 is the first half followed by the passage's words."""
+    jing = extract.jing(SOURCE.read_text(encoding="utf-8"))
+    part1 = PART1.read_text(encoding="utf-8").rstrip("\n")
+    assert jing.startswith(part1) and part1.endswith("司射遂適西階西釋弓去")
+    assert jing[len(part1):].startswith(extract.PASSAGE_START)
+    assert SEED.read_text(encoding="utf-8").startswith("扑，袭。进由中东")
+    assert "(" not in part1 and "¶" not in part1 and "<" not in part1 and "鄭氏注" not in part1
+
+
+def test_extract_refuses_a_file_without_the_title(tmp_path):
+    with pytest.raises(ValueError):
+        extract.first_half("鄕射之禮主人戒賔\n")
+    bad = tmp_path / "x.txt"
+    bad.write_text("no title\n", encoding="utf-8")
+    assert extract.main([str(bad), str(tmp_path / "out.txt")]) == 2 and not (tmp_path / "out.txt").exists()
+
+
+def test_passage_plans_byte_identical(plan):
+    assert hashlib.sha256(plan.to_json().encode("utf-8")).hexdigest() == PASSAGE_PLAN_SHA256
+
+
+def test_first_half_covers_its_non_archery_sections():
+    rite = load_part("first")
+    text = PART1.read_text(encoding="utf-8")
+    cov = coverage(rite, text)
+    missing = [u for u in cov["uncovered"] if u["span"][0] < NON_ARCHERY_END]
+    assert missing == [], missing[:3]
+    assert rite.text_file == "assets/text/xiangshe_li_part1.txt"
+    assert not check(part="first")["caption_only"]
+
+
+def test_whole_cites_both_texts():
+    rite = load_part("whole")
+    firsts = [e for e in rite.events if e.text_file == "assets/text/xiangshe_li_part1.txt"]
+    assert firsts and rite.events[:len(firsts)] == firsts
+    assert all(e.text_file is None for e in rite.events[len(firsts):])
+    assert rite.events[len(firsts)].after == [firsts[-1].id]
+    rep = check(part="whole")
+    assert set(rep["parts"]) == {"first", "passage"} and rep["parts"]["passage"]["coverage"] == 1.0
+    assert rep["content_chars"] == rep["parts"]["first"]["content_chars"] + 2566
+
+
+def test_first_half_audit_and_conservation(reading):
+    p = planned(part="first")
+    assert p.text["file"] == "assets/text/xiangshe_li_part1.txt"
+    assert audit(p, reading, limit=10_000) == []
+    assert conservation(p) == []
+
+
+def test_seam_measures(plan):
+    """The seam check finds nothing between a state and itself, and finds the 司射 moved over the passage."""
+    assert seam(plan, plan, t_first=0.0) == []
+    found = seam(plan, plan)
+    assert any(f.who == "司射" for f in found)
+
+
+@pytest.mark.xfail(strict=True, reason="the first half's archery sections (三耦俟于堂西 … 釋弓去, offsets 1672–3601) "
+                                        "are written on the branch `archery`; until they are merged the first half "
+                                        "ends at 立司正 and its end state is not the passage's")
+def test_first_half_ends_where_the_passage_begins():
+    assert seam(planned(part="first"), planned()) == []
