@@ -42,6 +42,11 @@ class Tallies:
         one for each counted hit of the 上射s to the 释获者's right and of the 下射s to his left, the rest west
         of the 中."""
         ids = sorted(pid for pid, pr in self.state.props.items() if pr.kind == PropKind.算)
+        zhong = next((pr for pr in self.state.props.values() if pr.kind == PropKind.中), None)
+        if zhong is not None and math.dist((zhong.x, zhong.y), (self.tally_layout.cx, self.tally_layout.cy)) > 0.5:
+            # the 中 is not set out (the first half, before 請釋獲 … 設中): the tallies lie where the rite's
+            # initial state puts them, and nobody has laid any
+            return
         n_r = sum(x.counted for x in r2 if x.side == RIGHT)
         n_l = sum(x.counted for x in r2 if x.side == LEFT)
         if len(ids) < 8 + n_r + n_l:
