@@ -466,6 +466,20 @@ def lay_spare(p: Parts, b: Body, a: Action) -> None:
     p.tallies.lay_spare(b)
 
 
+@verb("give_tallies")
+def give_tallies(p: Parts, b: Body, a: Action) -> None:
+    """授筭: the tallies he carries handed to ``other`` (一人執筭以從之 … 興受筭)."""
+    if not a.other or a.other not in p.state.bodies:
+        p.state.fail("give_tallies needs the one who receives them (other)")
+    other = p.state.bodies[a.other]
+    p.handling.meet(b, other, f"to hand the tallies to {other.id}")
+    P = p.state.pace
+    b.gesture(b.t - P.hand_over, b.t, GestureKind.HAND_OVER, other.id)
+    other.gesture(b.t - P.hand_over, b.t, GestureKind.RECEIVE, p.tallies.t_hand[0] if p.tallies.t_hand else None)
+    other.hold_until(b.t)
+    p.tallies.hand_over(b, other, b.t)
+
+
 @verb("collect_tallies")
 def collect_tallies(p: Parts, b: Body, a: Action) -> None:
     p.tallies.collect(b)

@@ -164,7 +164,7 @@ class Arrows:
         """司马乘之: kneeling south of the 楅, he counts the arrows off in fours with both hands (左右抚矢而
         乘之), each archer's four laid together."""
         for g, who in enumerate(self.archers):
-            arrows = [ar for ar in self.mine(who) if self.state.props[ar].carrier is None]
+            arrows = [ar for ar in self.mine(who) if self.state.props[ar].carrier is None and self.on_rack(ar)]
             if not arrows:
                 continue
             t = b.t
@@ -174,6 +174,12 @@ class Arrows:
                 self.custody.carry(ar, b.id, t + 0.3)
                 self.custody.set_down(ar, x, y, z, t + self.pace.count_arrows, heading=h)
             self.moves.hold(b, self.pace.count_arrows)
+
+    def on_rack(self, arrow: str) -> bool:
+        """Whether an arrow lies on the 楅 (laid there in the heap or counted off in fours), not elsewhere: the
+        arrows of those who did not shoot (the 賓's against the 西序 in the first round) are not counted."""
+        pr = self.state.props[arrow]
+        return abs(pr.x - self.rack.fx) < 0.75 and abs(pr.y - self.rack.fy) < 0.1
 
     def arrange_on_rack(self) -> None:
         """At the start every arrow lies on the 楅, counted off in fours (司马乘矢如初, before the passage)."""

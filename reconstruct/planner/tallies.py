@@ -32,7 +32,8 @@ class Tallies:
         self.scores: list[Score] = []
         self.t_zhong: list[str] = []               # in the 中
         self.t_pile: list[str] = []                # the spares west of it
-        self.t_hand: list[str] = []                # in the 释获者's hand
+        self.t_hand: list[str] = []                # in the 释获者's hand (or whoever carries them)
+        self.t_away: list[str] = []                # lying elsewhere, together (not yet set out, or put away)
         self.t_laid: dict[str, list[str]] = {RIGHT: [], LEFT: []}      # laid for hits, by side
         self.t_counted: dict[str, dict[str, list]] = {}
         self.t_win: list[str] = []
@@ -46,6 +47,7 @@ class Tallies:
         if zhong is not None and math.dist((zhong.x, zhong.y), (self.tally_layout.cx, self.tally_layout.cy)) > 0.5:
             # the 中 is not set out (the first half, before 請釋獲 … 設中): the tallies lie where the rite's
             # initial state puts them, and nobody has laid any
+            self.t_away = ids
             return
         n_r = sum(x.counted for x in r2 if x.side == RIGHT)
         n_l = sum(x.counted for x in r2 if x.side == LEFT)
@@ -282,10 +284,10 @@ class Tallies:
 
     def collect(self, b: Body) -> None:
         """退中与算: every tally taken up (those of the 中 with it) to be carried away."""
-        every = self.t_zhong + self.t_pile + self.t_hand
+        every = self.t_zhong + self.t_pile + self.t_hand + self.t_away
         self._into_hand(b, every, b.t + 0.3)
         self._act_with(b, GestureKind.TAKE_TALLIES, self.pace.gather, every[0] if every else None)
-        self.t_zhong, self.t_pile = [], []
+        self.t_zhong, self.t_pile, self.t_away = [], [], []
 
     def store(self, b: Body) -> None:
         """The tallies he carries set down together where he is (at 堂西: 诸所退皆俟堂西, 鄭)."""
@@ -295,5 +297,13 @@ class Tallies:
         for i, tid in enumerate(self.t_hand):
             self.custody.set_down(tid, x + 0.004 * (i % 10), y + 0.004 * (i // 10), 0.005 + 0.005 * (i // 40), t,
                           heading=b.heading)
+        self.t_away += self.t_hand
         self.t_hand = []
         b.set_state(b.t, holding=[x for x in b.state.get("holding", []) if not x.startswith(PropKind.算)])
+
+    def hand_over(self, b: Body, other: Body, t: float) -> None:
+        """授筭: the tallies he carries pass to ``other`` at ``t`` (釋獲者…興受筭, first half; 鄭: 興，還北面受筭)."""
+        for tid in self.t_hand:
+            self.custody.carry(tid, other.id, t)
+        b.set_state(t, holding=[x for x in b.state.get("holding", []) if not x.startswith(PropKind.算)])
+        other.set_state(t, holding=sorted({*other.state.get("holding", []), *self.t_hand}))
