@@ -466,6 +466,13 @@ def lay_spare(p: Parts, b: Body, a: Action) -> None:
     p.tallies.lay_spare(b)
 
 
+@verb("ready_tallies")
+def ready_tallies(p: Parts, b: Body, a: Action) -> None:
+    """取中之八筭，改實八筭于中，興執而俟: where the text tells it before a pair shoots (the shooting does it
+    itself before every other pair)."""
+    p.tallies.prime(b)
+
+
 @verb("give_tallies")
 def give_tallies(p: Parts, b: Body, a: Action) -> None:
     """授筭: the tallies he carries handed to ``other`` (一人執筭以從之 … 興受筭)."""

@@ -34,6 +34,7 @@ class Tallies:
         self.t_pile: list[str] = []                # the spares west of it
         self.t_hand: list[str] = []                # in the 释获者's hand (or whoever carries them)
         self.t_away: list[str] = []                # lying elsewhere, together (not yet set out, or put away)
+        self.primed = False                        # the eight taken and the 中 refilled, as the text tells it
         self.t_laid: dict[str, list[str]] = {RIGHT: [], LEFT: []}      # laid for hits, by side
         self.t_counted: dict[str, dict[str, list]] = {}
         self.t_win: list[str] = []
@@ -92,6 +93,9 @@ class Tallies:
         """Before a pair shoots: he kneels, puts back what is left in his hand (若有餘算則反委之), takes the
         eight out of the 中, puts eight in again (取中之八算，改實八算于中) and rises holding them (興執而俟)."""
         P, L = self.pace, self.tally_layout
+        if self.primed:           # done just before, where the text tells it (釋獲者坐取中之八筭 … 興執而俟)
+            self.primed = False
+            return
         sh.hold_until(max(sh.t, t_ready - 6.0))
         if sh.posture != Posture.KNEEL:
             self.moves.posture(sh, Posture.KNEEL, P.kneel)
@@ -112,6 +116,13 @@ class Tallies:
             self.t_hand.remove(tid)
         self.t_zhong = new
         self.moves.posture(sh, Posture.STAND, P.rise)
+
+    def prime(self, sh: Body) -> None:
+        """釋獲者坐取中之八筭，改實八筭于中，興執而俟 (first half, before the second round's first pair): told once
+        by the text, done now; the next pair's shooting does not do it again."""
+        self.primed = False
+        self.ready(sh, sh.t)
+        self.primed = True
 
     def lay(self, sh: Body, s: Shot) -> None:
         """释获: kneeling, one tally from his hand for a hit on the beat, to his right for the 上射, to his left

@@ -71,6 +71,7 @@ VERBS: dict[str, str] = {
     "lay_spare": "委餘獲于中西 — the tallies left in one's hand laid with the spares",
     "collect_tallies": "退算 — every tally taken up (those not yet set out too: 執筭)",
     "give_tallies": "授筭 — the tallies one carries handed over (other)",
+    "ready_tallies": "取中之八筭，改實八筭于中，興執而俟 — where the text tells it (the shooting does it before each other pair)",
     "store_tallies": "the tallies one carries set down where one is",
     "put_arrows": "釋矢 — the arrows one carries laid down together (place, or before him)",
     "give_arrows": "授矢 — the arrows one carries handed over together (other)",
