@@ -83,7 +83,16 @@ class Handling:
         if self.state.props[prop].carrier != b.id:
             self.take(b, prop)        # one sets down only what one has: pick it up (or receive it) first
         on = 0.0
-        if place:
+        if place == prop and place in self.state.reading.landmarks:
+            # set out at its own place (設楅于中庭, 設中): the landmark of that name, not where it is now
+            lm = self.state.reading.landmarks[place].position
+            x, y, on = lm[0], lm[1], 0.0
+            level = HALL if abs(lm[2] - self.state.reading.hall_height) < 0.05 else COURT
+            self.reach(b, x, y, level, 0.6, f"to set the {prop} at its place")
+            d = math.hypot(x - b.x, y - b.y)
+            if d > REACH:
+                self.walking.approach(b, x, y, level, 0.6, f"within reach of the {prop}'s place", False)
+        elif place:
             x, y, level, _ = self.places.resolve(place, b.id)
             x, y, on = self.on_or_below(place, x, y, b)
             self.reach(b, x, y, level, 0.6, f"to set the {prop} at {place}")

@@ -317,4 +317,3 @@ class Tallies:
         for tid in self.t_hand:
             self.custody.carry(tid, other.id, t)
         b.set_state(t, holding=[x for x in b.state.get("holding", []) if not x.startswith(PropKind.算)])
-        other.set_state(t, holding=sorted({*other.state.get("holding", []), *self.t_hand}))
