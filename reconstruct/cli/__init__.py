@@ -16,7 +16,7 @@ from ..model.defaults import FPS, FRAME_MAX, FRAME_SIZE, FRAME_SIZES, size_text
 
 
 
-from .args import (DEFAULT_VIDEO, OUT, _with_cast, _with_layout, crf, load_cast, load_reading,  # noqa: F401
+from .args import (DEFAULT_VIDEO, OUT, _with_cast, _with_layout, crf, load_cast, load_reading, plan_texts,  # noqa: F401
                    outputs_ok, parse_point, parse_size, plan_of, positive_float, positive_int)
 
 
@@ -229,7 +229,7 @@ def cmd_video(a: argparse.Namespace) -> int:
     try:
         st = render_video(plan, ground_meshes(reading, plan.props), a.out, size=a.size, fps=a.fps, crf=a.crf, start=a.start,
                           end=a.end, speed=a.speed, frames_dir=a.frames, labels=a.labels, progress=not a.quiet,
-                          text=seed.load(), cards=not a.no_cards, workers=a.workers, scheduler=a.scheduler,
+                          text=plan_texts(plan), cards=not a.no_cards, workers=a.workers, scheduler=a.scheduler,
                           fresh=a.fresh, chunk_seconds=a.chunk_seconds, sound=not a.no_sound, camera=camera)
     except ValueError as e:          # e.g. event text not matching the seed
         raise InputError(a.plan or "plan", "video", str(e)) from None
@@ -411,7 +411,7 @@ def _cut(a: argparse.Namespace, plan, ground, cut) -> int:
 
     try:
         st = render_cut(plan, ground, a.out, cut, size=a.size, fps=a.fps, crf=a.crf, progress=not a.quiet,
-                        workers=a.workers, scheduler=a.scheduler, fresh=a.fresh, text=seed.load(),
+                        workers=a.workers, scheduler=a.scheduler, fresh=a.fresh, text=plan_texts(plan),
                         overlays="cut")
     except ValueError as e:
         raise InputError(cut.file, "", str(e)) from None
@@ -438,7 +438,7 @@ def _deliver(a: argparse.Namespace, plan, ground, cut=None) -> int:
     outputs_ok(*paths.values())
     try:
         rep = deliver(plan, ground, a.out, spec, fps=a.fps, cut=cut, start=a.start, end=a.end, speed=a.speed,
-                      frames_dir=a.frames, progress=not a.quiet, text=seed.load(), cards=not a.no_cards,
+                      frames_dir=a.frames, progress=not a.quiet, text=plan_texts(plan), cards=not a.no_cards,
                       workers=a.workers, scheduler=a.scheduler, fresh=a.fresh, chunk_seconds=a.chunk_seconds)
     except ValueError as e:
         raise InputError(a.plan or "plan", "video --deliver", str(e)) from None

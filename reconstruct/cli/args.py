@@ -100,6 +100,19 @@ def plan_of(a: argparse.Namespace, reading=None):
     return make_plan(reading, load_cast(a, reading))
 
 
+def plan_texts(plan) -> dict[str, str]:
+    """The texts a plan's spans are offsets into, by their logical names: the plan's own (``text.file``) and any
+    an event names (``text_file``: the whole chapter's first half); the shipped seed where the plan names none."""
+    from ..resources import data_path, logical_name
+    from ..text import seed
+    names = {plan.text.get("file") or logical_name(seed.SEED)} | {e.text_file for e in plan.events if e.text_file}
+    out = {}
+    for n in sorted(names):
+        p = data_path(n)
+        out[n] = p.read_text(encoding="utf-8") if p.is_file() else seed.load()
+    return out
+
+
 def _with_layout(sp: argparse.ArgumentParser) -> None:
     sp.add_argument("layout", nargs="?", default=str(DEFAULT_LAYOUT),
                     help="a reading: a TOML file, or the name of a shipped one (zheng_xuan, ao_jigong, …); "

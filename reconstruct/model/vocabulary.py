@@ -64,6 +64,7 @@ class GestureKind(StrEnum):
     LAY_ARROWS = "lay_arrows"
     COUNT_ARROWS = "count_arrows"
     RETURN_TALLIES = "return_tallies"
+    TIE_ROPE = "tie_rope"
     FILL_HOLDER = "fill_holder"
     TAKE = "take"
     SET_DOWN = "set_down"
@@ -72,7 +73,6 @@ class GestureKind(StrEnum):
     HOLD_WITH_BOW = "hold_with_bow"
     UNTIE_ARROWS = "untie_arrows"
     UNTIE_ROPE = "untie_rope"
-    TIE_ROPE = "tie_rope"
     BIND_ARROWS = "bind_arrows"
     TAKE_OFF_SHOES = "take_off_shoes"
     SERVE = "serve"
@@ -96,7 +96,7 @@ GESTURES: dict[GestureKind, str] = {
     G.COUNT_ARROWS: "乘矢", G.RETURN_TALLIES: "反委之", G.FILL_HOLDER: "實八算于中", G.TAKE: "取",
     G.SET_DOWN: "奠 / 設", G.ANNOUNCE: "告 (the words in object)", G.PLAY: "鼓瑟 / 歌",
     G.HOLD_WITH_BOW: "兼諸弦弣 — arrows held along string and grip", G.UNTIE_ARROWS: "說矢束",
-    G.UNTIE_ROPE: "說侯之左下綱", G.TIE_ROPE: "繫左下綱 — the target's lower rope tied to its post", G.BIND_ARROWS: "兼束之以茅，上握焉 — the 大夫's arrows bound with a band of grass above the grip", G.TAKE_OFF_SHOES: "說屨", G.SERVE: "羞 — dishes carried up",
+    G.UNTIE_ROPE: "說侯之左下綱", G.TIE_ROPE: "繫綱 / 掩束 — a rope of the 侯 tied", G.BIND_ARROWS: "兼束之以茅，上握焉 — the 大夫's arrows bound with a band of grass above the grip", G.TAKE_OFF_SHOES: "說屨", G.SERVE: "羞 — dishes carried up",
     G.POINT_ARROW: "兼諸弦，面鏃 — the arrow held along the string, point up", G.LOWER_FLAG_REST: "偃旌 at the 乏",
     G.BOW: "揖 made to someone (object: the person)", G.KNEEL_BOW: "拜 made to someone (object: the person)",
     G.LEAD: "相 — leading someone by the hand (object: the person led)",

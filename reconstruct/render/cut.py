@@ -134,7 +134,7 @@ def render_cut(plan: Plan, static_meshes, out, cut: Cut, *, size=FRAME_SIZE, fps
                preset: str = "veryfast", overlays: str = "cut", bitrate_kbps: int | None = None,
                audio_kbps: int | None = None, loudness: tuple[float, float] | None = None, progress: bool = True,
                workers: int | None = None, scheduler: str | None = None, fresh: bool = False,
-               text: str | None = None, **_ignored) -> dict:
+               text: str | dict[str, str] | None = None, **_ignored) -> dict:
     """Render ``cut`` of ``plan`` to ``out`` (mp4 with chapters, and .zh.vtt/.en.vtt beside it).
 
     ``overlays``: "cut" (captions and name tags as in the video, no timeline), or "clean".  ``bitrate_kbps``,

@@ -235,7 +235,7 @@ def _chunk_frames(job: RenderJob, chunk: Chunk, pipe: FramePipeline | None):
 
 def render_video(plan: Plan, static_meshes, out_path, *, size=FRAME_SIZE, fps: int = FPS, crf: int = 18,
                  start=None, end=None, speed: float = 1.0, frames_dir=None, labels: bool = False,
-                 progress: bool = True, text: str | None = None, glosses: dict | None = None,
+                 progress: bool = True, text: str | dict[str, str] | None = None, glosses: dict | None = None,
                  cards: bool = True, preset: str = "veryfast", aa: bool = True,
                  camera: CameraPath | None = None, compress_holds: float | None = 6.0,
                  hold_speed: float = 8.0, workers: int | None = None, scheduler: str | None = None,
@@ -275,7 +275,8 @@ def render_video(plan: Plan, static_meshes, out_path, *, size=FRAME_SIZE, fps: i
     t0, t1 = resolve_range(plan, start, end)
     if text is not None:
         for e in plan.events:
-            if text[e.span[0]:e.span[1]] != e.text:
+            src = text if isinstance(text, str) else text.get(e.text_file or plan.text.get("file"), "")
+            if src[e.span[0]:e.span[1]] != e.text:
                 raise ValueError(f"event {e.id}: text does not match its span in the seed")
     store = chunk_store(out_path)
     if fresh and store.exists():
