@@ -98,3 +98,16 @@ def test_the_first_halfs_repeats_hold_to_their_first_performances(first):
     """拾取矢 (f11.sq1 its 初, f11.sq2–3 亦如之), 射 (the pairs of both rounds): each repeat performs its first
     performance person for person except where a cited override says otherwise."""
     assert _differences(first) == []
+
+
+def test_the_passages_repeats_hold_to_their_first_performances_in_the_first_half():
+    """In the whole chapter the 初 of 拾取矢, 射, 宾主人射, 大夫射, 降揖 and 司马命 is in the first half: the
+    passage's 如初 are held to it (one plan of the whole chapter, shared with the other tests that need it)."""
+    whole = planned(part="whole")
+    from test_rite_procedures import _performances
+    perfs = _performances(whole)
+    for name, first in (("射", "f10.ou1a"), ("拾取矢", "f11.sq1"), ("宾主人射", "f11.bz"), ("大夫射", "f11.dafu1"),
+                        ("司马命", "f10.qu")):
+        assert perfs[name][0][0].procedure["call"] == first, name
+        assert any(p[0].procedure["call"].startswith("p") for p in perfs[name]), name
+    assert _differences(whole) == []
