@@ -22,8 +22,11 @@ SOURCE = ROOT / "sources" / "yili_juan05_xiangshe_zhengzhu_SBCK.txt"
 SHARED = ROOT.parent / "shared" / "sources" / SOURCE.name
 PART1 = ASSETS / "text" / "xiangshe_li_part1.txt"
 # the default plan of the passage as main made it before the first half was added (c7de9ec): the passage alone
-# plans byte-identically (change only with a cited fix of the passage's own)
-PASSAGE_PLAN_SHA256 = "ceff22cd0369df37ecbbf3e6cd55dfc4fd7441d3ed5bf58dea8999ac71eca423"
+# plans byte-identically (change only with a cited fix of the passage's own).  Changed once (branch archery): 弟子委矢，
+# 司马乘之，皆如初 (105) performs the procedure 委矢乘矢 whose 初 is the first half's first round (a procedure written
+# once), so its event p13.wei is two steps (p13.wei, p13.cheng) and the default ids after it shift by one; every
+# actor's and prop's track is unchanged (was ceff22cd0369df37ecbbf3e6cd55dfc4fd7441d3ed5bf58dea8999ac71eca423)
+PASSAGE_PLAN_SHA256 = "df07c40064f301f189b79dce1717353d3b9432b56cad76cb0777caa7d5dfc81a"
 # the first half's non-archery sections (戒賓 … 立司正, 末旅): characters [0, MINE) of part 1
 NON_ARCHERY_END = 1672
 
