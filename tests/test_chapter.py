@@ -100,3 +100,40 @@ def test_seam_measures(plan):
                                         "ends at 立司正 and its end state is not the passage's")
 def test_first_half_ends_where_the_passage_begins():
     assert seam(planned(part="first"), planned()) == []
+
+
+def test_first_half_has_its_glyphs():
+    """Every character of the first half's text and of its events' glosses is in the shipped font subset."""
+    from reconstruct.text.fonts import missing_glyphs
+    rite = load_part("first")
+    texts = [PART1.read_text(encoding="utf-8")] + [e.gloss for e in rite.events]
+    assert not {t[:20]: missing_glyphs(t) for t in texts if missing_glyphs(t)}
+
+
+def test_first_half_leaves_the_hall_as_the_passage_finds_it(plan):
+    """What the non-archery sections settle is where the passage has it: the 賓, the 主人 and the 大夫 on their
+    mats; the 酬 cup east of the 賓's 薦 (奠觶), the raised cup west of it (酬觶), the dishes and stands of the
+    three, the 司正's cup and 薦 at the 觶位, the other cups in the 篚 (measured by the seam check)."""
+    settled = {"宾", "主人", "大夫", "奠觯", "酬觯", "宾荐", "宾俎", "主人荐", "主人俎", "大夫荐", "大夫俎", "司正觯",
+               "司正荐", "觯", "宾觯", "大夫觯", "爵", "侯"}
+    found = [f for f in seam(planned(part="first"), plan) if f.who in settled]
+    assert found == []
+
+
+def test_cast_file_is_confined_and_declared_once(tmp_path):
+    """``cast:`` names a script beside this one; a section it declares may not be declared again (props added)."""
+    from reconstruct.rite.errors import RiteError
+    from reconstruct.rite.loader import load_rite
+    rite_dir = FIRST_SCRIPT.parent
+    for name in ("rite.yaml", "procedures.yaml"):
+        (tmp_path / name).write_text((rite_dir / name).read_text(encoding="utf-8"), encoding="utf-8")
+    base = "text: " + str(SEED) + "\ninitial: {}\n"
+    (tmp_path / "a.yaml").write_text(base + "cast: ../elsewhere.yaml\n", encoding="utf-8")
+    with pytest.raises(RiteError, match="outside"):
+        load_rite(tmp_path / "a.yaml")
+    (tmp_path / "b.yaml").write_text(base + "cast: rite.yaml\npeople: []\n", encoding="utf-8")
+    with pytest.raises(RiteError, match="declared by the cast file"):
+        load_rite(tmp_path / "b.yaml")
+    (tmp_path / "c.yaml").write_text(base + "cast: rite.yaml\n", encoding="utf-8")
+    with pytest.raises(RiteError, match="no initial state"):
+        load_rite(tmp_path / "c.yaml")

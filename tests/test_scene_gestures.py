@@ -141,3 +141,31 @@ def test_hand_overs_meet_halfway(plan, sampler):
                 apart.append(float(np.linalg.norm(mids[0] - mids[1])))
     assert len(apart) > 20
     assert np.median(apart) < 0.35
+
+
+def test_the_loser_drinks_from_the_right_hand_with_the_bow_in_the_left(plan, sampler):
+    """立卒觶 (鄭: 右手執觶，左手執弓): the loser, holding the unstrung bow across his left palm, drinks from
+    the cup in his right hand; the left hand stays at the waist with the bow (both hands and the bow went
+    up to his face before), and the cup is in the right hand."""
+    seen = 0
+    for aid, a in plan.actors.items():
+        for g in a.gestures:
+            if g.kind != "drink":
+                continue
+            t = (g.t0 + g.t1) / 2
+            xyz, hd, params, state = sampler.actor_pose(aid, t)
+            holding = state.get("holding") or []
+            if state.get("bow") != "unstrung" or not any(h.endswith("弓") for h in holding):
+                continue
+            seen += 1
+            w = P.world_transforms(*xyz, hd, params=params, state=state)
+            lh, rh = F.hand_position(w, "l"), F.hand_position(w, "r")
+            assert rh[2] - xyz[2] > 1.4 and lh[2] - xyz[2] < 1.2, (aid, t, lh, rh)
+            bow = HD.unstrung_bow_matrix(w, hd, holding)[:3, 3]
+            assert np.linalg.norm(bow - lh) < 0.05, (aid, t)
+            cup = next(h for h in holding if h.endswith("觯") or h == "觯")
+            M = HD.held_matrix(sampler, "%s:%s" % (aid, cup) if cup not in plan.props else cup, aid, w, hd,
+                               state.get("gestures"), [h for h in holding if h != cup], {}, t,
+                               is_prop=cup in plan.props)[0]
+            assert np.linalg.norm(M[:3, 3] - rh) < 0.1, (aid, t)
+    assert seen >= 3          # every loser of the second round (the default: the left side loses)

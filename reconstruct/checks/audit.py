@@ -52,19 +52,10 @@ def audit(plan: Plan, reading: Reading, step: float = STEP, limit: int = 50) -> 
             lst.append(f)
 
     H = reading.hall_height
-    # overlaps: all pairs at once per time sample
+    # overlaps: all pairs, screened by blocks of samples (most people stand still most of the time)
     P = np.stack([pos[a] for a in ids])                     # (n, T, 4)
-    n = len(ids)
-    for i in range(n):
-        d = np.hypot(P[i + 1:, :, 0] - P[i, :, 0], P[i + 1:, :, 1] - P[i, :, 1])
-        same = np.abs(P[i + 1:, :, 2] - P[i, :, 2]) < 0.3
-        bad = np.argwhere((d < MIN_GAP) & same)
-        reported = set()
-        for j, k in bad:
-            if j in reported:
-                continue
-            reported.add(j)
-            add(Finding("overlap", f"{ids[i]}~{ids[i + 1 + j]}", float(ts[k]), f"{d[j, k]:.2f} m apart"))
+    for i, j, k, d in _overlaps(P):
+        add(Finding("overlap", f"{ids[i]}~{ids[j]}", float(ts[k]), f"{d:.2f} m apart"))
     # fixtures, walls, columns
     shapes = []
     for lm in reading.landmarks.values():
@@ -83,10 +74,11 @@ def audit(plan: Plan, reading: Reading, step: float = STEP, limit: int = 50) -> 
         px, py = p[:, 0], p[:, 1]
         on_hall = p[:, 2] > H - 1e-3
         for name, shape, up in shapes:
-            inside = shapely.contains_xy(shape, px, py) & (on_hall == up)
-            if inside.any():
-                k = int(np.argmax(inside))
-                add(Finding("fixture", a, float(ts[k]), f"inside the {name}"))
+            x0, y0, x1, y1 = shape.bounds
+            near = np.flatnonzero((px >= x0) & (px <= x1) & (py >= y0) & (py <= y1) & (on_hall == up))
+            inside = near[shapely.contains_xy(shape, px[near], py[near])]
+            if len(inside):
+                add(Finding("fixture", a, float(ts[inside[0]]), f"inside the {name}"))
         # level: being above the court but off the hall means being on a stair
         raised = (p[:, 2] > 1e-3)
         in_hall = shapely.intersects_xy(hall, px, py)
@@ -110,6 +102,36 @@ def audit(plan: Plan, reading: Reading, step: float = STEP, limit: int = 50) -> 
     for f in flights(plan, reading):
         add(f)
     return [f for kind in sorted(found) for f in found[kind]]
+
+
+def _overlaps(P: np.ndarray, block: int = 100):
+    """(i, j, sample, distance) of each pair i < j the first time their centres come closer than MIN_GAP
+    at the same level, in the order i, then j.  Pairs are first screened by the bounds of blocks of
+    ``block`` samples; only blocks where two people's bounds come that close are measured."""
+    n, T = P.shape[:2]
+    nb = -(-T // block)
+    Pb = np.concatenate([P, np.repeat(P[:, -1:], nb * block - T, axis=1)], axis=1).reshape(n, nb, block, -1)
+    lo, hi = Pb[..., :3].min(2), Pb[..., :3].max(2)                  # (n, nb, 3)
+    reach = np.array([MIN_GAP, MIN_GAP, 0.3])
+    for i in range(n - 1):
+        cand = ((lo[i + 1:] < hi[i] + reach) & (lo[i] < hi[i + 1:] + reach)).all(-1)     # (n-i-1, nb)
+        js, bs = np.nonzero(cand)
+        if not len(js):
+            continue
+        first = {}
+        for c0 in range(0, len(js), 4096):                              # (j, block) in order, in chunks
+            jc, bc = js[c0:c0 + 4096], bs[c0:c0 + 4096]
+            a, b = Pb[i, bc], Pb[i + 1 + jc, bc]                        # (m, block, 4)
+            d = np.hypot(a[..., 0] - b[..., 0], a[..., 1] - b[..., 1])
+            k = bc[:, None] * block + np.arange(block)
+            bad = (d < MIN_GAP) & (np.abs(a[..., 2] - b[..., 2]) < 0.3) & (k < T)
+            for m in np.flatnonzero(bad.any(1)):                        # blocks in time order per j
+                j = int(jc[m])
+                if j not in first:
+                    c = int(np.argmax(bad[m]))
+                    first[j] = (int(k[m, c]), float(d[m, c]))
+        for j in sorted(first):
+            yield i, i + 1 + j, first[j][0], first[j][1]
 
 
 def flights(plan: Plan, reading: Reading) -> list[Finding]:

@@ -68,6 +68,20 @@ class _Models:
         return m
 
 
+_BY_PART: dict[int, tuple] = {}
+
+
+def _by_part(g) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(vertex order sorted by part, where each part's run starts, the parts that have vertices) of a
+    figure's geometry, made once per geometry."""
+    hit = _BY_PART.get(id(g))
+    if hit is None or hit[0] is not g:
+        order = np.argsort(g.part_index, kind="stable")
+        present, starts = np.unique(g.part_index[order], return_index=True)
+        hit = _BY_PART[id(g)] = (g, order, starts, present)
+    return hit[1:]
+
+
 class _Body:
     """One posed figure: each shown part's world bounds, rotation and translation (its scale is in the
     part's model), and FCL objects made on demand."""
@@ -81,13 +95,16 @@ class _Body:
         self.scale = np.linalg.norm(lin, axis=1)                  # column norms: the parts' own scales
         self.rot = lin / np.where(self.scale > 1e-12, self.scale, 1.0)[:, None, :]
         self.t = mats[:, :3, 3]
-        M = mats[g.part_index]
-        V = np.einsum("nij,nj->ni", M[:, :3, :3], g.vertices) + M[:, :3, 3]
+        # each part's world bounds: the vertices sorted by part once per geometry, reduced per run
+        order, starts, present = _by_part(g)
+        M = mats[g.part_index[order]]
+        V = np.einsum("nij,nj->ni", M[:, :3, :3], g.vertices[order]) + M[:, :3, 3]
         self.lo = np.full((len(g.parts), 3), np.inf)
         self.hi = np.full((len(g.parts), 3), -np.inf)
-        for i in self.shown:
-            v = V[g.part_index == i]
-            self.lo[i], self.hi[i] = v.min(0), v.max(0)
+        self.lo[present] = np.minimum.reduceat(V, starts, axis=0)
+        self.hi[present] = np.maximum.reduceat(V, starts, axis=0)
+        hidden = np.setdiff1d(np.arange(len(g.parts)), self.shown)
+        self.lo[hidden], self.hi[hidden] = np.inf, -np.inf
         self.box = (self.lo[self.shown].min(0), self.hi[self.shown].max(0))
         self.objs: dict[int, object] = {}
 
@@ -166,8 +183,12 @@ def _leading(plan: Plan) -> dict[tuple[str, str], list[tuple[float, float]]]:
     return out
 
 
-def _during(spans: list[tuple[float, float]], t: float) -> bool:
-    return any(a <= t <= b for a, b in spans)
+def _during(spans: list[tuple[float, float]], ts: np.ndarray) -> np.ndarray:
+    """At which of the sample times ``ts`` one of the intervals is going on."""
+    m = np.zeros(len(ts), bool)
+    for a, b in spans:
+        m |= (ts >= a) & (ts <= b)
+    return m
 
 
 def mesh_audit(plan: Plan, step: float = STEP, t0: float = 0.0, t1: float | None = None,
@@ -178,8 +199,9 @@ def mesh_audit(plan: Plan, step: float = STEP, t0: float = 0.0, t1: float | None
     t1 = plan.duration if t1 is None else t1
     ts = np.arange(t0, t1 + 1e-9, step)
     pos = np.stack([plan.actors[a].track.at(ts)[0] for a in ids])          # (n, T, 3)
-    handing = _handing(plan)
-    leading = _leading(plan)
+    handing = {a: _during(spans, ts) for a, spans in _handing(plan).items()}
+    leading = {pair: _during(spans, ts) for pair, spans in _leading(plan).items()}
+    never = np.zeros(len(ts), bool)
     # when each person may look different from the sample before (walks, bows, gestures, changes),
     # counted up to each sample: a pose made at one sample holds at another when the count is the same
     # and neither may have changed him (however long since, and whoever he met in between)
@@ -204,8 +226,8 @@ def mesh_audit(plan: Plan, step: float = STEP, t0: float = 0.0, t1: float | None
             near.add((a, b))
             sa, oa = bodies.posed(a, float(t), k)
             sb, ob = bodies.posed(b, float(t), k)
-            hands = (_during(handing[a], t) and _during(handing[b], t)) or _during(
-                leading.get((a, b), []) + leading.get((b, a), []), t)
+            hands = bool((handing[a][k] and handing[b][k]) or leading.get((a, b), never)[k]
+                         or leading.get((b, a), never)[k])
             key = (sa, sb, hands)
             if checked.get((a, b)) == key:
                 hit = touching.get((a, b), False)

@@ -179,7 +179,7 @@ def pick_event(plan: Plan, at: str) -> Event:
 def _caption(e: Event) -> str:
     from ..text.seed import display
 
-    return f"({e.footnote}) {display(e.text)}"
+    return (f"({e.footnote}) " if e.footnote is not None else "") + display(e.text)
 
 
 def diagram_at(plan: Plan, at: str, outdir: Path, stem: str, since_previous: bool = False) -> Path:

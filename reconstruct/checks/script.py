@@ -156,7 +156,7 @@ def report_lines(rep: dict) -> list[str]:
            f"{rep['props']} props; options {rep['options']}",
            f"coverage {rep['coverage'] * 100:.2f}% ({rep['covered_chars']}/{rep['content_chars']} characters)"]
     for u in rep["uncovered"]:
-        out.append(f"  uncovered ({u['footnote']}) [{u['span'][0]}:{u['span'][1]}] {seedtext.display(u['text'])}"
+        out.append(f"  uncovered {'(' + str(u['footnote']) + ') ' if u['footnote'] is not None else ''}[{u['span'][0]}:{u['span'][1]}] {seedtext.display(u['text'])}"
                    + (f"  — missing {seedtext.display(u['missing'])}" if u["missing"] != u["text"] else ""))
     for u in rep["unresolved"]:
         out.append(f"  unresolved place {u['place']} (first used by {u['first_use']}): {u['why']}")

@@ -31,6 +31,7 @@ from ..model.vocabulary import LandmarkKind, Posture
 from ..resources import STATEMENTS
 from ..text.names import NameIndex, simplified, traditional
 from ..text.placement import HEADINGS
+from ..resources import logical_name
 from ..text.seed import SEED
 from ..text.units import DEFAULT_CHI_PER_UNIT, UNIT_ALIASES
 from .acts import ACT_RELATIONS, evaluate_act
@@ -295,7 +296,9 @@ class PlanView:
         self.chi_m = float(plan.measures.get("chi_m", CHI_M))
         self.hall_h = plan.hall_height
         self.stairs = [lm.footprint for lm in plan.landmarks.values() if lm.kind == LandmarkKind.STAIR and lm.footprint]
-        self.events = plan.events
+        # the statements quote the passage: the events that cite it (not the whole chapter's first half)
+        passage = logical_name(SEED)
+        self.events = [e for e in plan.events if (e.text_file or plan.text.get("file") or passage) == passage]
         self.duration = plan.duration
 
     def resolve(self, name: str, static: bool = False) -> tuple[str, str] | None:

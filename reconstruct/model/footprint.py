@@ -21,7 +21,7 @@ import numpy as np
 
 from .vocabulary import Posture, PropKind
 
-__all__ = ["POSTURES", "HOLDS", "TWO_HANDED", "OUTLINES", "code", "hold_of", "reach", "clearance", "reach_max"]
+__all__ = ["POSTURES", "HOLDS", "TWO_HANDED", "CUPS", "OUTLINES", "code", "hold_of", "reach", "clearance", "reach_max"]
 
 POSTURES: tuple[str, ...] = tuple(Posture)
 # what the hands hold, as it changes the outline: nothing (or a small thing in one hand: a 扑, arrows),
@@ -30,6 +30,8 @@ HOLDS: tuple[str, ...] = ("plain", "both_hands", "bow")
 # the kinds of things held in both hands (the figures hold them before the chest)
 K = PropKind
 TWO_HANDED = frozenset({K.觯, K.爵, K.丰, K.荐, K.俎, K.瑟, K.旌, K.算})
+# the cups: held in both hands, or in the right alone while the left holds a bow (鄭 on 立卒觶)
+CUPS = frozenset({K.觯, K.爵})
 del K
 
 # (posture, what the hands hold) → the outline's corners (x to the right, y forward), clockwise

@@ -24,19 +24,6 @@ from . import shade as SH
 __all__ = ["MovingLayer"]
 
 HIDDEN = np.diag([0.0, 0.0, 0.0, 1.0])      # a part scaled to nothing
-# the bow's length (local z) along the figure's side-to-side axis: +90° about y
-_BOW_ACROSS = Rotation.from_euler("y", 90, degrees=True)
-
-
-def _across_palms(world: dict, heading: float) -> np.ndarray:
-    """World 4x4 of an unstrung bow lying across both palms, its length side to side."""
-    both = (F.hand_position(world, "l") + F.hand_position(world, "r")) / 2
-    M = np.eye(4)
-    M[:3, :3] = (Rotation.from_euler("z", -heading, degrees=True) * _BOW_ACROSS).as_matrix()
-    M[:3, 3] = both + np.array([0, 0, 0.03])
-    return M
-
-
 def _posed(M: np.ndarray, part_of_vertex: np.ndarray, vertices: np.ndarray, normals: np.ndarray):
     """Vertices and normals moved by their parts' matrices (normals by the cofactor of the linear part,
     so a part scaled to nothing collapses without dividing by zero)."""
@@ -203,7 +190,8 @@ class MovingLayer:
                     M = HIDDEN
                 if k in self.unstrung:
                     unstrung = holder is not None and s.state(holder, t).get("bow") == "unstrung"
-                    alt_m[self.unstrung[k]] = _across_palms(*bodies[holder][:2]) if unstrung else HIDDEN
+                    alt_m[self.unstrung[k]] = (HD.unstrung_bow_matrix(*bodies[holder][:2], bodies[holder][2]) if unstrung
+                                                else HIDDEN)
                     M = HIDDEN if unstrung else M
             j0, j1 = self.part_start[k], self.part_start[k + 1]
             new = np.stack([M] + ([HIDDEN] * (j1 - j0 - 1) if strings is None or M is HIDDEN else list(strings)))

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import bisect
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 import numpy as np
@@ -116,6 +116,8 @@ _MOVING = {
 
 
 REACH_KINDS = ("hand_over", "receive")
+# done with the right hand alone while the left holds a bow (鄭 on 立卒觶: 右手執觶，左手執弓)
+RIGHT_HAND_WITH_BOW = frozenset({"drink"})
 
 
 @lru_cache(maxsize=None)
@@ -258,10 +260,12 @@ class GestureTimeline:
         return w_in * (1.0 - _smooth((t - g.t1) / RELEASE))
 
 
-def apply_gestures(params: dict[str, float], active, reach: dict | None = None) -> dict[str, float]:
+def apply_gestures(params: dict[str, float], active, reach: dict | None = None,
+                   left_busy: bool = False) -> dict[str, float]:
     """``params`` with the active gestures ([(gesture, u, w)] from :meth:`GestureTimeline.active`) laid
     over them, each blended in by its weight, later ones over earlier ones (``reach``: gesture → how far
-    the hands go out to meet another's, for hand-overs)."""
+    the hands go out to meet another's, for hand-overs).  ``left_busy``: the left hand holds a bow, so a
+    cup is drunk from the right hand alone (鄭 on 立卒觶: 右手執觶，左手執弓)."""
     if not active:
         return params
     p = dict(params)
@@ -269,6 +273,8 @@ def apply_gestures(params: dict[str, float], active, reach: dict | None = None) 
         tg = target_of(g.kind, u, (reach or {}).get(g))
         if tg is None:
             continue
+        if left_busy and g.kind in RIGHT_HAND_WITH_BOW:
+            tg = replace(tg, l=None, l_elbow=None)
         for k, v in target_params(tg).items():
             p[k] = p[k] * (1.0 - w) + v * w
     return p

@@ -10,11 +10,12 @@ from __future__ import annotations
 from functools import lru_cache
 
 import numpy as np
+from scipy.spatial.transform import Rotation
 
 from .figures import FigureGeometry, _flatten, _rx, _rz, _t, _tube, hand_position
-from .props import _bow, held_prop_transform, prop_kind
+from .props import CUPS, _bow, held_prop_transform, prop_kind
 
-__all__ = ["AIMING", "aiming", "flag_in_hands", "flag_lean", "FLAG_LOWERED", "bow_geometry", "bow_pose", "string_matrices", "arrow_on_string", "tucked_arrow",
+__all__ = ["AIMING", "aiming", "unstrung_bow_matrix", "flag_in_hands", "flag_lean", "FLAG_LOWERED", "bow_geometry", "bow_pose", "string_matrices", "arrow_on_string", "tucked_arrow",
            "tally_in_hand", "resting_prop", "segment_matrix", "acting_on", "held_matrix"]
 
 AIMING = ("nock", "draw", "loose")
@@ -171,6 +172,23 @@ def resting_prop(pid: str, motion, t: float, xyz, heading_deg: float, i: int | N
             M = np.eye(4)
             M[:3, :3] = _frame(d)
             M[:3, 3] = xyz
+    return M
+
+
+# the bow's length (local z) along the figure's side-to-side axis: +90° about y
+_BOW_ACROSS = Rotation.from_euler("y", 90, degrees=True)
+
+
+def unstrung_bow_matrix(world: dict, heading_deg: float, holding=()) -> np.ndarray:
+    """World 4x4 of an unstrung bow, its length side to side: lying across both palms as it is carried
+    (卻左手，右加弛弓于其上，遂以執弣), or across the left palm alone while the right hand holds a cup
+    (鄭 on 立卒觶: 右手執觶，左手執弓)."""
+    lh = hand_position(world, "l")
+    with_cup = any(prop_kind(h) in CUPS for h in holding)
+    at = lh if with_cup else (lh + hand_position(world, "r")) / 2
+    M = np.eye(4)
+    M[:3, :3] = (Rotation.from_euler("z", -heading_deg, degrees=True) * _BOW_ACROSS).as_matrix()
+    M[:3, 3] = at + np.array([0, 0, 0.03])
     return M
 
 

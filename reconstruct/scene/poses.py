@@ -15,11 +15,12 @@ import math
 
 import numpy as np
 import trimesh
+from scipy.spatial.transform import Rotation
 
-from .figures import (HIP_SWING, HIP_Z, JOINT_OFFSET, PARTS, SKIRT_HEM, STRIDE_M, WAIST, _merge, _rot, _rx, _t,
+from .figures import (HIP_SWING, HIP_Z, JOINT_OFFSET, PARTS, SKIRT_HEM, STRIDE_M, WAIST, _merge, _t,
                       chain, part_meshes, root_transform)
 from ..model.vocabulary import Posture
-from .props import TWO_HANDED, prop_kind
+from .props import CUPS, TWO_HANDED, prop_kind
 
 __all__ = ["POSTURES", "pose_params", "blend_params", "local_transforms", "pose", "world_transforms",
            "gait_phase", "figure_mesh"]
@@ -121,7 +122,16 @@ def pose_params(posture: str, phase: float = 0.0, state: dict | None = None) -> 
     else:  # stand
         _arms(p, 0, 6, 30, 100)                    # 拱: hands joined before the chest, elbows at the sides
     if posture in ("stand", "walk", "kneel"):
-        if two_handed:
+        if "弓" in holding and any(k in CUPS for k in holding):
+            # a cup with the bow: 右手執觶，左手執弓 (鄭 on 立卒觶) — the cup before the chest in the right
+            # hand; the strung bow upright at the left side, the unstrung one lying across the left palm
+            # before the body as it was carried (卻左手…執弣)
+            if state.get("bow") == "unstrung":
+                p["l_raise"], p["l_abd"], p["l_yaw"], p["l_elbow"] = 10, 8, 20, 70     # lower, at the waist
+            else:
+                p["l_raise"], p["l_abd"], p["l_yaw"], p["l_elbow"] = 5, 8, 10, 45
+            p["r_raise"], p["r_abd"], p["r_yaw"], p["r_elbow"] = 8, 6, 30, 95
+        elif two_handed:
             for s in "lr":
                 p[f"{s}_raise"], p[f"{s}_abd"], p[f"{s}_yaw"], p[f"{s}_elbow"] = 8, 6, 30, 95   # close to the chest
         elif "弓" in holding:
@@ -135,6 +145,16 @@ def blend_params(a: dict[str, float], b: dict[str, float], w: float) -> dict[str
     return {k: a[k] * (1 - w) + b[k] * w for k in a}
 
 
+def _rotations(axes: str, angles) -> np.ndarray:
+    """(n, 4, 4) rotations about ``axes`` in turn (intrinsic, as :func:`.figures._rot`), one per row of
+    ``angles`` (degrees)."""
+    m = np.zeros((len(angles), 4, 4))
+    a = np.asarray(angles, float).reshape(len(angles), len(axes))
+    m[:, :3, :3] = Rotation.from_euler(axes, a, degrees=True).as_matrix()
+    m[:, 3, 3] = 1.0
+    return m
+
+
 def local_transforms(p: dict[str, float], state: dict | None = None) -> dict[str, np.ndarray]:
     """Local 4x4 transforms (relative to the parent part) from joint parameters."""
     state = state or {}
@@ -142,23 +162,30 @@ def local_transforms(p: dict[str, float], state: dict | None = None) -> dict[str
     gear = bool(state.get("gear"))
     shirt = bare and bool(state.get("undershirt"))       # 袒纁襦: bared over the red undershirt
     off = JOINT_OFFSET
+    # the joints' rotations, one scipy call per axis sequence (a figure is posed tens of thousands of
+    # times by the audits and the renderer)
+    x = _rotations("x", [-p["pelvis_pitch"], -p["skirt_pitch"], -p["hem_pitch"],
+                         p["l_elbow"], p["r_elbow"], p["l_knee"], p["r_knee"]])
+    sh = _rotations("ZXY", [(-p["l_yaw"], p["l_raise"], p["l_abd"]), (p["r_yaw"], p["r_raise"], -p["r_abd"])])
+    hip = _rotations("XY", [(p["l_hip"], p["l_hip_abd"]), (p["r_hip"], -p["r_hip_abd"])])
+    torso = _rotations("ZYX", [(p["torso_yaw"], p["torso_roll"], -p["torso_pitch"])])[0]
+    head = _rotations("ZX", [(p["head_yaw"], -p["head_pitch"])])[0]
     L: dict[str, np.ndarray] = {}
-    L["pelvis"] = _t((0, p["pelvis_dy"], p["pelvis_z"])) @ _rx(-p["pelvis_pitch"])
+    L["pelvis"] = _t((0, p["pelvis_dy"], p["pelvis_z"])) @ x[0]
     sk = np.diag([p["skirt_sx"], p["skirt_sy"], p["skirt_sz"], 1.0])
-    L["skirt"] = _t(off["skirt"] + (0, p["skirt_dy"], 0)) @ _rx(-p["skirt_pitch"]) @ sk
-    L["hem"] = _t(off["hem"]) @ _rx(-p["hem_pitch"]) @ np.diag([1.0, p["hem_sy"], 1.0, 1.0])
-    L["torso"] = _t(off["torso"]) @ _rot("ZYX", p["torso_yaw"], p["torso_roll"], -p["torso_pitch"])
-    L["head"] = _t(off["head"]) @ _rot("ZX", p["head_yaw"], -p["head_pitch"])
-    for s, sign in (("l", -1.0), ("r", 1.0)):
-        sh = _rot("ZXY", sign * p[f"{s}_yaw"], p[f"{s}_raise"], -sign * p[f"{s}_abd"])
-        el = _rx(p[f"{s}_elbow"])
-        L[f"{s}_upper_arm"] = _t(off[f"{s}_upper_arm"]) @ sh
+    L["skirt"] = _t(off["skirt"] + (0, p["skirt_dy"], 0)) @ x[1] @ sk
+    L["hem"] = _t(off["hem"]) @ x[2] @ np.diag([1.0, p["hem_sy"], 1.0, 1.0])
+    L["torso"] = _t(off["torso"]) @ torso
+    L["head"] = _t(off["head"]) @ head
+    for i, s in enumerate("lr"):
+        el = x[3 + i]
+        L[f"{s}_upper_arm"] = _t(off[f"{s}_upper_arm"]) @ sh[i]
         L[f"{s}_forearm"] = _t(off[f"{s}_forearm"]) @ el
         hang = np.eye(4)
-        hang[:3, :3] = (sh[:3, :3] @ el[:3, :3]).T           # the fold keeps the torso's up: it hangs
+        hang[:3, :3] = (sh[i][:3, :3] @ el[:3, :3]).T        # the fold keeps the torso's up: it hangs
         L[f"{s}_sleeve"] = _t(off[f"{s}_sleeve"]) @ hang
-        L[f"{s}_thigh"] = _t(off[f"{s}_thigh"]) @ _rot("XY", p[f"{s}_hip"], -sign * p[f"{s}_hip_abd"])
-        L[f"{s}_shin"] = _t(off[f"{s}_shin"]) @ _rx(p[f"{s}_knee"])
+        L[f"{s}_thigh"] = _t(off[f"{s}_thigh"]) @ hip[i]
+        L[f"{s}_shin"] = _t(off[f"{s}_shin"]) @ x[5 + i]
     L["l_upper_arm_bare"] = L["l_upper_arm"].copy()
     L["l_forearm_bare"] = L["l_forearm"].copy()
     L["l_guard"] = np.eye(4)

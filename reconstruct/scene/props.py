@@ -12,12 +12,13 @@ from . import objects as OB
 from .figures import (FigureGeometry, _box, _ellipsoid, _flatten, _frustum, _merge, _rx, _rz, _t, _tube,
                       hand_position)
 
-__all__ = ["PROP_KINDS", "TWO_HANDED", "prop_kind", "prop_mesh", "prop_geometry", "held_prop_transform"]
+__all__ = ["PROP_KINDS", "TWO_HANDED", "CUPS", "prop_kind", "prop_mesh", "prop_geometry", "held_prop_transform"]
 
 PROP_KINDS: tuple[str, ...] = ("弓", "矢", "扑", "觯", "爵", "丰", "荐", "俎", "算", "旌", "瑟", "中", "楅", "侯",
                                "笙", "席", "尊", "篚", "乏")
 _TRAD = {"觶": "觯", "豐": "丰", "薦": "荐", "筭": "算", "撲": "扑", "朴": "扑", "鹿中": "中", "福": "楅"}
 TWO_HANDED = footprint.TWO_HANDED      # held before the chest in both hands (the outlines of the planner agree)
+CUPS = footprint.CUPS
 _BRONZE = (0.42, 0.38, 0.24)
 _WOOD = (0.45, 0.30, 0.17)
 _LACQUER = (0.35, 0.09, 0.06)
@@ -148,6 +149,8 @@ def held_prop_transform(kind: str, world: dict[str, np.ndarray], heading_deg: fl
         return _t(rh) @ yaw @ _rx(80)
     if k == "扑":
         return _t(rh + np.array([0, 0, -0.35])) @ yaw
+    if k in CUPS and "弓" in others_k:         # 右手執觶，左手執弓 (鄭 on 立卒觶)
+        return _t(rh + np.array([0, 0, -0.02])) @ yaw
     both = (lh + rh) / 2
     if k == "旌":
         return _t(both + np.array([0, 0, -1.0])) @ yaw

@@ -17,7 +17,7 @@ import numpy as np
 from ..model.plan import Plan, Track
 from . import poses as P
 from .gestures import REACH_KINDS, RELEASE, GestureTimeline, apply_gestures
-from .props import prop_kind
+from .props import CUPS, prop_kind
 
 LOW = {"kneel", "kneel_bow"}
 
@@ -137,7 +137,9 @@ class PlanSampler:
         if holding:
             state["holding"] = list(dict.fromkeys(list(state.get("holding") or []) + holding))
         pstate = state
-        if state.get("bow") == "unstrung" and any(prop_kind(h) == "弓" for h in state.get("holding") or ()):
+        kinds = {prop_kind(h) for h in state.get("holding") or ()}
+        with_cup = "弓" in kinds and bool(kinds & CUPS)      # 右手執觶，左手執弓 (鄭 on 立卒觶)
+        if state.get("bow") == "unstrung" and "弓" in kinds and not with_cup:
             # the unstrung bow lies across both palms: pose the arms as for a thing held in both hands
             pstate = dict(state, holding=[h for h in state["holding"] if prop_kind(h) != "弓"] + ["觯"])
         xyz, hd, i, _ = m.position(t)
@@ -158,7 +160,7 @@ class PlanSampler:
                     dx, dy = (self.actors[other].position(t)[0] - xyz)[:2]
                     bearing = np.degrees(np.arctan2(dx, dy)) - hd
                     reach[g] = (0.5 * float(np.hypot(dx, dy)), float((bearing + 180.0) % 360.0 - 180.0))
-            params = apply_gestures(params, active, reach)
+            params = apply_gestures(params, active, reach, left_busy=with_cup)
             state["gestures"] = [(g.kind, g.object, u, w) for g, u, w in active]
         return xyz, hd, params, state
 
