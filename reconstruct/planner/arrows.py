@@ -31,6 +31,7 @@ class Arrows:
         self.state, self.custody, self.moves, self.walking = state, custody, moves, walking
         self.handling, self.occupancy, self.places = handling, occupancy, places
         self.pace, self.archers, self.rack = state.pace, archers, rack
+        self._field_ids: list[str] = []        # the arrows of the gathering under way (see _field)
 
     def mine(self, who: str) -> list[str]:
         """His four arrows (矢1 … 矢4), those the rite has."""
@@ -93,8 +94,7 @@ class Arrows:
         group to group, standing on the side of the hall, and takes each within arm's reach."""
         part, parts = (int(v) for v in (share or "1/1").split("/"))
         hy = self.state.reading.landmarks["侯"].position[1]
-        field = sorted((pr for pr in self.state.props.values() if pr.kind == PropKind.矢 and self._at_target(pr, hy)),
-                       key=lambda pr: (round(self._lay(pr)[0], 3), pr.id))
+        field = self._field(hy)
         mine = [pr for pr in field[part - 1::parts] if pr.carrier is None]
         cells: dict[tuple, list] = {}
         for pr in mine:
@@ -124,6 +124,19 @@ class Arrows:
                 self.custody.carry(pr.id, b.id, b.t + 0.3)
                 self.moves.hold(b, self.pace.take_arrow)
             b.set_state(b.t, holding=sorted({*b.state.get("holding", []), *(pr.id for pr in group)}))
+
+    def _field(self, hy: float) -> list:
+        """The arrows of the round at the target, in the fixed order the shares are drawn from: the same list for
+        every junior of one gathering (while any of it still lies there), so that one who has already laid his
+        share on the 楅 does not shift the others' shares."""
+        props = self.state.props
+        cached = self._field_ids
+        if cached and any(props[a].carrier is None and self._at_target(props[a], hy) for a in cached):
+            return [props[a] for a in cached]
+        field = sorted((pr for pr in props.values() if pr.kind == PropKind.矢 and self._at_target(pr, hy)),
+                       key=lambda pr: (round(self._lay(pr)[0], 3), pr.id))
+        self._field_ids = [pr.id for pr in field]
+        return field
 
     @staticmethod
     def _lay(pr) -> tuple[float, float]:
