@@ -4,6 +4,7 @@ conservation of things, and the seam between the two halves measured."""
 from __future__ import annotations
 
 import hashlib
+import json
 from pathlib import Path
 
 import pytest
@@ -134,3 +135,29 @@ def test_cast_file_is_confined_and_declared_once(tmp_path):
     (tmp_path / "c.yaml").write_text(base + "cast: rite.yaml\n", encoding="utf-8")
     with pytest.raises(RiteError, match="no initial state"):
         load_rite(tmp_path / "c.yaml")
+
+
+def test_the_ground_is_set_out_by_hand(reading):
+    """乃席賔 … 乏參侯道: each thing set out is carried from where it is kept by the one who sets it and laid at
+    its landmark (its heading too), not there before; the outputs leave the landmark to the prop."""
+    from reconstruct.model.vocabulary import SET_OUT
+    from reconstruct.scene.ground import ground_meshes
+    from reconstruct.scene.props import prop_kind
+    plan = planned(part="first")
+    p = json.loads(plan.to_json())
+    setter = {"宾席": "赞者1", "尊": "赞者1", "洗": "赞者1", "水": "赞者1", "县": "赞者1", "主人席": "赞者2",
+              "上篚": "赞者2", "篚": "赞者2", "工席": "赞者2", "乏": "弟子2"}
+    for pid, who in setter.items():
+        assert prop_kind(pid) in SET_OUT
+        keys, lm = p["props"][pid]["keys"], reading.landmarks[pid]
+        first, last = keys[0], keys[-1]
+        assert abs(first[1] - lm.position[0]) + abs(first[2] - lm.position[1]) > 1.0, pid    # kept elsewhere
+        assert abs(last[1] - lm.position[0]) + abs(last[2] - lm.position[1]) < 1e-3, pid     # laid at its place
+        assert last[4] == round((lm.heading or 0.0) % 360, 2), pid
+        assert "carried" in {k[5] for k in keys}, pid
+        acts = [(g[2], g[0]) for g in p["actors"][who]["gestures"] if g[3] == pid]
+        assert [a for a, _ in acts][:1] == ["take"] and acts[-1][0] == "set_down", (pid, acts)
+        assert abs(acts[-1][1] + 1.2 - last[0]) < 0.5, pid          # laid when he sets it down
+    drawn = {n for n, _, _ in ground_meshes(reading, list(plan.props))}
+    whole = {n for n, _, _ in ground_meshes(reading, [])}
+    assert len(drawn) < len(whole) and drawn < whole
