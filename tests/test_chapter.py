@@ -4,6 +4,7 @@ conservation of things, and the seam between the two halves measured."""
 from __future__ import annotations
 
 import hashlib
+import json
 from pathlib import Path
 
 import pytest
@@ -104,9 +105,11 @@ def test_first_half_ends_where_the_passage_begins():
 
 def test_first_half_has_its_glyphs():
     """Every character of the first half's text and of its events' glosses is in the shipped font subset."""
+    from reconstruct.render.captions import simplified
     from reconstruct.text.fonts import missing_glyphs
     rite = load_part("first")
-    texts = [PART1.read_text(encoding="utf-8")] + [e.gloss for e in rite.events]
+    texts = [PART1.read_text(encoding="utf-8")] + [e.gloss for e in rite.events] + [e.section for e in rite.events]
+    texts += ["全篇上半篇", "、".join(simplified(e.section) for e in rite.events if e.section)]     # the title card
     assert not {t[:20]: missing_glyphs(t) for t in texts if missing_glyphs(t)}
 
 
@@ -137,3 +140,52 @@ def test_cast_file_is_confined_and_declared_once(tmp_path):
     (tmp_path / "c.yaml").write_text(base + "cast: rite.yaml\n", encoding="utf-8")
     with pytest.raises(RiteError, match="no initial state"):
         load_rite(tmp_path / "c.yaml")
+
+
+def test_the_ground_is_set_out_by_hand(reading):
+    """乃席賔 … 乏參侯道: each thing set out is carried from where it is kept by the one who sets it and laid at
+    its landmark (its heading too), not there before; the outputs leave the landmark to the prop."""
+    from reconstruct.model.vocabulary import SET_OUT
+    from reconstruct.scene.ground import ground_meshes
+    from reconstruct.scene.props import prop_kind
+    plan = planned(part="first")
+    p = json.loads(plan.to_json())
+    setter = {"宾席": "赞者1", "尊": "赞者1", "洗": "赞者1", "水": "赞者1", "县": "赞者1", "主人席": "赞者2",
+              "上篚": "赞者2", "篚": "赞者2", "工席": "赞者2", "乏": "弟子2"}
+    for pid, who in setter.items():
+        assert prop_kind(pid) in SET_OUT
+        keys, lm = p["props"][pid]["keys"], reading.landmarks[pid]
+        first, last = keys[0], keys[-1]
+        assert abs(first[1] - lm.position[0]) + abs(first[2] - lm.position[1]) > 1.0, pid    # kept elsewhere
+        assert abs(last[1] - lm.position[0]) + abs(last[2] - lm.position[1]) < 1e-3, pid     # laid at its place
+        assert last[4] == round((lm.heading or 0.0) % 360, 2), pid
+        assert "carried" in {k[5] for k in keys}, pid
+        acts = [(g[2], g[0]) for g in p["actors"][who]["gestures"] if g[3] == pid]
+        assert [a for a, _ in acts][:1] == ["take"] and acts[-1][0] == "set_down", (pid, acts)
+        assert abs(acts[-1][1] + 1.2 - last[0]) < 0.5, pid          # laid when he sets it down
+    drawn = {n for n, _, _ in ground_meshes(reading, list(plan.props))}
+    whole = {n for n, _, _ in ground_meshes(reading, [])}
+    assert len(drawn) < len(whole) and drawn < whole
+
+
+def test_first_half_sections_are_chapters_and_on_the_title_card():
+    """A chapter mark per section of the first half (the events that begin one carry its title); the title card
+    says which part of the chapter the film performs and lists its sections."""
+    import numpy as np
+
+    from reconstruct.render import captions as C
+    from reconstruct.render.chunks import Chunk
+    from reconstruct.render.video import chapter_marks
+    p = planned(part="first")
+    sections = [e.section for e in p.events_by_start() if e.section]
+    assert sections[0].startswith("戒賓") and sections[1].startswith("陳設") and sections[-1].startswith("立司正")
+    chunk = Chunk(0, "plan", 0, int(p.duration), times=np.arange(0.0, int(p.duration)), rates=np.ones(int(p.duration)))
+    marks = chapter_marks(p, [chunk], 0.0, p.duration, 1.0, 1.0)
+    assert [m[2] for m in marks] == sections and marks[0][0] == 0.0
+    assert all(a < b for a, b, _ in marks) and all(marks[k][1] == marks[k + 1][0] for k in range(len(marks) - 1))
+    # an excerpt that starts inside a section (after its first event began, before the next section) opens with it
+    starts = sorted(e.start for e in p.events if e.section)
+    t = (starts[1] + starts[2]) / 2
+    assert chapter_marks(p, [chunk], t, starts[2] + 30, 1.0, 1.0)[0][2] == sections[1]
+    texts = C.card_texts(p)
+    assert any(t.startswith("上半篇") for t in texts) and any("陈设" in t for t in texts)

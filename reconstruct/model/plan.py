@@ -107,6 +107,8 @@ class Event:
     procedure: dict | None = None
     # the text the span is in when it is not the plan's ``text`` (the whole chapter: the first half's events)
     text_file: str | None = None
+    # the title of the section of the chapter this event begins (the first half's chapter marks), if any
+    section: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         d = {"id": self.id, "text": self.text, "span": list(self.span), "footnote": self.footnote,
@@ -117,6 +119,8 @@ class Event:
             d["procedure"] = self.procedure
         if self.text_file:
             d["text_file"] = self.text_file
+        if self.section:
+            d["section"] = self.section
         return d
 
 

@@ -299,4 +299,5 @@ class PlanReader:
         return Event(self.text(e["id"], f"{w}.id"), self.text(e["text"], f"{w}.text"), (a, b), e.get("footnote"),
                      tuple(self.texts(e.get("actors"), f"{w}.actors")), start, end,
                      self.text(e.get("gloss"), f"{w}.gloss"), e.get("rule", False), proc,
-                     self.text(e["text_file"], f"{w}.text_file") if e.get("text_file") is not None else None)
+                     self.text(e["text_file"], f"{w}.text_file") if e.get("text_file") is not None else None,
+                     self.text(e["section"], f"{w}.section") if e.get("section") is not None else "")

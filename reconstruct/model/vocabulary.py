@@ -123,6 +123,22 @@ class PropKind(StrEnum):
     侯 = "侯"       # the target (as a prop: taken down, 说侯)
     瑟 = "瑟"       # the musicians' zither (held before the chest)
     笙 = "笙"       # the mouth organ
+    # the things set out before the guests come (乃席賓 … 乏參侯道): carried from where they are kept and laid
+    # at their places, where they become the reading's fixtures (a prop named as its landmark: 宾席, 尊, 洗 …)
+    席 = "席"       # a mat (宾席, 众宾席1, 主人席, 工席)
+    尊 = "尊"       # the wine: 兩壺斯禁
+    篚 = "篚"       # a basket (上篚, 篚)
+    洗 = "洗"       # the basin
+    水 = "水"       # the water jar
+    县 = "县"       # the chimes on their frame
+    乏 = "乏"       # the marker's screen
+
+
+# The things set out before the guests come that, laid at their places, are the reading's fixtures: a prop of
+# these kinds named as a landmark is that landmark once it lies there (the planner places by the landmark,
+# the outputs draw the landmark's body where the prop is).
+SET_OUT: frozenset[PropKind] = frozenset({PropKind.席, PropKind.尊, PropKind.篚, PropKind.洗, PropKind.水,
+                                          PropKind.县, PropKind.乏})
 
 
 class LandmarkKind(StrEnum):

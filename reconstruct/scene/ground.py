@@ -548,7 +548,11 @@ def ground_meshes(reading, props=()) -> list[tuple[str, object, tuple[float, flo
     outside the wall (as the stills draw them) for those who stand outside the gate.  ``props``: the
     plan's prop ids — the fixtures of :data:`MOVABLE_FIXTURES` among them are left out (the video draws
     them where the plan has them, as :mod:`.objects` builds them, not twice)."""
+    from ..model.vocabulary import SET_OUT
+    from .props import prop_kind
     skip = {k for k in MOVABLE_FIXTURES if k in set(props)}
+    # the things set out in the first half (宾席, 尊, 洗 …): carried in and laid at their places, drawn as props
+    skip |= {k for k in props if k in reading.landmarks and prop_kind(k) in SET_OUT}
     return [("field", field_mesh(reading), FIELD_COLOR),
             *((p.node, p.mesh, tuple(float(c) for c in p.color)) for p in build_ground(reading)
               if p.landmark not in skip)]
