@@ -130,11 +130,11 @@ class Arrows:
         every junior of one gathering (while any of it still lies there), so that one who has already laid his
         share on the 楅 does not shift the others' shares."""
         props = self.state.props
-        cached = self._field_ids
-        if cached and any(props[a].carrier is None and self._at_target(props[a], hy) for a in cached):
-            return [props[a] for a in cached]
         field = sorted((pr for pr in props.values() if pr.kind == PropKind.矢 and self._at_target(pr, hy)),
                        key=lambda pr: (round(self._lay(pr)[0], 3), pr.id))
+        lying = {pr.id for pr in field if pr.carrier is None}
+        if lying and lying <= set(self._field_ids):      # the same gathering: some of its arrows already taken
+            return [props[a] for a in self._field_ids]
         self._field_ids = [pr.id for pr in field]
         return field
 
