@@ -186,3 +186,22 @@ def test_first_half_sections_are_chapters_and_on_the_title_card():
     assert chapter_marks(p, [chunk], t, starts[2] + 30, 1.0, 1.0)[0][2] == sections[1]
     texts = C.card_texts(p)
     assert any(t.startswith("上半篇") for t in texts) and any("陈设" in t for t in texts)
+
+
+def test_heyue_heard_as_six_songs_of_strings_and_reeds():
+    """合樂 (周南關雎 … 召南采蘋) in the soundtrack: the 瑟's plucked strings and the 笙's drone through each of
+    the six songs, a silence between songs; no other sound kind (no melody, no voice)."""
+    from reconstruct.render import sound as S
+    p = planned(part="first")
+    (pc,) = [x for x in p.pieces if x.piece.startswith("合樂")]
+    assert S.songs_of(pc.piece) == ["周南關雎", "葛覃", "卷耳", "召南鵲巢", "采蘩", "采蘋"]
+    assert S.songs_of("无算乐") == ["无算乐"]
+    cues = [c for c in S.cues_of(p, lambda t: t, pc.start - 5, pc.end + 5) if pc.start - 5 <= c.t <= pc.end + 5]
+    assert {c.kind for c in cues} == {"se_low", "se_high", "sheng"}
+    part = (pc.end - pc.start) / 6
+    for j in range(6):
+        s0, s1 = pc.start + j * part, pc.start + (j + 1) * part
+        inside = [c for c in cues if s0 - 1e-6 <= c.t < s1]
+        assert inside and inside[0].kind == "se_low" and abs(inside[0].t - s0) < 1e-6
+        assert all(c.t <= s1 - S.SONG_GAP for c in inside if c.kind != "sheng")
+        assert all(c.t + 4.5 <= s1 - S.SONG_GAP + 1e-6 for c in inside if c.kind == "sheng")
