@@ -205,3 +205,24 @@ def test_heyue_heard_as_six_songs_of_strings_and_reeds():
         assert inside and inside[0].kind == "se_low" and abs(inside[0].t - s0) < 1e-6
         assert all(c.t <= s1 - S.SONG_GAP for c in inside if c.kind != "sheng")
         assert all(c.t + 4.5 <= s1 - S.SONG_GAP + 1e-6 for c in inside if c.kind == "sheng")
+
+
+def test_first_half_spatial_clauses_measured(plan, tmp_path):
+    """The first half's setting-out clauses (乃席賔南面東上 … 乏參侯道居侯黨之一西五歩, 席工于西階上少東) measured
+    on the things as the plan lays them, at the end of the events citing them; a plan of the passage leaves
+    them out; a quote not in the first half is refused."""
+    from reconstruct.checks.statements import PlanView, evaluate_all, load_catalogue
+    from reconstruct.errors import InputError
+    cat = [s for s in load_catalogue() if s.part == "first"]
+    assert len(cat) >= 25 and {"洗", "水", "篚", "县", "尊", "上篚", "乏", "宾席", "主人席", "工席"} <= {s.subject for s in cat}
+    results = evaluate_all(planned(part="first"), cat)
+    assert [(r.statement.id, r.message) for r in results if r.status != "pass"] == []
+    assert all(r.event and r.event.startswith(("f2.", "f6.")) for r in results)
+    g13 = next(r for r in results if r.statement.id == "g13")            # 南北以堂深
+    assert abs(g13.measured - 6.006) < 0.01
+    assert PlanView(plan).by_part["first"] == [] and evaluate_all(plan, cat) == []
+    bad = tmp_path / "statements.yaml"
+    bad.write_text("- {id: x1, part: first, quote: 進由中東, subject: 洗, relation: level, value: court}\n",
+                   encoding="utf-8")
+    with pytest.raises(InputError, match="first half"):
+        load_catalogue(bad)
