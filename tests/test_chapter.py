@@ -160,6 +160,9 @@ def test_the_ground_is_set_out_by_hand(reading):
         acts = [(g[2], g[0]) for g in p["actors"][who]["gestures"] if g[3] == pid]
         assert [a for a, _ in acts][:1] == ["take"] and acts[-1][0] == "set_down", (pid, acts)
         assert abs(acts[-1][1] + 1.2 - last[0]) < 0.5, pid          # laid when he sets it down
+    from reconstruct.scene.ground import set_out_fixtures
+    assert set_out_fixtures(reading, plan.props) == set(setter) | {"众宾席1", "众宾席2", "众宾席3"}
+    assert set_out_fixtures(reading, planned().props) == set()          # the passage: the ground as before
     drawn = {n for n, _, _ in ground_meshes(reading, list(plan.props))}
     whole = {n for n, _, _ in ground_meshes(reading, [])}
     assert len(drawn) < len(whole) and drawn < whole
