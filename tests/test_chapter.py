@@ -163,6 +163,9 @@ def test_the_ground_is_set_out_by_hand(reading):
         acts = [(g[2], g[0]) for g in p["actors"][who]["gestures"] if g[3] == pid]
         assert [a for a, _ in acts][:1] == ["take"] and acts[-1][0] == "set_down", (pid, acts)
         assert abs(acts[-1][1] + 1.2 - last[0]) < 0.5, pid          # laid when he sets it down
+    from reconstruct.scene.ground import set_out_fixtures
+    assert set_out_fixtures(reading, plan.props) == set(setter) | {"众宾席1", "众宾席2", "众宾席3"}
+    assert set_out_fixtures(reading, planned().props) == set()          # the passage: the ground as before
     drawn = {n for n, _, _ in ground_meshes(reading, list(plan.props))}
     whole = {n for n, _, _ in ground_meshes(reading, [])}
     assert len(drawn) < len(whole) and drawn < whole
@@ -189,3 +192,43 @@ def test_first_half_sections_are_chapters_and_on_the_title_card():
     assert chapter_marks(p, [chunk], t, starts[2] + 30, 1.0, 1.0)[0][2] == sections[1]
     texts = C.card_texts(p)
     assert any(t.startswith("上半篇") for t in texts) and any("陈设" in t for t in texts)
+
+
+def test_heyue_heard_as_six_songs_of_strings_and_reeds():
+    """合樂 (周南關雎 … 召南采蘋) in the soundtrack: the 瑟's plucked strings and the 笙's drone through each of
+    the six songs, a silence between songs; no other sound kind (no melody, no voice)."""
+    from reconstruct.render import sound as S
+    p = planned(part="first")
+    (pc,) = [x for x in p.pieces if x.piece.startswith("合樂")]
+    assert S.songs_of(pc.piece) == ["周南關雎", "葛覃", "卷耳", "召南鵲巢", "采蘩", "采蘋"]
+    assert S.songs_of("无算乐") == ["无算乐"]
+    cues = [c for c in S.cues_of(p, lambda t: t, pc.start - 5, pc.end + 5) if pc.start - 5 <= c.t <= pc.end + 5]
+    assert {c.kind for c in cues} == {"se_low", "se_high", "sheng"}
+    part = (pc.end - pc.start) / 6
+    for j in range(6):
+        s0, s1 = pc.start + j * part, pc.start + (j + 1) * part
+        inside = [c for c in cues if s0 - 1e-6 <= c.t < s1]
+        assert inside and inside[0].kind == "se_low" and abs(inside[0].t - s0) < 1e-6
+        assert all(c.t <= s1 - S.SONG_GAP for c in inside if c.kind != "sheng")
+        assert all(c.t + 4.5 <= s1 - S.SONG_GAP + 1e-6 for c in inside if c.kind == "sheng")
+
+
+def test_first_half_spatial_clauses_measured(plan, tmp_path):
+    """The first half's setting-out clauses (乃席賔南面東上 … 乏參侯道居侯黨之一西五歩, 席工于西階上少東) measured
+    on the things as the plan lays them, at the end of the events citing them; a plan of the passage leaves
+    them out; a quote not in the first half is refused."""
+    from reconstruct.checks.statements import PlanView, evaluate_all, load_catalogue
+    from reconstruct.errors import InputError
+    cat = [s for s in load_catalogue() if s.part == "first"]
+    assert len(cat) >= 25 and {"洗", "水", "篚", "县", "尊", "上篚", "乏", "宾席", "主人席", "工席"} <= {s.subject for s in cat}
+    results = evaluate_all(planned(part="first"), cat)
+    assert [(r.statement.id, r.message) for r in results if r.status != "pass"] == []
+    assert all(r.event and r.event.startswith(("f2.", "f6.")) for r in results)
+    g13 = next(r for r in results if r.statement.id == "g13")            # 南北以堂深
+    assert abs(g13.measured - 6.006) < 0.01
+    assert PlanView(plan).by_part["first"] == [] and evaluate_all(plan, cat) == []
+    bad = tmp_path / "statements.yaml"
+    bad.write_text("- {id: x1, part: first, quote: 進由中東, subject: 洗, relation: level, value: court}\n",
+                   encoding="utf-8")
+    with pytest.raises(InputError, match="first half"):
+        load_catalogue(bad)

@@ -543,16 +543,21 @@ def bounds(parts: list[GroundPart]) -> np.ndarray:
 MOVABLE_FIXTURES = ("中", "楅")      # set out and taken away in the rite: a plan carries them as props
 
 
+def set_out_fixtures(reading, props) -> set[str]:
+    """The landmarks a plan sets out as things (the first half: 宾席, 尊, 洗 … — props of the kinds
+    ``model.vocabulary.SET_OUT`` named as their landmarks): drawn as those props, where and when the plan
+    has them, never as ground (nothing is there before it is carried in)."""
+    from ..model.vocabulary import SET_OUT
+    from .props import prop_kind
+    return {k for k in props if k in reading.landmarks and prop_kind(k) in SET_OUT}
+
+
 def ground_meshes(reading, props=()) -> list[tuple[str, object, tuple[float, float, float] | str]]:
     """The ground as the ``(name, mesh, rgb)`` tuples :func:`render_video` expects, with the fields
     outside the wall (as the stills draw them) for those who stand outside the gate.  ``props``: the
     plan's prop ids — the fixtures of :data:`MOVABLE_FIXTURES` among them are left out (the video draws
     them where the plan has them, as :mod:`.objects` builds them, not twice)."""
-    from ..model.vocabulary import SET_OUT
-    from .props import prop_kind
-    skip = {k for k in MOVABLE_FIXTURES if k in set(props)}
-    # the things set out in the first half (宾席, 尊, 洗 …): carried in and laid at their places, drawn as props
-    skip |= {k for k in props if k in reading.landmarks and prop_kind(k) in SET_OUT}
+    skip = {k for k in MOVABLE_FIXTURES if k in set(props)} | set_out_fixtures(reading, props)
     return [("field", field_mesh(reading), FIELD_COLOR),
             *((p.node, p.mesh, tuple(float(c) for c in p.color)) for p in build_ground(reading)
               if p.landmark not in skip)]
