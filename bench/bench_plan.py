@@ -7,7 +7,14 @@ rite's loops give each added 衆賓 more walks than the average person) and what
 (constant when crowds cost nothing extra); last, how far each later count lies from the straight line
 through the first two.  Last on each line: how many others each walk comes within 1.5 m of (on its level,
 sampled every 0.5 s) — the crowd a walk meets, which the planner has to route round and time against; when
-that grows with the count, so does the cost of each walk.  Run: .venv/bin/python bench/bench_plan.py
+that grows with the count, so does the cost of each walk.
+
+``--parts``: which parts of the chapter (issue 29) to plan: the passage (from the count of the second round,
+the default's only part before), the first half, the whole chapter; each part is timed at every count, its
+ratios against its own first count as above, and each part after the first also against the first part at
+the same count (the whole chapter against the passage: how much the first half adds; the issue's budget:
+the passage under 2 s, the whole chapter under 4 s on the reference machine).  Run, when nothing else runs:
+.venv/bin/python bench/bench_plan.py [--parts passage,whole] [--counts 3,9,27] [--repeat 3]
 """
 from __future__ import annotations
 
@@ -19,7 +26,7 @@ import numpy as np
 from reconstruct.checks.audit import sample
 from reconstruct.planner.core import make_plan
 from reconstruct.layout.reading import load_reading
-from reconstruct.rite.loader import load_rite
+from reconstruct.rite.loader import PARTS, load_part
 
 
 def walks_and_met(plan, within: float = 1.5, step: float = 0.5) -> tuple[int, float]:
@@ -51,15 +58,35 @@ def main() -> None:
     ap.add_argument("--layout", default="layouts/zheng_xuan.toml")
     ap.add_argument("--counts", default="3,9,27")
     ap.add_argument("--repeat", type=int, default=1)
+    ap.add_argument("--parts", default="passage,whole",
+                    help=f"parts of the chapter to plan, comma-separated ({', '.join(PARTS)}); default passage,whole")
     a = ap.parse_args()
+    parts = [p.strip() for p in a.parts.split(",") if p.strip()]
+    if not parts or any(p not in PARTS for p in parts):
+        ap.error(f"--parts: one or more of {', '.join(PARTS)}")
     reading = load_reading(a.layout)
+    counts = [int(c) for c in a.counts.split(",")]
+    first: dict[int, float] = {}
+    for part in parts:
+        print(f"-- {part}", flush=True)
+        times = bench_part(reading, part, counts, a.repeat)
+        if first:
+            for n, best in times.items():
+                print(f"众宾 {n:3d}: {part} planned in {best:.2f} s = x{best / first[n]:.2f} the {parts[0]}'s "
+                      f"{first[n]:.2f} s", flush=True)
+        else:
+            first = times
+
+
+def bench_part(reading, part: str, counts: list[int], repeat: int) -> dict[int, float]:
+    """Plan one part of the chapter at each count of 衆賓 and print its lines; the best time per count."""
     base = None
     prev = None
     rows = []
-    for n in [int(c) for c in a.counts.split(",")]:
-        rite = load_rite(zhongbin=n)
+    for n in counts:
+        rite = load_part(part, zhongbin=n)
         best = float("inf")
-        for _ in range(a.repeat):
+        for _ in range(repeat):
             t0 = time.perf_counter()
             plan = make_plan(reading, rite)
             best = min(best, time.perf_counter() - t0)
@@ -82,6 +109,7 @@ def main() -> None:
             line = t1 + slope * (people - p1)
             print(f"众宾 {n:3d}: the straight line through the first two counts predicts {line:.2f} s; "
                   f"measured {best:.2f} s ({100 * (best / line - 1):+.0f} %)")
+    return {n: best for n, _, best in rows}
 
 
 if __name__ == "__main__":

@@ -461,7 +461,7 @@ def test_shot_arrows_are_gathered_at_the_target_and_laid_on_the_rack(plan, readi
     ev = {e.id: e for e in plan.events}
     hou = reading.landmarks["侯"].position
     fu = reading.landmarks["楅"].position
-    wei = ev["p13.wei"]
+    wei, cheng = ev["p13.wei"], ev["p13.cheng"]
     for s in plan.shots:
         tr = plan.props[s.arrow].track
         x, y, z = tr.at([wei.start])[0][0]
@@ -473,7 +473,7 @@ def test_shot_arrows_are_gathered_at_the_target_and_laid_on_the_rack(plan, readi
     for d in ("弟子1", "弟子3", "弟子4"):
         assert (sample(plan.actors[d].track, ts)[:, 1] > hou[1] - 0.3).all(), d    # never behind the 侯
     for who in ("上耦上射", "宾"):           # 乘: his four side by side, apart from the next archer's
-        xs = sorted(plan.props[f"{who}矢{k}"].track.at([wei.end])[0][0][0] for k in range(1, 5))
+        xs = sorted(plan.props[f"{who}矢{k}"].track.at([cheng.end])[0][0][0] for k in range(1, 5))
         assert max(xs) - min(xs) < 0.1
 
 

@@ -34,10 +34,10 @@ ANSWER_WITHIN = 30.0        # seconds: a bow to one who bowed to one this shortl
 def window(s: "Statement", view: "PlanView") -> tuple[float, float, str] | None:
     """From the start of the clause's first performance to the end of the last performance of the clause
     ``until`` names (or of this one): (t0, t1, event ids), or None if nothing performs it."""
-    evs = _performances(view, s.span)
+    evs = _performances(view, s.span, s.part)
     if not evs:
         return None
-    last = _performances(view, s.until_span) if s.until_span else evs
+    last = _performances(view, s.until_span, s.part) if s.until_span else evs
     if not last:
         return None
     t0, t1 = min(e.start for e in evs), max(e.end for e in last)
@@ -46,9 +46,9 @@ def window(s: "Statement", view: "PlanView") -> tuple[float, float, str] | None:
     return t0, t1, first if first == end else f"{first}…{end}"
 
 
-def _performances(view: "PlanView", span) -> list:
+def _performances(view: "PlanView", span, part: str = "passage") -> list:
     a, b = span
-    return [e for e in view.events if e.span[0] < b and a < e.span[1]]
+    return [e for e in view.by_part[part] if e.span[0] < b and a < e.span[1]]
 
 
 def evaluate_act(s: "Statement", view: "PlanView") -> "Result":

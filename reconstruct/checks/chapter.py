@@ -19,6 +19,10 @@ def _where(track, t: float) -> np.ndarray:
     return xyz[0]
 
 
+def _holds_bow(plan: Plan, state: dict) -> bool:
+    return any(h in plan.props and plan.props[h].kind == "弓" for h in state.get("holding") or [])
+
+
 def seam(first: Plan, passage: Plan, t_first: float | None = None, t_passage: float = 0.0,
          tol: float = TOLERANCE_M) -> list[Finding]:
     """Where ``first`` at ``t_first`` (default: its end) differs from ``passage`` at ``t_passage``."""
@@ -34,6 +38,8 @@ def seam(first: Plan, passage: Plan, t_first: float | None = None, t_passage: fl
             out.append(Finding("seam", pid, t1, f"stands {d:.1f} m from where the passage has him"))
         sa, sb = a.state(t1), b.state(t_passage)
         for k in ("bare_left_arm", "gear", "bow"):
+            if k == "bow" and not (_holds_bow(first, sa) or _holds_bow(passage, sb)):
+                continue      # 執張弓 / 執弛弓 says how a bow in hand is held: who has laid his down (釋弓) holds none
             if sa.get(k) != sb.get(k):
                 out.append(Finding("seam", pid, t1, f"{k}: {sa.get(k)} at the end of the first half, "
                                                     f"{sb.get(k)} in the passage"))

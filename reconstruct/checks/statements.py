@@ -33,6 +33,9 @@ from ..text.names import NameIndex, simplified, traditional
 from ..text.placement import HEADINGS
 from ..resources import logical_name
 from ..text.seed import SEED
+from ..resources import ASSETS
+
+FIRST_TEXT = ASSETS / "text" / "xiangshe_li_part1.txt"
 from ..text.units import DEFAULT_CHI_PER_UNIT, UNIT_ALIASES
 from .acts import ACT_RELATIONS, evaluate_act
 
@@ -71,6 +74,7 @@ class Statement:
     note: str = ""
     until: str | None = None     # a later clause: the statement holds from ``quote`` through its end
     until_span: tuple[int, int] | None = None
+    part: str = "passage"        # the text the quote is in: the passage (the seed) or the first half
 
     @property
     def words(self) -> str:
@@ -120,7 +124,7 @@ def load_catalogue(path: str | Path = CATALOGUE, seed: str | Path = SEED) -> lis
     """Read and validate the catalogue; bad entries raise :class:`InputError` (file, id, what)."""
     shown = str(path)
     raw = _read_catalogue(Path(path), shown)
-    text = read_text(seed, str(seed), what="seed text")
+    texts = {"passage": read_text(seed, str(seed), what="seed text")}
     out: list[Statement] = []
     seen: set[str] = set()
     for i, d in enumerate(raw):
@@ -135,6 +139,12 @@ def load_catalogue(path: str | Path = CATALOGUE, seed: str | Path = SEED) -> lis
         if sid in seen:
             bad("duplicate id")
         seen.add(sid)
+        part = d.get("part", "passage")
+        if part not in PARTS:
+            bad(f"part is {' or '.join(PARTS)}, not {str(part)[:40]!r}")
+        if part not in texts:
+            texts[part] = read_text(PARTS[part], str(PARTS[part]), what="text of the first half")
+        text = texts[part]
         span = _locate_quote(d, text, bad)
         until_span = _locate_until(d, span, text, bad)
         _check_values(d, bad)
@@ -164,7 +174,10 @@ def _statement_id(d: Any, i: int) -> str:
 
 
 KNOWN_FIELDS = {f for f in Statement.__dataclass_fields__} - {"span", "until_span"} | {"occurrence", "until_occurrence"}
-TEXT_FIELDS = ("quote", "subject", "ref", "text", "note", "unit", "side", "axis", "when", "source", "until")
+TEXT_FIELDS = ("quote", "subject", "ref", "text", "note", "unit", "side", "axis", "when", "source", "until", "part")
+# the texts a quote may be in: the passage (the seed, its shè/jiāo spellings) and the first half of the chapter
+# (assets/text/xiangshe_li_part1.txt: the source's traditional characters, unpunctuated)
+PARTS = {"passage": SEED, "first": FIRST_TEXT}
 NUMBER_FIELDS = {"tol": (0.0, 1000.0), "min": (0.0, 1000.0), "lateral": (0.0, 1000.0)}
 WHOLE_FIELDS = {"n": (0, 100_000), "fn": (0, 10_000), "occurrence": (1, 10_000), "until_occurrence": (1, 10_000)}
 
@@ -203,7 +216,7 @@ def _locate_quote(d: dict, text: str, bad: Callable[[str], NoReturn]) -> tuple[i
     for _ in range(occ):
         pos = text.find(quote, pos + 1)
         if pos < 0:
-            bad(f"quote {quote[:60]!r} (occurrence {occ}) is not in the seed text")
+            bad(f"quote {quote[:60]!r} (occurrence {occ}) is not in the {'seed' if d.get('part', 'passage') == 'passage' else 'first half'}'s text")
     if "occurrence" not in d and text.find(quote, pos + 1) >= 0:
         bad(f"quote {quote[:60]!r} occurs more than once in the seed: give `occurrence`")
     return pos, pos + len(quote)
@@ -252,7 +265,7 @@ def _check_values(d: dict, bad: Callable[[str], NoReturn]) -> None:
         bad(f"level value {str(v)[:40]!r}; one of {', '.join(LEVELS)}")
     if rel == "distance" and (isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v <= 10_000):
         bad("distance needs a value (a number from 0 to 10000) and a unit")
-    if d.get("unit") not in (None, "m"):
+    if d.get("unit") not in (None, "m", HALL_DEPTH):
         try:
             _unit_chi(d["unit"])
         except KeyError:
@@ -277,7 +290,8 @@ def _statement(d: dict, sid: str, span: tuple[int, int] | None, bad: Callable[[s
         tol=float(d["tol"]) if d.get("tol") is not None else None,
         min=float(d.get("min", 0.05)), lateral=float(d["lateral"]) if d.get("lateral") is not None else None,
         when=d.get("when", "end"), required=bool(d.get("required", False)), source=d.get("source", "text"),
-        text=d.get("text"), note=d.get("note", ""), until=d.get("until"), until_span=until_span)
+        text=d.get("text"), note=d.get("note", ""), until=d.get("until"), until_span=until_span,
+        part=d.get("part", "passage"))
 
 
 # ---------------------------------------------------------------------------
@@ -295,10 +309,15 @@ class PlanView:
                 self.names.add(ident, [traditional(ident), *item.aliases])
         self.chi_m = float(plan.measures.get("chi_m", CHI_M))
         self.hall_h = plan.hall_height
+        ys = [float(p[1]) for p in (plan.hall.get("footprint") or [])] if isinstance(plan.hall, dict) else []
+        self.hall_depth = max(ys) - min(ys) if ys else None
         self.stairs = [lm.footprint for lm in plan.landmarks.values() if lm.kind == LandmarkKind.STAIR and lm.footprint]
-        # the statements quote the passage: the events that cite it (not the whole chapter's first half)
+        # a statement quotes the passage or the first half (``part``): the events that cite that text
         passage = logical_name(SEED)
-        self.events = [e for e in plan.events if (e.text_file or plan.text.get("file") or passage) == passage]
+        names = {part: logical_name(path) for part, path in PARTS.items()}
+        self.by_part = {part: [e for e in plan.events if (e.text_file or plan.text.get("file") or passage) == name]
+                        for part, name in names.items()}
+        self.events = self.by_part["passage"]
         self.duration = plan.duration
 
     def resolve(self, name: str, static: bool = False) -> tuple[str, str] | None:
@@ -329,11 +348,13 @@ class PlanView:
         x, y, z = xyz[0].tolist()
         return x, y, z, float(h[0]), str(tr.posture_at(tt)[0])
 
-    def events_for(self, span: tuple[int, int]) -> list[Event]:
-        """The events that perform a span: those whose span overlaps it, in time order, taking the
-        first performance only (a clause repeated for later pairs, 升饮者如初, is not the same moment)."""
+    def events_for(self, span: tuple[int, int], part: str = "passage") -> list[Event]:
+        """The events that perform a span (of the passage, or of the first half: ``part``): those whose span
+        overlaps it, in time order, taking the first performance only (a clause repeated for later pairs,
+        升饮者如初, is not the same moment)."""
         a, b = span
-        hits = sorted((e for e in self.events if e.span[0] < b and a < e.span[1]), key=lambda e: (e.start, e.end))
+        hits = sorted((e for e in self.by_part[part] if e.span[0] < b and a < e.span[1]),
+                      key=lambda e: (e.start, e.end))
         out: list[Event] = []
         # a span performed several times: the events of its first performance (the steps of the first call of a
         # procedure, or the first event), and those that follow it by the same people (適左个、中，亦如之: one
@@ -383,11 +404,19 @@ def _inside(poly, x: float, y: float) -> bool:
     return inside
 
 
-def wanted_metres(s: Statement, chi_m: float) -> tuple[float, str]:
+# a length the text gives by the building rather than by a measure: 堂深, the depth of the hall (鄭 on 南北以堂深:
+# 堂深，謂從堂廉北至房室之壁 — here the hall's north–south extent, 堂廉 to 北墉)
+HALL_DEPTH = "堂深"
+
+
+def wanted_metres(s: Statement, chi_m: float, hall_depth: float | None = None) -> tuple[float, str]:
     """The length a statement wants, in metres, and how the text says it."""
     v = float(s.value)
     if s.unit in (None, "m"):
         return v, f"{v:g} m"
+    if s.unit == HALL_DEPTH:
+        d = (hall_depth or 0.0) * v
+        return d, f"{'' if v == 1 else _cn(v)}堂深 = {d:.2f} m"
     chi = _unit_chi(s.unit) * v
     return chi * chi_m, f"{_cn(v)}{s.unit} = {chi * chi_m:.2f} m"
 
@@ -429,16 +458,16 @@ def evaluate(s: Statement, view: PlanView) -> Result:
             return Result(s, "n/a", message=f"{s.ref} is not in the plan")
     moving = subj[0] != "landmarks" or (ref is not None and ref[0] != "landmarks")
     if static or not moving and s.relation != "path_side":
-        evs = view.events_for(s.span) if s.span else []
+        evs = view.events_for(s.span, s.part) if s.span else []
         t_end = evs[-1].end if evs else None
         return _measure(s, view, subj, ref, [t_end], evs[-1].id if evs else None)
-    evs = view.events_for(s.span)
+    evs = view.events_for(s.span, s.part)
     if not evs:
         return Result(s, "n/a", message="no event of the plan performs this clause")
     t0, t1 = evs[0].start, evs[-1].end
     ev_id = evs[-1].id if len(evs) == 1 else f"{evs[0].id}…{evs[-1].id}"
     if s.until_span is not None:
-        later = view.events_for(s.until_span)
+        later = view.events_for(s.until_span, s.part)
         if not later:
             return Result(s, "n/a", message="no event of the plan performs the clause it holds until")
         t1, ev_id = max(e.end for e in later), f"{evs[0].id}…{max(later, key=lambda e: e.end).id}"
@@ -521,11 +550,12 @@ def _measure_at(s: Statement, view: PlanView, subj, ref, t: float | None) -> Res
         return Result(s, "pass" if ok else "fail", lv, s.value, 1.0 if ok else -1.0,
                       f"{who} is on the {lv} (z = {z:.2f} m)")
     if rel == "distance":
-        want, said = wanted_metres(s, view.chi_m)
+        want, said = wanted_metres(s, view.chi_m, view.hall_depth)
         d = abs(dx) if s.axis == "x" else abs(dy) if s.axis == "y" else math.hypot(dx, dy)
         tol = s.tol if s.tol is not None else 0.05
         axis = {"x": " east–west", "y": " north–south", "xy": ""}[s.axis]
-        in_units = d / (_unit_chi(s.unit) * view.chi_m) if s.unit not in (None, "m") else None
+        in_units = (d / (_unit_chi(s.unit) * view.chi_m) if s.unit not in (None, "m", HALL_DEPTH) else
+                    d / view.hall_depth if s.unit == HALL_DEPTH and view.hall_depth else None)
         msg = f"{who} is {d:.2f} m{axis} from {rname}"
         if in_units is not None:
             msg += f" ({in_units:.2f} {s.unit})"
@@ -533,7 +563,7 @@ def _measure_at(s: Statement, view: PlanView, subj, ref, t: float | None) -> Res
         return Result(s, "pass" if abs(d - want) <= tol else "fail", round(d, 4), f"{said} ±{tol:.2f} m",
                       tol - abs(d - want), msg)
     if rel == "near":
-        want, said = wanted_metres(s, view.chi_m) if s.value is not None else (1.0, "1 m")
+        want, said = wanted_metres(s, view.chi_m, view.hall_depth) if s.value is not None else (1.0, "1 m")
         d = math.hypot(dx, dy)
         return Result(s, "pass" if d <= want else "fail", round(d, 4), f"within {said}", want - d,
                       f"{who} is {d:.2f} m from {rname}")
@@ -584,5 +614,8 @@ def _path_side(s: Statement, view: PlanView, subj, ref, t0: float, t1: float, ev
 
 
 def evaluate_all(plan: Plan, catalogue: list[Statement] | None = None) -> list[Result]:
+    """Every statement measured on the plan; those that quote a part of the chapter the plan does not perform
+    (the first half's clauses, on a plan of the passage alone) are left out."""
     view = PlanView(plan)
-    return [evaluate(s, view) for s in (catalogue if catalogue is not None else load_catalogue())]
+    cat = catalogue if catalogue is not None else load_catalogue()
+    return [evaluate(s, view) for s in cat if s.part == "passage" or s.quote is None or view.by_part[s.part]]

@@ -45,7 +45,7 @@ from ..model.plan import Plan
 from ..model.reading import Reading
 from ..outputs import atomic_path
 from ..scene import figures as F
-from ..scene.ground import build_ground
+from ..scene.ground import build_ground, set_out_fixtures
 from ..scene.sampler import PlanSampler
 from .channels import (ANIMATION_NAME, MIN_DT, AnimWriter, Compaction, heading_quat, quats_of, read_channels,
                        sample_channel)
@@ -155,6 +155,8 @@ def build_animated(reading: Reading, plan: Plan, *, fps_hint: float = FPS, camer
     animation data: ``anim_bytes`` written, ``anim_raw_bytes`` of the exact float32 channels).
     ``compaction`` reduces keys and quantises rotations (the web page's scene)."""
     parts = ground_parts if ground_parts is not None else build_ground(reading)
+    laid = set_out_fixtures(reading, plan.props)      # the first half's things set out: drawn as its props
+    parts = [p for p in parts if p.landmark not in laid]
     b, ground_root = gltf_from_parts(parts, reading, finish=False)
     anim = AnimWriter(b, compaction)
     used: set[str] = {n.name for n in b.gltf.nodes}

@@ -31,7 +31,7 @@ from ..model.defaults import FPS, FRAME_SIZE
 from ..model.plan import Plan
 from ..outputs import atomic_path
 from ..scene import figures as F
-from ..scene.ground import build_ground
+from ..scene.ground import build_ground, set_out_fixtures
 from ..scene.handling import held_matrix, resting_prop
 from ..scene.poses import local_transforms
 from ..scene.sampler import PlanSampler
@@ -389,6 +389,8 @@ def build_rigged(reading, plan: Plan, *, fps: float | None = None, window: tuple
     fps = float(fps or FPS)
     t0, t1 = window if window is not None else (0.0, plan.duration)
     parts = ground_parts if ground_parts is not None else build_ground(reading)
+    laid = set_out_fixtures(reading, plan.props)      # the first half's things set out: drawn as its props
+    parts = [p for p in parts if p.landmark not in laid]
     b, ground_root = gltf_from_parts(parts, reading, finish=False)
     used: set[str] = {n.name for n in b.gltf.nodes}
     sampler = PlanSampler(plan)

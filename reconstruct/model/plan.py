@@ -110,6 +110,8 @@ class Event:
     text_file: str | None = None
     # the interpretive options the event rests on, as NAME=CHOICE (its basis beside its clause)
     options: tuple[str, ...] = ()
+    # the title of the section of the chapter this event begins (the first half's chapter marks), if any
+    section: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         d = {"id": self.id, "text": self.text, "span": list(self.span), "footnote": self.footnote,
@@ -122,6 +124,8 @@ class Event:
             d["text_file"] = self.text_file
         if self.options:
             d["options"] = list(self.options)
+        if self.section:
+            d["section"] = self.section
         return d
 
 

@@ -315,4 +315,5 @@ class PlanReader:
                      tuple(self.texts(e.get("actors"), f"{w}.actors")), start, end,
                      self.text(e.get("gloss"), f"{w}.gloss"), e.get("rule", False), proc,
                      self.text(e["text_file"], f"{w}.text_file") if e.get("text_file") is not None else None,
-                     tuple(self.texts(e.get("options"), f"{w}.options")))
+                     tuple(self.texts(e.get("options"), f"{w}.options")),
+                     self.text(e["section"], f"{w}.section") if e.get("section") is not None else "")

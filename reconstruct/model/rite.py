@@ -110,6 +110,9 @@ class Event(_M):
     # the text the span is in (its logical name), when it is not the rite's own ``text_file`` (the whole
     # chapter: the first half's events cite assets/text/xiangshe_li_part1.txt, the passage's the seed)
     text_file: str | None = None
+    # the title of the section of the chapter that begins with this event (the first half, which has no
+    # footnote numbers: 戒賓 · Inviting the guest …): a chapter mark of the video
+    section: str = ""
 
 
 class Rite(_M):

@@ -73,6 +73,7 @@ class GestureKind(StrEnum):
     HOLD_WITH_BOW = "hold_with_bow"
     UNTIE_ARROWS = "untie_arrows"
     UNTIE_ROPE = "untie_rope"
+    BIND_ARROWS = "bind_arrows"
     TAKE_OFF_SHOES = "take_off_shoes"
     SERVE = "serve"
     POINT_ARROW = "point_arrow"
@@ -95,7 +96,7 @@ GESTURES: dict[GestureKind, str] = {
     G.COUNT_ARROWS: "乘矢", G.RETURN_TALLIES: "反委之", G.FILL_HOLDER: "實八算于中", G.TAKE: "取",
     G.SET_DOWN: "奠 / 設", G.ANNOUNCE: "告 (the words in object)", G.PLAY: "鼓瑟 / 歌",
     G.HOLD_WITH_BOW: "兼諸弦弣 — arrows held along string and grip", G.UNTIE_ARROWS: "說矢束",
-    G.UNTIE_ROPE: "說侯之左下綱", G.TIE_ROPE: "繫綱 / 掩束 — a rope of the 侯 tied", G.TAKE_OFF_SHOES: "說屨", G.SERVE: "羞 — dishes carried up",
+    G.UNTIE_ROPE: "說侯之左下綱", G.TIE_ROPE: "繫綱 / 掩束 — a rope of the 侯 tied", G.BIND_ARROWS: "兼束之以茅，上握焉 — the 大夫's arrows bound with a band of grass above the grip", G.TAKE_OFF_SHOES: "說屨", G.SERVE: "羞 — dishes carried up",
     G.POINT_ARROW: "兼諸弦，面鏃 — the arrow held along the string, point up", G.LOWER_FLAG_REST: "偃旌 at the 乏",
     G.BOW: "揖 made to someone (object: the person)", G.KNEEL_BOW: "拜 made to someone (object: the person)",
     G.LEAD: "相 — leading someone by the hand (object: the person led)",
@@ -122,6 +123,22 @@ class PropKind(StrEnum):
     侯 = "侯"       # the target (as a prop: taken down, 说侯)
     瑟 = "瑟"       # the musicians' zither (held before the chest)
     笙 = "笙"       # the mouth organ
+    # the things set out before the guests come (乃席賓 … 乏參侯道): carried from where they are kept and laid
+    # at their places, where they become the reading's fixtures (a prop named as its landmark: 宾席, 尊, 洗 …)
+    席 = "席"       # a mat (宾席, 众宾席1, 主人席, 工席)
+    尊 = "尊"       # the wine: 兩壺斯禁
+    篚 = "篚"       # a basket (上篚, 篚)
+    洗 = "洗"       # the basin
+    水 = "水"       # the water jar
+    县 = "县"       # the chimes on their frame
+    乏 = "乏"       # the marker's screen
+
+
+# The things set out before the guests come that, laid at their places, are the reading's fixtures: a prop of
+# these kinds named as a landmark is that landmark once it lies there (the planner places by the landmark,
+# the outputs draw the landmark's body where the prop is).
+SET_OUT: frozenset[PropKind] = frozenset({PropKind.席, PropKind.尊, PropKind.篚, PropKind.洗, PropKind.水,
+                                          PropKind.县, PropKind.乏})
 
 
 class LandmarkKind(StrEnum):

@@ -380,11 +380,21 @@ def play(p: Parts, b: Body, a: Action) -> None:
     p.shooting.play(b, a.text)
 
 
+SHOOT_TEXTS = ("耦少退", "不释获", "诱射")
+
+
 @verb("shoot")
 def shoot(p: Parts, b: Body, a: Action) -> None:
-    if a.text not in (None, "耦少退"):
-        p.state.fail(f"shoot: text={a.text!r}; the only one is 耦少退 (記: 耦少退于物)")
-    p.shooting.shoot(b, a.other, retire=a.text == "耦少退")
+    """射: the pair loose by turns; text 耦少退 (記: 耦少退于物), 不释获 (the first round: 獲而未釋獲), 诱射 (the
+    司射 alone, no partner: 誘射，將乘矢)."""
+    if a.text not in (None, *SHOOT_TEXTS):
+        p.state.fail(f"shoot: text={a.text!r}; one of {', '.join(SHOOT_TEXTS)}")
+    if a.text == "诱射":
+        if a.other:
+            p.state.fail("shoot text=诱射 is the 司射 alone: no partner (other)")
+        p.shooting.shoot_alone(b)
+        return
+    p.shooting.shoot(b, a.other, retire=a.text == "耦少退", tallied=a.text != "不释获")
 
 
 @verb("hold_arrow")
@@ -454,6 +464,27 @@ def reset_tallies(p: Parts, b: Body, a: Action) -> None:
 @verb("lay_spare")
 def lay_spare(p: Parts, b: Body, a: Action) -> None:
     p.tallies.lay_spare(b)
+
+
+@verb("ready_tallies")
+def ready_tallies(p: Parts, b: Body, a: Action) -> None:
+    """取中之八筭，改實八筭于中，興執而俟: where the text tells it before a pair shoots (the shooting does it
+    itself before every other pair)."""
+    p.tallies.prime(b)
+
+
+@verb("give_tallies")
+def give_tallies(p: Parts, b: Body, a: Action) -> None:
+    """授筭: the tallies he carries handed to ``other`` (一人執筭以從之 … 興受筭)."""
+    if not a.other or a.other not in p.state.bodies:
+        p.state.fail("give_tallies needs the one who receives them (other)")
+    other = p.state.bodies[a.other]
+    p.handling.meet(b, other, f"to hand the tallies to {other.id}")
+    P = p.state.pace
+    b.gesture(b.t - P.hand_over, b.t, GestureKind.HAND_OVER, other.id)
+    other.gesture(b.t - P.hand_over, b.t, GestureKind.RECEIVE, p.tallies.t_hand[0] if p.tallies.t_hand else None)
+    other.hold_until(b.t)
+    p.tallies.hand_over(b, other, b.t)
 
 
 @verb("collect_tallies")

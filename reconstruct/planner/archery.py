@@ -44,12 +44,13 @@ class Loose:
         return self.hit and self.on_beat
 
 
-def outcomes(pairs: list[tuple[str, str]], rate, seed: int, rnd: int, victor: str, music: bool,
+def outcomes(pairs: list[tuple[str, str]], rate, seed: int, rnd: int, victor: str | None, music: bool,
              off_beat: float, attempts: int = 2000) -> list[Loose]:
     """Every arrow of a round, pair by pair and 拾发 (上射, 下射, four times): a hit with the archer's rate,
     off the beat with ``off_beat`` in a round with music (an early 上射 never follows a late 下射: the
     looses alternate).  The draw is repeated (seed, round, attempt) until the side named by ``victor``
-    has strictly more tallies; ValueError if no attempt gives it."""
+    has strictly more tallies; ValueError if no attempt gives it.  ``victor`` None: a round nobody wins
+    (the first, 獲而未釋獲): the first draw."""
     for attempt in range(attempts):
         rng = np.random.default_rng([seed, rnd, attempt])
         out: list[Loose] = []
@@ -65,7 +66,7 @@ def outcomes(pairs: list[tuple[str, str]], rate, seed: int, rnd: int, victor: st
                     out.append(Loose(rnd, i, who, side, k, hit, not off, float(rng.random())))
         right = sum(x.counted for x in out if x.side == RIGHT)
         left = sum(x.counted for x in out if x.side == LEFT)
-        if (right > left) if victor == RIGHT else (left > right):
+        if victor is None or ((right > left) if victor == RIGHT else (left > right)):
             return out
     raise ValueError(f"the archery parameters never let the {victor} side win round {rnd} "
                      f"in {attempts} draws (hit rates too low?)")
@@ -80,13 +81,30 @@ def shooting_order(groups: dict[str, list[str]]) -> list[tuple[str, str]]:
 
 def rounds_of(order: list[tuple[str, str]], archery, groups: dict[str, list[str]],
               victor: str) -> dict[int, list[Loose]]:
-    """The arrows of round 2 (before the passage: its tallies are counted in it) and round 3 (shot to
-    music in the passage), from the rite's archery parameters (hit rates, seed, how often off the beat);
-    ValueError when the side named by ``victor`` never wins."""
+    """The arrows of round 1 (the 三耦 alone, 不釋獲: nobody wins it), round 2 (with tallies, its count at
+    80) and round 3 (shot to music), from the rite's archery parameters (hit rates, seed, how often off the
+    beat); each round its own draws (seed, round, attempt), so that one round's arrows never change
+    another's.  ValueError when the side named by ``victor`` never wins."""
     def rate(who: str) -> float:
         return archery.rate(who, groups)
-    return {2: outcomes(order, rate, archery.seed, 2, victor, False, archery.off_beat),
+    return {1: outcomes(order, rate, archery.seed, 1, None, False, archery.off_beat),
+            2: outcomes(order, rate, archery.seed, 2, victor, False, archery.off_beat),
             3: outcomes(order, rate, archery.seed, 3, victor, True, archery.off_beat)}
+
+
+DEMONSTRATION = 0      # the 司射's 誘射 (before the first round): its arrows are drawn as "round 0"
+
+
+def demonstration(who: str, rate: float, seed: int) -> list[Loose]:
+    """The 司射's 誘射: his four arrows alone (將乘矢), each a hit with his rate, from the draw (seed, 0);
+    he shoots from the 左物 (當左物北面揖; 鄭: 左物，下物也), so they would count to the left, but none is
+    counted: 不去旌，以其不獲 (鄭) — the marker does not call them."""
+    rng = np.random.default_rng([seed, DEMONSTRATION, 0])
+    out = []
+    for k in range(1, 5):
+        hit = bool(rng.random() < rate)
+        out.append(Loose(DEMONSTRATION, -1, who, LEFT, k, hit, True, float(rng.random())))
+    return out
 
 
 def flight(start: np.ndarray, end: np.ndarray, speed: float, step: float = 0.05) -> tuple[np.ndarray, np.ndarray]:

@@ -31,6 +31,7 @@ class Arrows:
         self.state, self.custody, self.moves, self.walking = state, custody, moves, walking
         self.handling, self.occupancy, self.places = handling, occupancy, places
         self.pace, self.archers, self.rack = state.pace, archers, rack
+        self._field_ids: list[str] = []        # the arrows of the gathering under way (see _field)
 
     def mine(self, who: str) -> list[str]:
         """His four arrows (矢1 … 矢4), those the rite has."""
@@ -93,8 +94,7 @@ class Arrows:
         group to group, standing on the side of the hall, and takes each within arm's reach."""
         part, parts = (int(v) for v in (share or "1/1").split("/"))
         hy = self.state.reading.landmarks["侯"].position[1]
-        field = sorted((pr for pr in self.state.props.values() if pr.kind == PropKind.矢 and self._at_target(pr, hy)),
-                       key=lambda pr: (round(self._lay(pr)[0], 3), pr.id))
+        field = self._field(hy)
         mine = [pr for pr in field[part - 1::parts] if pr.carrier is None]
         cells: dict[tuple, list] = {}
         for pr in mine:
@@ -124,6 +124,19 @@ class Arrows:
                 self.custody.carry(pr.id, b.id, b.t + 0.3)
                 self.moves.hold(b, self.pace.take_arrow)
             b.set_state(b.t, holding=sorted({*b.state.get("holding", []), *(pr.id for pr in group)}))
+
+    def _field(self, hy: float) -> list:
+        """The arrows of the round at the target, in the fixed order the shares are drawn from: the same list for
+        every junior of one gathering (while any of it still lies there), so that one who has already laid his
+        share on the 楅 does not shift the others' shares."""
+        props = self.state.props
+        field = sorted((pr for pr in props.values() if pr.kind == PropKind.矢 and self._at_target(pr, hy)),
+                       key=lambda pr: (round(self._lay(pr)[0], 3), pr.id))
+        lying = {pr.id for pr in field if pr.carrier is None}
+        if lying and lying <= set(self._field_ids):      # the same gathering: some of its arrows already taken
+            return [props[a] for a in self._field_ids]
+        self._field_ids = [pr.id for pr in field]
+        return field
 
     @staticmethod
     def _lay(pr) -> tuple[float, float]:
@@ -164,7 +177,7 @@ class Arrows:
         """司马乘之: kneeling south of the 楅, he counts the arrows off in fours with both hands (左右抚矢而
         乘之), each archer's four laid together."""
         for g, who in enumerate(self.archers):
-            arrows = [ar for ar in self.mine(who) if self.state.props[ar].carrier is None]
+            arrows = [ar for ar in self.mine(who) if self.state.props[ar].carrier is None and self.on_rack(ar)]
             if not arrows:
                 continue
             t = b.t
@@ -174,6 +187,12 @@ class Arrows:
                 self.custody.carry(ar, b.id, t + 0.3)
                 self.custody.set_down(ar, x, y, z, t + self.pace.count_arrows, heading=h)
             self.moves.hold(b, self.pace.count_arrows)
+
+    def on_rack(self, arrow: str) -> bool:
+        """Whether an arrow lies on the 楅 (laid there in the heap or counted off in fours), not elsewhere: the
+        arrows of those who did not shoot (the 賓's against the 西序 in the first round) are not counted."""
+        pr = self.state.props[arrow]
+        return abs(pr.x - self.rack.fx) < 0.75 and abs(pr.y - self.rack.fy) < 0.1
 
     def arrange_on_rack(self) -> None:
         """At the start every arrow lies on the 楅, counted off in fours (司马乘矢如初, before the passage)."""

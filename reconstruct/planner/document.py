@@ -105,7 +105,8 @@ class Document:
             s, t = self.state.event_times.get(e.id, (0.0, 0.0))
             events.append(Event(e.id, e.text, tuple(e.span), e.footnote, tuple(e.actors), round(s, 3), round(t, 3),
                                 e.gloss, e.rule, e.procedure.model_dump() if e.procedure else None, e.text_file,
-                                tuple(f"{k}={self.rite.options[k]}" for k in e.options if k in self.rite.options)))
+                                tuple(f"{k}={self.rite.options[k]}" for k in e.options if k in self.rite.options),
+                                e.section))
         events.sort(key=lambda ev: (ev.start, ev.span[0]))
         r = self.state.reading
         text = text_path(self.rite.text_file)

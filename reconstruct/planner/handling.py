@@ -83,12 +83,17 @@ class Handling:
         if self.state.props[prop].carrier != b.id:
             self.take(b, prop)        # one sets down only what one has: pick it up (or receive it) first
         on = 0.0
+        own = self.state.reading.landmarks.get(prop) if place == prop else None
         if place:
-            x, y, level, _ = self.places.resolve(place, b.id)
-            x, y, on = self.on_or_below(place, x, y, b)
+            if own is not None:       # its own place: the landmark, not where it is now (in his hands)
+                x, y = float(own.position[0]), float(own.position[1])
+                level = HALL if abs(own.position[2] - self.state.reading.hall_height) < 0.05 else COURT
+            else:
+                x, y, level, _ = self.places.resolve(place, b.id)
+                x, y, on = self.on_or_below(place, x, y, b)
             self.reach(b, x, y, level, 0.6, f"to set the {prop} at {place}")
             d = math.hypot(x - b.x, y - b.y)
-            if d > REACH:             # those standing there leave him no nearer: it is set down within reach
+            if d > REACH and own is None:             # those standing there leave him no nearer: it is set down within reach
                 x, y = b.x + (x - b.x) * REACH / d, b.y + (y - b.y) * REACH / d
                 self.state.explain.append(f"  {b.id} sets the {prop} down {d - REACH:.1f} m short of {place}: "
                                           "no nearer spot is free")
@@ -96,10 +101,13 @@ class Handling:
             h = math.radians(b.heading)
             x, y = b.x + 0.5 * math.sin(h), b.y + 0.5 * math.cos(h)
             level = b.level if b.level != STAIR else HALL
+        heading = None
+        if own is not None:           # a thing laid at its own place (乃席賓, 設洗 …): there it is the fixture
+            x, y, heading = float(own.position[0]), float(own.position[1]), own.heading or 0.0
         b.gesture(b.t, b.t + P.handle, GestureKind.SET_DOWN, prop)
         self.moves.hold(b, P.handle)
         z = (self.state.reading.hall_height if level == HALL else 0.0) + on
-        self.custody.set_down(prop, x, y, z, b.t)
+        self.custody.set_down(prop, x, y, z, b.t, heading)
         self.custody.hold_things(b, b.t, remove=prop)
 
     def on_or_below(self, place: str, x: float, y: float, b: Body) -> tuple[float, float, float]:

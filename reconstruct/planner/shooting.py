@@ -11,7 +11,7 @@ import numpy as np
 
 from ..model.plan import Music, Piece, Shot
 from ..model.vocabulary import GestureKind, Posture, PropPosture, Role
-from .archery import RIGHT, Loose, flight, landing
+from .archery import RIGHT, Loose, demonstration, flight, landing
 from .bodies import Body
 from .custody import Custody
 from .moves import Moves
@@ -100,23 +100,35 @@ class Shooting:
         return [b0 + k * beat for k in range(6)]
 
     # ------------------------------------------------------------------ one pair's shooting
-    def shoot(self, up: Body, other: str | None, retire: bool = False) -> None:
+    def round_now(self, tallied: bool) -> int:
+        """Which round a pair shoots in, from what the text rules for it: the first 不釋獲 (獲而未釋獲: no
+        tally), the second with tallies and no music (請釋獲 … 不貫不釋), the third to the 驺虞 (不鼓不釋)."""
+        if not tallied:
+            return 1
+        return 3 if self._music is not None else 2
+
+    def shoot(self, up: Body, other: str | None, retire: bool = False, tallied: bool = True) -> None:
         """射: the 上射 and his partner (``other``) shoot their four arrows each, alternately (拾发以将乘矢),
         standing on their 物; the 获者 and the 释获者 answer each arrow.  ``retire``: the 上射 steps back a
         little from his 物 each time he has loosed and up to it again for his next arrow (記: 耦少退于物,
-        鄭: 下大夫也，既發則然 — the 大夫's partner)."""
+        鄭: 下大夫也，既發則然 — the 大夫's partner).  ``tallied`` False: the first round, 獲而未釋獲 (鄭: 但大言
+        獲，未釋其筭) — the 获者 calls and raises his flag for each hit, the 释获者 (who has not set out the 中
+        yet) lays nothing."""
         if other is None or other not in self.state.bodies:
             self.state.fail("shoot needs the partner: WHO shoot other=PARTNER (the pair loose by turns)")
         down = self.state.bodies[other]
         pair = next((i for i, p in enumerate(self.order) if p == (up.id, down.id)), None)
         if pair is None:
             self.state.fail(f"{up.id} and {down.id} are not a pair of the rite's pair lists")
-        rnd = 3
+        rnd = self.round_now(tallied)
         looses = [x for x in self.rounds[rnd] if x.pair == pair]
         sh, hz = self.state.bodies[Role.释获者], self.state.bodies[Role.获者]
         t_ready = max(up.t, down.t)
-        self.tallies.ready(sh, t_ready)
-        beats = self._beats(max(t_ready, sh.t))
+        if tallied:
+            self.tallies.ready(sh, t_ready)
+            beats = self._beats(max(t_ready, sh.t))
+        else:
+            beats = self._beats(t_ready)
         beat = self.archery.beat_s
         landed = []
         for x in looses:
@@ -131,9 +143,9 @@ class Shooting:
         for s in sorted(landed, key=lambda s: s.land):
             if s.hit:
                 self._call_hit(hz, s)
-            if s.counted:
+            if s.counted and tallied:
                 self.tallies.lay(sh, s)
-        for who in (hz, sh):
+        for who in ((hz, sh) if tallied else (hz,)):
             if who.posture == Posture.KNEEL and who.t <= end + 10:
                 who.hold_until(max(who.t, end))
                 self.moves.posture(who, Posture.STAND, self.pace.rise)
@@ -144,11 +156,30 @@ class Shooting:
         self.moves.posture(up, Posture.BOW, self.pace.bow, Posture.STAND)
         self.moves.posture(down, Posture.BOW, self.pace.bow, Posture.STAND)
         self.shots += landed
-        self.tallies.round = rnd
+        if tallied:
+            self.tallies.round = rnd
         self.state.explain.append(f"  {up.id} and {down.id} shoot by turns (拾发), the 节 from {beats[0]:.1f} s "
                             f"(the first for listening)")
         for s, x in zip(landed, looses):
             self.state.explain.append("    " + self._why_counted(s, x))
+
+    def shoot_alone(self, b: Body) -> None:
+        """誘射，將乘矢: he alone, on his 物, looses his four arrows one after another (將，行也: 行四矢), each
+        nocked from those in his belt and across the bow, drawn and loosed; nobody calls them (不去旌，以其不獲,
+        鄭).  Which hit is drawn by :func:`.archery.demonstration` with his rate."""
+        P = self.pace
+        looses = demonstration(b.id, self.archery.rate(b.id, {}), self.archery.seed)
+        t = b.t + P.settle
+        landed = []
+        for x in looses:
+            t_loose = t + P.nock + P.draw
+            landed.append(self._loose(b, x, t_loose, []))
+            t = t_loose + P.hold_arrow + 1.0
+        b.hold_until(max([t] + [s.land for s in landed]))
+        self.shots += landed
+        self.state.explain.append(f"  {b.id} shoots his four arrows alone (誘射): "
+                                  + ", ".join(f"{s.arrow} {'hits' if s.hit else 'misses'}" for s in landed)
+                                  + "; nobody calls them (不去旌，以其不獲)")
 
     RETIRE = 0.3      # metres: 少退于物
 
@@ -208,7 +239,8 @@ class Shooting:
         land = t_loose + float(ts[-1])
         self.custody.set_down(arrow, *end, land, heading=bearing)
         on = not self._music or x.on_beat
-        return Shot(b.id, arrow, x.round, round(t_loose, 3), round(land, 3), x.hit, x.side, on, x.hit and on,
+        counted = x.hit and on and x.round > 1          # 獲而未釋獲 in the first round; none in the 誘射
+        return Shot(b.id, arrow, x.round, round(t_loose, 3), round(land, 3), x.hit, x.side, on, counted,
                     tuple(round(float(c), 4) for c in end))
 
     def _call_hit(self, hz: Body, s: Shot) -> None:

@@ -32,7 +32,9 @@ class Tallies:
         self.scores: list[Score] = []
         self.t_zhong: list[str] = []               # in the 中
         self.t_pile: list[str] = []                # the spares west of it
-        self.t_hand: list[str] = []                # in the 释获者's hand
+        self.t_hand: list[str] = []                # in the 释获者's hand (or whoever carries them)
+        self.t_away: list[str] = []                # lying elsewhere, together (not yet set out, or put away)
+        self.primed = False                        # the eight taken and the 中 refilled, as the text tells it
         self.t_laid: dict[str, list[str]] = {RIGHT: [], LEFT: []}      # laid for hits, by side
         self.t_counted: dict[str, dict[str, list]] = {}
         self.t_win: list[str] = []
@@ -42,6 +44,12 @@ class Tallies:
         one for each counted hit of the 上射s to the 释获者's right and of the 下射s to his left, the rest west
         of the 中."""
         ids = sorted(pid for pid, pr in self.state.props.items() if pr.kind == PropKind.算)
+        zhong = next((pr for pr in self.state.props.values() if pr.kind == PropKind.中), None)
+        if zhong is not None and math.dist((zhong.x, zhong.y), (self.tally_layout.cx, self.tally_layout.cy)) > 0.5:
+            # the 中 is not set out (the first half, before 請釋獲 … 設中): the tallies lie where the rite's
+            # initial state puts them, and nobody has laid any
+            self.t_away = ids
+            return
         n_r = sum(x.counted for x in r2 if x.side == RIGHT)
         n_l = sum(x.counted for x in r2 if x.side == LEFT)
         if len(ids) < 8 + n_r + n_l:
@@ -85,6 +93,9 @@ class Tallies:
         """Before a pair shoots: he kneels, puts back what is left in his hand (若有餘算則反委之), takes the
         eight out of the 中, puts eight in again (取中之八算，改實八算于中) and rises holding them (興執而俟)."""
         P, L = self.pace, self.tally_layout
+        if self.primed:           # done just before, where the text tells it (釋獲者坐取中之八筭 … 興執而俟)
+            self.primed = False
+            return
         sh.hold_until(max(sh.t, t_ready - 6.0))
         if sh.posture != Posture.KNEEL:
             self.moves.posture(sh, Posture.KNEEL, P.kneel)
@@ -105,6 +116,13 @@ class Tallies:
             self.t_hand.remove(tid)
         self.t_zhong = new
         self.moves.posture(sh, Posture.STAND, P.rise)
+
+    def prime(self, sh: Body) -> None:
+        """釋獲者坐取中之八筭，改實八筭于中，興執而俟 (first half, before the second round's first pair): told once
+        by the text, done now; the next pair's shooting does not do it again."""
+        self.primed = False
+        self.ready(sh, sh.t)
+        self.primed = True
 
     def lay(self, sh: Body, s: Shot) -> None:
         """释获: kneeling, one tally from his hand for a hit on the beat, to his right for the 上射, to his left
@@ -277,10 +295,10 @@ class Tallies:
 
     def collect(self, b: Body) -> None:
         """退中与算: every tally taken up (those of the 中 with it) to be carried away."""
-        every = self.t_zhong + self.t_pile + self.t_hand
+        every = self.t_zhong + self.t_pile + self.t_hand + self.t_away
         self._into_hand(b, every, b.t + 0.3)
         self._act_with(b, GestureKind.TAKE_TALLIES, self.pace.gather, every[0] if every else None)
-        self.t_zhong, self.t_pile = [], []
+        self.t_zhong, self.t_pile, self.t_away = [], [], []
 
     def store(self, b: Body) -> None:
         """The tallies he carries set down together where he is (at 堂西: 诸所退皆俟堂西, 鄭)."""
@@ -290,5 +308,12 @@ class Tallies:
         for i, tid in enumerate(self.t_hand):
             self.custody.set_down(tid, x + 0.004 * (i % 10), y + 0.004 * (i // 10), 0.005 + 0.005 * (i // 40), t,
                           heading=b.heading)
+        self.t_away += self.t_hand
         self.t_hand = []
         b.set_state(b.t, holding=[x for x in b.state.get("holding", []) if not x.startswith(PropKind.算)])
+
+    def hand_over(self, b: Body, other: Body, t: float) -> None:
+        """授筭: the tallies he carries pass to ``other`` at ``t`` (釋獲者…興受筭, first half; 鄭: 興，還北面受筭)."""
+        for tid in self.t_hand:
+            self.custody.carry(tid, other.id, t)
+        b.set_state(t, holding=[x for x in b.state.get("holding", []) if not x.startswith(PropKind.算)])

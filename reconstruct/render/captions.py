@@ -230,10 +230,24 @@ def _title_lines(plan: Plan) -> list:
         lines.append((f"Reading: {reading}", 0.034, ACCENT, False))
     for s in list(lay.sources)[:4]:
         lines.append((simplified(str(s)), 0.026, DIM, False))
+    lines += _part_lines(plan)
     lines += [("", 0.02, DIM, False),
               ("注 N, at the right of each caption: the paragraph of the text being performed (its note number)",
                0.026, ACCENT, False)]
     return lines
+
+
+def _part_lines(plan: Plan) -> list:
+    """Which part of the chapter the plan performs, when it is not the passage alone: the whole chapter (the
+    first half's sections, then the passage's paragraphs) or the first half; and its sections."""
+    sections = [simplified(e.section.split(" · ")[0]) for e in plan.events_by_start() if e.section]
+    if not sections:
+        return []
+    passage = any(e.footnote is not None for e in plan.events)
+    head = ("全篇 · The whole chapter, from the guest's invitation to the end of the rite" if passage else
+            "上半篇 · The first half of the chapter, from the guest's invitation to the second round")
+    return [("", 0.02, DIM, False), (head, 0.034, ACCENT, False),
+            ("、".join(sections) + ("、射 …" if passage else ""), 0.026, DIM, False)]
 
 
 def cut_card(size: tuple[int, int], plan: Plan, title: str, subtitle: str = "") -> np.ndarray:

@@ -1,5 +1,5 @@
 """The soundtrack: the drum's 节 of the 驺虞 while the round is shot to music and of the 陔 as the guest leaves,
-the 瑟 and 笙 of the 無筭樂, the string at each loose,
+the 瑟 and 笙 of the 無筭樂 and of the first half's 合樂 (the six songs of the 周南 and 召南), the string at each loose,
 the arrow striking the 侯 at each hit, and a quiet ambience under everything; synthesised in numpy
 (no samples fetched), stereo, written block by block so memory stays flat however long the video.
 
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["RATE", "Cue", "cues_of", "write_soundtrack", "drum", "pluck", "thud", "se_low", "se_high", "sheng"]
+__all__ = ["RATE", "Cue", "cues_of", "songs_of", "write_soundtrack", "drum", "pluck", "thud", "se_low", "se_high", "sheng"]
 
 RATE = 48000
 BLOCK_S = 10.0
@@ -107,11 +107,43 @@ def sheng() -> np.ndarray:
 
 _SOUNDS = {"drum": drum, "loose": pluck, "hit": thud, "se_low": se_low, "se_high": se_high, "sheng": sheng}
 
-# The music without a drum (無筭樂: 鄭 合鄉樂無次數 — the 周南 and 召南 sung to the 瑟 with the 笙) is heard as
-# its instruments, not as a tune: no melody of the 鄉樂 survives, so none is invented.  CHOSEN: the 瑟 sounds
-# two open strings a fifth apart by turns, one every 2.5 s, over the 笙 holding the same fifth.
+# The music without a drum (無筭樂: 鄭 合鄉樂無次數 — the 周南 and 召南 sung to the 瑟 with the 笙; and the first
+# half's 合樂, 乃合樂周南關雎葛覃卷耳召南鵲巢采蘩采蘋: 工 singing to the 瑟, the 笙 below) is heard as its
+# instruments, not as a tune: no melody of the 鄉樂 survives, so none is invented.  CHOSEN: the 瑟 sounds two
+# open strings a fifth apart by turns, one every 2.5 s, over the 笙 holding the same fifth (the kind of sound
+# only: plucked strings and a reed drone; no voice is synthesised for the singers).  A piece that names its
+# songs (合樂：周南關雎、葛覃 …) is heard as that many equal parts, each ending in SONG_GAP s of silence
+# (CHOSEN: the songs sung one after another, 鄭 on 合樂: 合樂謂歌樂與衆聲俱作; their lengths are not known).
 SE_EVERY = 2.5
 SHENG_EVERY = 4.0
+SONG_GAP = 2.0
+
+
+def songs_of(piece: str) -> list[str]:
+    """The songs a piece names after its title (合樂：周南關雎、葛覃、卷耳；召南鵲巢 … → six), or the piece."""
+    head, sep, rest = piece.partition("：")
+    names = [x.strip() for x in rest.replace("；", "、").split("、") if x.strip()] if sep else []
+    return names if len(names) > 1 else [piece]
+
+
+def _strings_and_reeds(pc, t0: float, t1: float, to_video) -> list[Cue]:
+    """The 瑟 and the 笙 through a piece without a drum, song by song (:func:`songs_of`)."""
+    out = []
+    songs = songs_of(pc.piece)
+    part = (pc.end - pc.start) / len(songs)
+    for j in range(len(songs)):
+        s0 = pc.start + j * part
+        s1 = pc.end if len(songs) == 1 else s0 + max(0.0, part - SONG_GAP)
+        a, b = max(t0, s0), min(t1, s1)
+        k0 = int(np.ceil((a - s0) / SE_EVERY))
+        for k in range(k0, int((b - s0) // SE_EVERY) + 1):
+            out.append(Cue(to_video(s0 + k * SE_EVERY), "se_low" if k % 2 == 0 else "se_high", 0.5, -0.3))
+        k0 = int(np.ceil((a - s0) / SHENG_EVERY))
+        # the 笙's held sound (4.5 s) is not begun less than its length before a song's end
+        last = b if len(songs) == 1 else min(b, s1 - 4.5)
+        for k in range(k0, int((last - s0) // SHENG_EVERY) + 1):
+            out.append(Cue(to_video(s0 + k * SHENG_EVERY), "sheng", 0.5, 0.3))
+    return out
 
 
 def cues_of(plan, to_video, t0: float, t1: float) -> list[Cue]:
@@ -126,14 +158,8 @@ def cues_of(plan, to_video, t0: float, t1: float) -> list[Cue]:
         for b in pc.beats:                  # the 陔: 大夫士鼓而已 (鄭) — the drum alone
             if t0 <= b <= t1:
                 out.append(Cue(to_video(b), "drum", 0.45, -0.2))
-        if not pc.beats:                    # the 瑟 and the 笙 (無筭樂)
-            a, b = max(t0, pc.start), min(t1, pc.end)
-            k0 = int(np.ceil((a - pc.start) / SE_EVERY))
-            for k in range(k0, int((b - pc.start) // SE_EVERY) + 1):
-                out.append(Cue(to_video(pc.start + k * SE_EVERY), "se_low" if k % 2 == 0 else "se_high", 0.5, -0.3))
-            k0 = int(np.ceil((a - pc.start) / SHENG_EVERY))
-            for k in range(k0, int((b - pc.start) // SHENG_EVERY) + 1):
-                out.append(Cue(to_video(pc.start + k * SHENG_EVERY), "sheng", 0.5, 0.3))
+        if not pc.beats:                    # the 瑟 and the 笙 (無筭樂, 合樂)
+            out += _strings_and_reeds(pc, t0, t1, to_video)
     for s in plan.shots:
         if t0 <= s.loose <= t1:
             out.append(Cue(to_video(s.loose), "loose", 0.45, 0.1))

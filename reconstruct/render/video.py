@@ -364,7 +364,7 @@ def _join(chunks: list[Chunk], store: Path, out_path: Path, plan: Plan, t0: floa
             if loudness is not None:
                 normalise_loudness(wav, norm, *loudness)
                 norm.replace(wav)
-        join_segments([store / c.segment for c in chunks], tmp, chapters=_chapters(plan, chunks, t0, t1, fps, speed),
+        join_segments([store / c.segment for c in chunks], tmp, chapters=chapter_marks(plan, chunks, t0, t1, fps, speed),
                       title=C.video_title(plan), audio=wav if sound else None, audio_kbps=audio_kbps)
         tmp.replace(out_path)
     finally:
@@ -387,23 +387,34 @@ def _video_clock(chunks: list[Chunk], fps: float, speed: float):
     return to_video
 
 
-def _chapters(plan: Plan, chunks: list[Chunk], t0: float, t1: float, fps: float, speed: float) -> list:
-    """A chapter per paragraph of the text (footnote) the excerpt shows."""
+def chapter_marks(plan: Plan, chunks: list[Chunk], t0: float, t1: float, fps: float, speed: float) -> list:
+    """A chapter per paragraph of the text (footnote) the excerpt shows, and in the first half of the chapter
+    (no footnotes) one per section (an event that begins one carries its title: ``section``); an excerpt that
+    starts inside a section opens with it."""
     to_video = _video_clock(chunks, fps, speed)
     out: list[list] = []
+    section = None                       # (title,) of the section the events before the excerpt are in
     for e in plan.events_by_start():
-        if e.end <= t0 or e.start >= t1 or e.footnote is None:
+        if e.section:
+            section = e.section
+        elif e.footnote is not None:     # the passage's paragraphs (the whole chapter's second half)
+            section = None
+        if e.footnote is None and not e.section and section is None:
             continue
+        if e.end <= t0 or e.start >= t1:
+            continue
+        key = e.footnote if e.footnote is not None else ("section", section)
+        title = f"({e.footnote}) {C.display_text(e.text)}" if e.footnote is not None else section
         a = 0.0 if not out else to_video(max(e.start, t0))
-        if out and out[-1][2] == e.footnote:
+        if out and out[-1][2] == key:
             continue
         if out:
             out[-1][1] = a
-        out.append([a, 0.0, e.footnote, C.display_text(e.text)])
+        out.append([a, 0.0, key, title])
     total = sum(c.n for c in chunks) / fps
     if out:
         out[-1][1] = total
-    return [(a, b, f"({fn}) {txt}") for a, b, fn, txt in out if b > a]
+    return [(a, b, title) for a, b, _, title in out if b > a]
 
 
 def _write_sidecars(plan: Plan, chunks: list[Chunk], out_path: Path, t0: float, t1: float, fps: float,

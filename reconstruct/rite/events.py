@@ -18,7 +18,7 @@ from .templates import BEGIN, END, ITER, Templates, as_list
 from .yaml_lines import line_of
 
 EVENT_KEYS = {"id", "text", "gloss", "do", "actors", "after", "option", "rule", "at", "from", "footnote", "note",
-              "when", "cite", "summary"}
+              "when", "cite", "summary", "section"}
 # an event id may name a file (a diagram): letters, digits, CJK, and . _ - inside, at most 100
 EVENT_ID = re.compile(r"[^\W_][\w.\-]{0,99}")
 MAX_FOOTNOTE = 10_000
@@ -116,6 +116,9 @@ class EventBuilder:
         fn = node.get("footnote")
         if fn is not None and (isinstance(fn, bool) or not isinstance(fn, int) or not 0 <= fn <= MAX_FOOTNOTE):
             raise tpl.err(node, f"footnote: {str(fn)[:40]!r} is not a footnote number (0 to {MAX_FOOTNOTE})")
+        section = node.get("section", "")
+        if not isinstance(section, str) or len(section) > 200:
+            raise tpl.err(node, f"section: a title (at most 200 characters), not {str(section)[:40]!r}")
         rule, summary = node.get("rule", False), node.get("summary", False)
         for key, flag in (("rule", rule), ("summary", summary)):
             if not isinstance(flag, bool):
@@ -128,7 +131,7 @@ class EventBuilder:
                      gloss=str(node.get("gloss") or ""), actors=actors,
                      after=[str(x) for x in as_list(node.get("after"))] if "after" in node else ["<prev>"],
                      actions=actions, option=str(opt) if opt is not None else None,
-                     rule=rule, summary=summary, source=f"{tpl.file}:{line_of(node)}")
+                     rule=rule, summary=summary, source=f"{tpl.file}:{line_of(node)}", section=section.strip())
 
     def action(self, a: Any, tpl: Templates) -> Action:
         d = parse_action(a, tpl)

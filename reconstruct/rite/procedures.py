@@ -139,8 +139,9 @@ class Procedures:
         steps = [dict(s) for s in proc["steps"]]
         touched: dict[str, list[str]] = {}
         general: list[str] = []
+        own_text: set[str] = set()         # steps an override inserted or gave words: they cite their own
         for ov in overrides:
-            steps = self._override(name, ov, steps, flags, touched, general, tpl, env)
+            steps = self._override(name, ov, steps, flags, touched, general, tpl, env, own_text)
         # a changed flag touches the steps whose acts read it
         flagged = {f: c for f, c in (g.split("=", 1) for g in general)}
         for st in steps:
@@ -205,7 +206,7 @@ class Procedures:
             node.line = line_of(st)
             key = st["key"]
             node["id"] = f"{cid}.{key}"
-            said = texts.get(key, call.get("text"))
+            said = texts.get(key, None if key in own_text else call.get("text"))
             said = tpl.sub(said, env) if said is not None else None
             if said is not None:
                 node["text"] = said
@@ -263,7 +264,10 @@ class Procedures:
         return bound
 
     def _override(self, name: str, ov: Any, steps: list, flags: dict, touched: dict, general: list,
-                  tpl: Templates, env: dict) -> list:
+                  tpl: Templates, env: dict, own_text: set | None = None) -> list:
+        """One override applied to the steps.  A step it inserts, or whose words it gives (``text``), cites those
+        words in this performance, not the call's (``own_text``)."""
+        own_text = set() if own_text is None else own_text
         if not isinstance(ov, dict):
             raise tpl.err(ov if hasattr(ov, "line") else None, "an override is a mapping with 'cite'")
         unknown = set(map(str, ov)) - OVERRIDE_KEYS
@@ -294,6 +298,7 @@ class Procedures:
             self._check_step(name, new, tpl, set(keys))
             i = keys.index(where) + (1 if "after" in ov else 0)
             touched.setdefault(new["key"], []).append(cite)
+            own_text.add(new["key"])
             return steps[:i] + [dict(new)] + steps[i:]
         st = ov.get("step")
         if not isinstance(st, str) or st not in keys:
@@ -308,6 +313,8 @@ class Procedures:
             if k in ov:
                 new[k] = ov[k]
                 changed = True
+        if "text" in ov:
+            own_text.add(st)
         if not changed:
             raise tpl.err(ov, "override of a step: 'do' (its actions replaced), 'drop: true', or 'text'/'gloss'")
         return steps[:i] + [new] + steps[i + 1:]

@@ -90,7 +90,7 @@ TARGETS: dict[str, Target] = {
     "lay_tally": Target(r=(0.16, 0.40, 0.0), torso_pitch=34.0, head_pitch=18.0),
     "take_tallies": _TALLIES, "fill_holder": _TALLIES, "return_tallies": _TALLIES,
     "count_arrows": _HANDS_LOW, "lay_arrows": _HANDS_LOW, "take": _HANDS_LOW, "set_down": _HANDS_LOW,
-    "take_lung": _HANDS_LOW, "untie_arrows": _HANDS_LOW, "untie_rope": _HANDS_LOW, "tie_rope": _HANDS_LOW,
+    "take_lung": _HANDS_LOW, "untie_arrows": _HANDS_LOW, "untie_rope": _HANDS_LOW, "tie_rope": _HANDS_LOW, "bind_arrows": _HANDS_LOW,
     "take_off_shoes": Target(l=(-0.10, 0.25, 0.0), r=(0.10, 0.25, 0.0), torso_pitch=50.0, head_pitch=14.0),
     "hand_over": _HANDS_OUT, "receive": _HANDS_OUT,
     "drink": Target(l=(-0.03, 0.17, 0.50), r=(0.03, 0.17, 0.50), l_elbow=(-0.26, 0.18, 0.30),

@@ -543,13 +543,23 @@ def bounds(parts: list[GroundPart]) -> np.ndarray:
 MOVABLE_FIXTURES = ("中", "楅")      # set out and taken away in the rite: a plan carries them as props
 
 
+def set_out_fixtures(reading, props) -> set[str]:
+    """The landmarks a plan sets out as things (the first half: 宾席, 尊, 洗 … — props of the kinds
+    ``model.vocabulary.SET_OUT`` named as their landmarks): drawn as those props, where and when the plan
+    has them, never as ground (nothing is there before it is carried in)."""
+    from ..model.vocabulary import SET_OUT
+    from .props import prop_kind
+    return {k for k in props if k in reading.landmarks and prop_kind(k) in SET_OUT}
+
+
 def ground_meshes(reading, props=(), evidence: bool = False) -> list[tuple[str, object, tuple[float, float, float] | str]]:
     """The ground as the ``(name, mesh, rgb)`` tuples :func:`render_video` expects, with the fields
     outside the wall (as the stills draw them) for those who stand outside the gate.  ``props``: the
-    plan's prop ids — the fixtures of :data:`MOVABLE_FIXTURES` among them are left out (the video draws
-    them where the plan has them, as :mod:`.objects` builds them, not twice).  ``evidence``: every part in
-    the colour of its landmark's evidence (:func:`evidence_parts`), the field outside the wall neutral."""
-    skip = {k for k in MOVABLE_FIXTURES if k in set(props)}
+    plan's prop ids — the fixtures of :data:`MOVABLE_FIXTURES` among them, and those the plan sets out
+    (:func:`set_out_fixtures`), are left out (the video draws them where the plan has them, as
+    :mod:`.objects` builds them, not twice).  ``evidence``: every part in the colour of its landmark's
+    evidence (:func:`evidence_parts`), the field outside the wall neutral."""
+    skip = {k for k in MOVABLE_FIXTURES if k in set(props)} | set_out_fixtures(reading, props)
     parts = build_ground(reading)
     if evidence:
         parts = evidence_parts(parts, reading)

@@ -9,13 +9,13 @@ import trimesh
 
 from ..model import footprint
 from . import objects as OB
-from .figures import (FigureGeometry, _box, _ellipsoid, _flatten, _frustum, _merge, _rx, _rz, _t, _tube,
+from .figures import (FigureGeometry, _box, _colored, _ellipsoid, _flatten, _frustum, _merge, _rx, _rz, _t, _tube,
                       hand_position)
 
 __all__ = ["PROP_KINDS", "TWO_HANDED", "CUPS", "prop_kind", "prop_mesh", "prop_geometry", "held_prop_transform"]
 
 PROP_KINDS: tuple[str, ...] = ("弓", "矢", "扑", "觯", "爵", "丰", "荐", "俎", "算", "旌", "瑟", "中", "楅", "侯",
-                               "笙", "席", "尊", "篚", "乏")
+                               "笙", "席", "尊", "篚", "乏", "洗", "水", "县")
 _TRAD = {"觶": "觯", "豐": "丰", "薦": "荐", "筭": "算", "撲": "扑", "朴": "扑", "鹿中": "中", "福": "楅"}
 TWO_HANDED = footprint.TWO_HANDED      # held before the chest in both hands (the outlines of the planner agree)
 CUPS = footprint.CUPS
@@ -126,7 +126,29 @@ def _prop_mesh_cached(k: str, strung: bool) -> trimesh.Trimesh:
                        _box((-0.6, -0.03, 0.9), (0.6, 0.03, 2.1), (0.55, 0.12, 0.09))])
     if k == "乏":        # the marker's screen of ox hide (objects.screen_fa)
         return OB.screen_fa()
+    if k in _SET_OUT_LANDMARK:   # a thing set out (宾席, 尊, 洗 …): the body the ground gives that fixture
+        return _set_out_mesh(k)
     return _box((-0.1, -0.1, 0.0), (0.1, 0.1, 0.2), _WOOD)
+
+
+# the things set out (model.vocabulary.SET_OUT) as the landmark kinds :mod:`.fixtures` builds
+_SET_OUT_LANDMARK = {"席": "mat", "尊": "wine", "篚": "basket", "洗": "basin", "水": "jar", "县": "chimes"}
+
+
+def _set_out_mesh(k: str) -> trimesh.Trimesh:
+    """A thing set out as the fixture it becomes, vertex-coloured, at the 記's sizes the ground's builders
+    default to (the reading's own sizes are the ground's: a prop's body is by kind, not by reading)."""
+    from types import SimpleNamespace
+
+    from .fixtures import fixture_parts
+    l = SimpleNamespace(kind=_SET_OUT_LANDMARK[k], position=(0.0, 0.0, 0.0), heading=0.0, size=None,
+                        id=k, label_en="")
+    parts = []
+    for gp in fixture_parts(l):
+        m = trimesh.Trimesh(gp.mesh.vertices[gp.mesh.faces].reshape(-1, 3),
+                            np.arange(len(gp.mesh.faces) * 3).reshape(-1, 3), process=False)
+        parts.append(_colored(m, tuple(float(c) for c in gp.color)))
+    return _merge(parts)
 
 
 def held_prop_transform(kind: str, world: dict[str, np.ndarray], heading_deg: float,
