@@ -148,7 +148,7 @@ def test_the_ground_is_set_out_by_hand(reading):
     plan = planned(part="first")
     p = json.loads(plan.to_json())
     setter = {"宾席": "赞者1", "尊": "赞者1", "洗": "赞者1", "水": "赞者1", "县": "赞者1", "主人席": "赞者2",
-              "上篚": "赞者2", "篚": "赞者2", "工席": "赞者2", "乏": "弟子2"}
+              "上篚": "赞者2", "篚": "赞者2", "工席": "赞者2", "大夫席": "赞者2", "乏": "弟子2"}
     for pid, who in setter.items():
         assert prop_kind(pid) in SET_OUT
         keys, lm = p["props"][pid]["keys"], reading.landmarks[pid]
