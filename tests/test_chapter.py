@@ -160,6 +160,14 @@ def test_the_ground_is_set_out_by_hand(reading):
         acts = [(g[2], g[0]) for g in p["actors"][who]["gestures"] if g[3] == pid]
         assert [a for a, _ in acts][:1] == ["take"] and acts[-1][0] == "set_down", (pid, acts)
         assert abs(acts[-1][1] + 1.2 - last[0]) < 0.5, pid          # laid when he sets it down
+    for basket, cups in (("上篚", ("爵", "爵2", "爵3", "奠觯")), ("篚", ("酬觯", "司正觯", "觯", "宾觯", "大夫觯"))):
+        laid = [k for k in p["props"][basket]["keys"] if k[5] == "rest"][-1][0]
+        for c in cups:                       # kept with the basket, carried with it, set in it once it is laid
+            keys = p["props"][c]["keys"]
+            assert keys[0][1:3] == p["props"][basket]["keys"][0][1:3], c
+            put = next(k for k in keys if k[0] >= laid and k[5] == "rest")
+            lm = reading.landmarks[basket].position
+            assert abs(put[1] - lm[0]) + abs(put[2] - lm[1]) < 0.3 and "carried" in {k[5] for k in keys if k[0] <= laid}
     from reconstruct.scene.ground import set_out_fixtures
     assert set_out_fixtures(reading, plan.props) == set(setter) | {"众宾席1", "众宾席2", "众宾席3"}
     assert set_out_fixtures(reading, planned().props) == set()          # the passage: the ground as before
