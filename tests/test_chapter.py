@@ -237,3 +237,19 @@ def test_first_half_spatial_clauses_measured(plan, tmp_path):
                    encoding="utf-8")
     with pytest.raises(InputError, match="first half"):
         load_catalogue(bad)
+
+
+def test_set_out_things_drawn_at_their_landmarks_size():
+    """A thing set out is drawn at the size of the landmark it is laid at (the plan's footprint): the 上篚 laid
+    out east–west (東肆), the 篚 north–south (南肆), the musicians' mat as long as the reading's."""
+    import numpy as np
+
+    from reconstruct.scene import props as PR
+    p = planned(part="first")
+    ext = {}
+    for k in ("上篚", "篚", "工席", "宾席"):
+        v = PR.prop_geometry(k, True, PR.set_out_size(k, p.landmarks)).vertices
+        ext[k] = v.max(0) - v.min(0)
+    assert ext["上篚"][0] > 2 * ext["上篚"][1] and ext["篚"][1] > 2 * ext["篚"][0]
+    assert abs(ext["工席"][0] - PR.set_out_size("工席", p.landmarks)[0]) < 0.05 and ext["工席"][0] > ext["宾席"][0] + 1
+    assert PR.set_out_size("爵", p.landmarks) is None and np.isfinite(ext["宾席"]).all()
