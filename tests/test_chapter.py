@@ -153,7 +153,7 @@ def test_the_ground_is_set_out_by_hand(reading):
     plan = planned(part="first")
     p = json.loads(plan.to_json())
     setter = {"宾席": "赞者1", "尊": "赞者1", "洗": "赞者1", "水": "赞者1", "县": "赞者1", "主人席": "赞者2",
-              "上篚": "赞者2", "篚": "赞者2", "工席": "赞者2", "乏": "弟子2"}
+              "上篚": "赞者2", "篚": "赞者2", "工席": "赞者2", "大夫席": "赞者2", "乏": "弟子2"}
     for pid, who in setter.items():
         assert prop_kind(pid) in SET_OUT
         keys, lm = p["props"][pid]["keys"], reading.landmarks[pid]
@@ -165,6 +165,14 @@ def test_the_ground_is_set_out_by_hand(reading):
         acts = [(g[2], g[0]) for g in p["actors"][who]["gestures"] if g[3] == pid]
         assert [a for a, _ in acts][:1] == ["take"] and acts[-1][0] == "set_down", (pid, acts)
         assert abs(acts[-1][1] + 1.2 - last[0]) < 0.5, pid          # laid when he sets it down
+    for basket, cups in (("上篚", ("爵", "爵2", "爵3", "奠觯")), ("篚", ("酬觯", "司正觯", "觯", "宾觯", "大夫觯"))):
+        laid = [k for k in p["props"][basket]["keys"] if k[5] == "rest"][-1][0]
+        for c in cups:                       # kept with the basket, carried with it, set in it once it is laid
+            keys = p["props"][c]["keys"]
+            assert keys[0][1:3] == p["props"][basket]["keys"][0][1:3], c
+            put = next(k for k in keys if k[0] >= laid and k[5] == "rest")
+            lm = reading.landmarks[basket].position
+            assert abs(put[1] - lm[0]) + abs(put[2] - lm[1]) < 0.3 and "carried" in {k[5] for k in keys if k[0] <= laid}
     from reconstruct.scene.ground import set_out_fixtures
     assert set_out_fixtures(reading, plan.props) == set(setter) | {"众宾席1", "众宾席2", "众宾席3"}
     assert set_out_fixtures(reading, planned().props) == set()          # the passage: the ground as before
@@ -234,3 +242,19 @@ def test_first_half_spatial_clauses_measured(plan, tmp_path):
                    encoding="utf-8")
     with pytest.raises(InputError, match="first half"):
         load_catalogue(bad)
+
+
+def test_set_out_things_drawn_at_their_landmarks_size():
+    """A thing set out is drawn at the size of the landmark it is laid at (the plan's footprint): the 上篚 laid
+    out east–west (東肆), the 篚 north–south (南肆), the musicians' mat as long as the reading's."""
+    import numpy as np
+
+    from reconstruct.scene import props as PR
+    p = planned(part="first")
+    ext = {}
+    for k in ("上篚", "篚", "工席", "宾席"):
+        v = PR.prop_geometry(k, True, PR.set_out_size(k, p.landmarks)).vertices
+        ext[k] = v.max(0) - v.min(0)
+    assert ext["上篚"][0] > 2 * ext["上篚"][1] and ext["篚"][1] > 2 * ext["篚"][0]
+    assert abs(ext["工席"][0] - PR.set_out_size("工席", p.landmarks)[0]) < 0.05 and ext["工席"][0] > ext["宾席"][0] + 1
+    assert PR.set_out_size("爵", p.landmarks) is None and np.isfinite(ext["宾席"]).all()

@@ -91,7 +91,7 @@ class Places:
         if base in self.state.bodies or base in self.state.aliases:
             b = self.state.bodies[self.state.aliases.get(base, base)]
             return b.x, b.y, (b.level if b.level != STAIR else HALL), None, lambda d: 0.8
-        if base in self.state.props and not (self.laid_out(base) or self._not_yet_set(base)):
+        if base in self.state.props and not (self.set_out_thing(base) or self._not_yet_set(base)):
             pr = self.state.props[base]
             level = HALL if abs(pr.z - self.reading.hall_height) < 0.05 else COURT
             return pr.x, pr.y, level, None, lambda d: 0.5
@@ -111,7 +111,7 @@ class Places:
             heading = self.reading.formations[base].heading
         return x, y, level, heading, lambda d: _beside(lm, d)
 
-    def laid_out(self, name: str) -> bool:
+    def set_out_thing(self, name: str) -> bool:
         """A thing set out (:data:`SET_OUT`: 宾席, 尊, 洗 …) named as a landmark: as a place it is that landmark
         (its footprint, its heading), before it is laid there too (上篚南: where the basket is to go); where it
         is kept it is taken up as a thing (:meth:`.Handling.take`)."""

@@ -35,9 +35,13 @@ def _posed(M: np.ndarray, part_of_vertex: np.ndarray, vertices: np.ndarray, norm
     return V, N
 
 
-def _geometry(ident: str):
-    """The geometry of a prop: a strung bow with its string apart (to be drawn), else one part."""
-    return HD.bow_geometry() if PR.prop_kind(ident) == "弓" else PR.prop_geometry(ident)
+def _geometry(ident: str, landmarks=None):
+    """The geometry of a prop: a strung bow with its string apart (to be drawn), else one part (a thing set out
+    at a landmark of the plan at that landmark's size)."""
+    if PR.prop_kind(ident) == "弓":
+        return HD.bow_geometry()
+    size = PR.set_out_size(ident, landmarks) if landmarks else None
+    return PR.prop_geometry(ident, True, size) if size else PR.prop_geometry(ident)
 
 
 class MovingLayer:
@@ -81,7 +85,7 @@ class MovingLayer:
             geoms += [SH.shadow_geometry(SH.COURT_RGB), SH.shadow_geometry(SH.FLOOR_SHADED)]
         for pid in s.props:
             self.items.append(("prop", pid))
-            geoms.append(_geometry(pid))
+            geoms.append(_geometry(pid, s.plan.landmarks))
         # things held according to the actors' states that the plan does not track as props
         for aid in s.actors:
             for st in s.states(aid):

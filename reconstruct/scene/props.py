@@ -1,6 +1,7 @@
 """Props: their kinds (from the text's nouns), their meshes, and where a figure holds them."""
 from __future__ import annotations
 
+import math
 import re
 from functools import lru_cache
 
@@ -12,7 +13,8 @@ from . import objects as OB
 from .figures import (FigureGeometry, _box, _colored, _ellipsoid, _flatten, _frustum, _merge, _rx, _rz, _t, _tube,
                       hand_position)
 
-__all__ = ["PROP_KINDS", "TWO_HANDED", "CUPS", "prop_kind", "prop_mesh", "prop_geometry", "held_prop_transform"]
+__all__ = ["PROP_KINDS", "TWO_HANDED", "CUPS", "prop_kind", "prop_mesh", "prop_geometry", "set_out_size",
+           "held_prop_transform"]
 
 PROP_KINDS: tuple[str, ...] = ("弓", "矢", "扑", "觯", "爵", "丰", "荐", "俎", "算", "旌", "瑟", "中", "楅", "侯",
                                "笙", "席", "尊", "篚", "乏", "洗", "水", "县")
@@ -127,7 +129,7 @@ def _prop_mesh_cached(k: str, strung: bool) -> trimesh.Trimesh:
     if k == "乏":        # the marker's screen of ox hide (objects.screen_fa)
         return OB.screen_fa()
     if k in _SET_OUT_LANDMARK:   # a thing set out (宾席, 尊, 洗 …): the body the ground gives that fixture
-        return _set_out_mesh(k)
+        return _set_out_mesh(k, None)
     return _box((-0.1, -0.1, 0.0), (0.1, 0.1, 0.2), _WOOD)
 
 
@@ -135,13 +137,19 @@ def _prop_mesh_cached(k: str, strung: bool) -> trimesh.Trimesh:
 _SET_OUT_LANDMARK = {"席": "mat", "尊": "wine", "篚": "basket", "洗": "basin", "水": "jar", "县": "chimes"}
 
 
-def _set_out_mesh(k: str) -> trimesh.Trimesh:
-    """A thing set out as the fixture it becomes, vertex-coloured, at the 記's sizes the ground's builders
-    default to (the reading's own sizes are the ground's: a prop's body is by kind, not by reading)."""
+@lru_cache(maxsize=64)
+def _set_out_mesh(k: str, size: tuple[float, float] | None) -> trimesh.Trimesh:
+    """A thing set out as the fixture it becomes, vertex-coloured: at ``size`` (its width and depth: the
+    footprint of the landmark it is laid at, from the plan), else at the sizes the ground's builders default to;
+    its height always theirs."""
     from types import SimpleNamespace
 
     from .fixtures import fixture_parts
-    l = SimpleNamespace(kind=_SET_OUT_LANDMARK[k], position=(0.0, 0.0, 0.0), heading=0.0, size=None,
+    full = None
+    if size is not None:
+        ht = float(_set_out_mesh(k, None).bounds[1][2])
+        full = (float(size[0]), float(size[1]), ht)
+    l = SimpleNamespace(kind=_SET_OUT_LANDMARK[k], position=(0.0, 0.0, 0.0), heading=0.0, size=full,
                         id=k, label_en="")
     parts = []
     for gp in fixture_parts(l):
@@ -186,6 +194,21 @@ def held_prop_transform(kind: str, world: dict[str, np.ndarray], heading_deg: fl
 
 
 @lru_cache(maxsize=None)
-def prop_geometry(kind: str, strung: bool = True) -> FigureGeometry:
-    """Flattened single-part geometry of a prop kind."""
-    return _flatten([(prop_kind(kind), _prop_mesh_cached(prop_kind(kind), bool(strung)))])
+def prop_geometry(kind: str, strung: bool = True, size: tuple[float, float] | None = None) -> FigureGeometry:
+    """Flattened single-part geometry of a prop kind (``size``: a thing set out at a landmark, its width
+    and depth there — :func:`set_out_size`)."""
+    k = prop_kind(kind)
+    if size is not None and k in _SET_OUT_LANDMARK:
+        return _flatten([(k, _set_out_mesh(k, tuple(size)))])
+    return _flatten([(k, _prop_mesh_cached(k, bool(strung)))])
+
+
+def set_out_size(prop_id: str, landmarks) -> tuple[float, float] | None:
+    """Width and depth of the landmark a thing set out is named as (from the plan's ``landmarks``: the first two
+    edges of its footprint), or None (not such a thing, or no footprint)."""
+    lm = landmarks.get(prop_id) if prop_kind(prop_id) in _SET_OUT_LANDMARK else None
+    fp = getattr(lm, "footprint", None) if lm is not None else None
+    if not fp or len(fp) < 3:
+        return None
+    (x0, y0), (x1, y1), (x2, y2) = fp[0][:2], fp[1][:2], fp[2][:2]
+    return round(math.hypot(x1 - x0, y1 - y0), 4), round(math.hypot(x2 - x1, y2 - y1), 4)
