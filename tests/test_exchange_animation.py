@@ -25,6 +25,10 @@ TOOLS = ROOT.parent / "shared" / "tools"
 FIXTURES = Path(__file__).parent / "fixtures"
 
 
+# one worker builds this module's expensive fixtures once (pytest-xdist --dist loadgroup, .ci/run)
+pytestmark = pytest.mark.xdist_group("passage_glb")
+
+
 @pytest.fixture(scope="module")
 def small_plan():
     return Plan.load(FIXTURES / "plan_small.json")

@@ -31,6 +31,10 @@ TOOLS = ROOT.parent / "shared" / "tools"
 FIXTURES = Path(__file__).parent / "fixtures"
 
 
+# one worker builds this module's expensive fixtures once (pytest-xdist --dist loadgroup, .ci/run)
+pytestmark = pytest.mark.xdist_group("rig_glb")
+
+
 @pytest.fixture(scope="module")
 def window(plan):
     t = plan.shots[0].loose

@@ -29,6 +29,10 @@ START, END, CHUNK = 20.0, 23.2, 0.4
 SETTINGS = dict(size=SIZE, start=START, end=END, chunk_seconds=CHUNK, progress=False)
 
 
+# one worker builds this module's expensive fixtures once (pytest-xdist --dist loadgroup, .ci/run)
+pytestmark = pytest.mark.xdist_group("chunk_reference")
+
+
 @pytest.fixture(scope="module")
 def plan():
     return Plan.load(MINI)

@@ -13,6 +13,10 @@ from reconstruct.render.encode import ffmpeg_exe, vbv_kbit
 from reconstruct.scene.ground import ground_meshes
 
 
+# one worker builds this module's expensive fixtures once (pytest-xdist --dist loadgroup, .ci/run)
+pytestmark = pytest.mark.xdist_group("museum_package")
+
+
 def _ebur128(path):
     err = subprocess.run([ffmpeg_exe(), "-hide_banner", "-nostats", "-i", str(path), "-map", "0:a:0",
                           "-af", "ebur128=peak=true", "-f", "null", "-"], capture_output=True, text=True).stderr

@@ -28,6 +28,10 @@ TOOLS = ROOT.parent / "shared" / "tools"
 FIXTURES = Path(__file__).parent / "fixtures"
 
 
+# one worker builds this module's expensive fixtures once (pytest-xdist --dist loadgroup, .ci/run)
+pytestmark = pytest.mark.xdist_group("web_page")
+
+
 @pytest.fixture(scope="module")
 def built(reading, plan):
     return build_page(reading, plan)

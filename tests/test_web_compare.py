@@ -20,6 +20,10 @@ FIXTURES = Path(__file__).parent / "fixtures"
 SLOW, EAST, NORTH = 1.25, 1.5, 2.0
 
 
+# one worker builds this module's expensive fixtures once (pytest-xdist --dist loadgroup, .ci/run)
+pytestmark = pytest.mark.xdist_group("compare_page")
+
+
 def _slowed(d: dict) -> dict:
     d = json.loads(json.dumps(d))
     for group in ("actors", "props"):
