@@ -237,6 +237,9 @@ def test_first_half_spatial_clauses_measured(plan, tmp_path):
     g13 = next(r for r in results if r.statement.id == "g13")            # 南北以堂深
     assert abs(g13.measured - 6.006) < 0.01
     assert PlanView(plan).by_part["first"] == [] and evaluate_all(plan, cat) == []
+    # and a plan of the first half leaves out the passage's clauses (they were reported as claimed and not met)
+    every = evaluate_all(planned(part="first"))
+    assert every and all(r.statement.part == "first" or r.statement.quote is None for r in every)
     bad = tmp_path / "statements.yaml"
     bad.write_text("- {id: x1, part: first, quote: 進由中東, subject: 洗, relation: level, value: court}\n",
                    encoding="utf-8")

@@ -615,7 +615,9 @@ def _path_side(s: Statement, view: PlanView, subj, ref, t0: float, t1: float, ev
 
 def evaluate_all(plan: Plan, catalogue: list[Statement] | None = None) -> list[Result]:
     """Every statement measured on the plan; those that quote a part of the chapter the plan does not perform
-    (the first half's clauses, on a plan of the passage alone) are left out."""
+    (the first half's clauses on a plan of the passage alone, the passage's on a plan of the first half) are
+    left out."""
     view = PlanView(plan)
     cat = catalogue if catalogue is not None else load_catalogue()
-    return [evaluate(s, view) for s in cat if s.part == "passage" or s.quote is None or view.by_part[s.part]]
+    performed = {part for part, evs in view.by_part.items() if evs} or {"passage"}     # a ground alone: as the passage
+    return [evaluate(s, view) for s in cat if s.quote is None or s.part in performed]
