@@ -28,8 +28,11 @@ PART1 = ASSETS / "text" / "xiangshe_li_part1.txt"
 # added to the plan; every track, event time, shot and score stayed the same (compared key by key).  And once by
 # 弟子委矢，司马乘之，皆如初 (105), which performs the procedure 委矢乘矢 whose 初 is the first half's first round
 # (a procedure written once): its event p13.wei is two steps (p13.wei, p13.cheng) and the default ids after it
-# shift by one; every actor's and prop's track is unchanged
-PASSAGE_PLAN_SHA256 = "48ff9734a830bb4797c9bae7a0d7185a93dc0de288f699fb01bfaa9f5d561b5a"
+# shift by one; every actor's and prop's track is unchanged.  And once by the seam (issue 29): the 获者 waits at
+# the passage's first character where every 取矢 (the first half's two, the passage's own p13, 如初) leaves him,
+# 負侯 aside of the centre and turned to the 侯 (鄭: 俟弟子取矢，以旌指教之; 義疏: 意必轉而鄉侯始可指示之), not
+# 負侯 facing north: only his track changes (he walks the 1.2 m to 負侯 to receive the cup, 獲者負侯北面拜受爵)
+PASSAGE_PLAN_SHA256 = "ff138600cc2f27bdcedfaa3ce01382f5d5b20792e5a6493d3363856dedf768c7"
 # the first half's non-archery sections (戒賓 … 立司正, 末旅): characters [0, MINE) of part 1
 NON_ARCHERY_END = 1672
 
