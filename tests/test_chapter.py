@@ -31,8 +31,10 @@ PART1 = ASSETS / "text" / "xiangshe_li_part1.txt"
 # shift by one; every actor's and prop's track is unchanged.  And once by the seam (issue 29): the 获者 waits at
 # the passage's first character where every 取矢 (the first half's two, the passage's own p13, 如初) leaves him,
 # 負侯 aside of the centre and turned to the 侯 (鄭: 俟弟子取矢，以旌指教之; 義疏: 意必轉而鄉侯始可指示之), not
-# 負侯 facing north: only his track changes (he walks the 1.2 m to 負侯 to receive the cup, 獲者負侯北面拜受爵)
-PASSAGE_PLAN_SHA256 = "ff138600cc2f27bdcedfaa3ce01382f5d5b20792e5a6493d3363856dedf768c7"
+# 負侯 facing north: only his track changes (he walks the 1.2 m to 負侯 to receive the cup, 獲者負侯北面拜受爵);
+# and the 樂正 stands south of the musicians' file (樂正北面立于其南; 鄭: 不與工序也), not inside it (工2–4 were
+# pushed out of their places by him).  Scores and every shot unchanged; later events shift in time
+PASSAGE_PLAN_SHA256 = "880bdd067c04ff8a81c91e9368b902fea41cf08410510e4869e627ecfde33056"
 # the first half's non-archery sections (戒賓 … 立司正, 末旅): characters [0, MINE) of part 1
 NON_ARCHERY_END = 1672
 
