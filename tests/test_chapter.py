@@ -34,9 +34,9 @@ PART1 = ASSETS / "text" / "xiangshe_li_part1.txt"
 # 負侯 aside of the centre and turned to the 侯 (鄭: 俟弟子取矢，以旌指教之; 義疏: 意必轉而鄉侯始可指示之), not
 # 負侯 facing north: only his track changes (he walks the 1.2 m to 負侯 to receive the cup, 獲者負侯北面拜受爵);
 # and the 樂正 stands south of the musicians' file (樂正北面立于其南; 鄭: 不與工序也), not inside it (工2–4 were
-# pushed out of their places by him).  Scores and every shot unchanged; later events shift in time.  And the two
-# attendants wait outside the gate west of it, where the 宾's came with him (first half), not behind the file of 门外
-PASSAGE_PLAN_SHA256 = "cb46c1f5087f50a258662fdd12bb00048161c9c92334198aeeab6383084b990a"
+# pushed out of their places by him).  Scores and every shot unchanged; later events shift in time.  And the
+# 宾's attendant waits outside the gate west of it, where he came with him (first half), not behind the file of 门外
+PASSAGE_PLAN_SHA256 = "1b76ab1beaa0dabc29b42ddb8e2280ef61d1dd2d5c841766d8483006e13bd5b1"
 # the first half's non-archery sections (戒賓 … 立司正, 末旅): characters [0, MINE) of part 1
 NON_ARCHERY_END = 1672
 
