@@ -35,8 +35,9 @@ PART1 = ASSETS / "text" / "xiangshe_li_part1.txt"
 # 負侯 facing north: only his track changes (he walks the 1.2 m to 負侯 to receive the cup, 獲者負侯北面拜受爵);
 # and the 樂正 stands south of the musicians' file (樂正北面立于其南; 鄭: 不與工序也), not inside it (工2–4 were
 # pushed out of their places by him).  Scores and every shot unchanged; later events shift in time.  And the
-# 宾's attendant waits outside the gate west of it, where he came with him (first half), not behind the file of 门外
-PASSAGE_PLAN_SHA256 = "1b76ab1beaa0dabc29b42ddb8e2280ef61d1dd2d5c841766d8483006e13bd5b1"
+# 宾's attendant waits outside the gate west of it, where he came with him (first half), not behind the file of 门外.  And
+# 弟子相工，如其降也 (p18): each junior comes to his 工 where he sits before he leads him up (相: by the hand)
+PASSAGE_PLAN_SHA256 = "e8c18c1333cd01f6c5164e3533662c5443ad1627ef6d7d288bf44bdb41748f49"
 # the first half's non-archery sections (戒賓 … 立司正, 末旅): characters [0, MINE) of part 1
 NON_ARCHERY_END = 1672
 
