@@ -34,10 +34,9 @@ PART1 = ASSETS / "text" / "xiangshe_li_part1.txt"
 # 負侯 aside of the centre and turned to the 侯 (鄭: 俟弟子取矢，以旌指教之; 義疏: 意必轉而鄉侯始可指示之), not
 # 負侯 facing north: only his track changes (he walks the 1.2 m to 負侯 to receive the cup, 獲者負侯北面拜受爵);
 # and the 樂正 stands south of the musicians' file (樂正北面立于其南; 鄭: 不與工序也), not inside it (工2–4 were
-# pushed out of their places by him).  Scores and every shot unchanged; later events shift in time.  And the
-# 宾's attendant waits outside the gate west of it, where he came with him (first half), not behind the file of 门外.  And
+# pushed out of their places by him).  Scores and every shot unchanged; later events shift in time.  And
 # 弟子相工，如其降也 (p18): each junior comes to his 工 where he sits before he leads him up (相: by the hand)
-PASSAGE_PLAN_SHA256 = "e8c18c1333cd01f6c5164e3533662c5443ad1627ef6d7d288bf44bdb41748f49"
+PASSAGE_PLAN_SHA256 = "080674630dc80d5be8d73cb03ac09b49284e4b40e12414fbbf70aeeca3053cc5"
 # the first half's non-archery sections (戒賓 … 立司正, 末旅): characters [0, MINE) of part 1
 NON_ARCHERY_END = 1672
 
@@ -109,12 +108,16 @@ def test_seam_measures(plan):
 # who the seam still finds out of place, and why (none of it set by the archery sections, f8–f11): the 主人之贊者
 # stand at 堂東 where the first half's 獻/酬 leave them (f4–f7, unranked: 堂東 西面北上 is not yet a file there), one
 # of them on the 主人袒位, so the 主人 lays his bow (賓序西，主人序東，皆釋弓) 1.8 m aside; the 笙 stand round the
-# 縣 as f6 brings them in, the passage has them round it differently (neither yet the file 笙位, 立于縣中，西面)
-SEAM_LEFT = {"执爵者", "举觯者1", "举觯者2", "赞者1", "赞者2", "笙2", "笙3", "笙4", "主人弓"}
+# 縣 as f6 brings them in, the passage has them round it differently (neither yet the file 笙位, 立于縣中，西面); the
+# 宾's attendant waits where f3 brings him (门外西一丈五尺), the passage has him behind the file of 门外 (placed there,
+# the camera of 主人送于門外 frames the scene from outside the gate: test_scene_shots), so the 大夫's, behind the file of
+# 门外 on both sides, is its first place there in the first half and its second in the passage
+SEAM_LEFT = {"执爵者", "举觯者1", "举觯者2", "赞者1", "赞者2", "笙2", "笙3", "笙4", "主人弓", "从者", "从者2"}
 
 
-@pytest.mark.xfail(strict=True, reason="the 主人之贊者 at 堂東 and the 笙 at the 縣 are placed differently by the first "
-                                        "half's f4–f7 and the passage's initial state; the 主人弓 follows (SEAM_LEFT)")
+@pytest.mark.xfail(strict=True, reason="the 主人之贊者 at 堂東, the 笙 at the 縣 and the 宾's 从者 are placed "
+                                        "differently by the first half's f3–f7 and the passage's initial state; the "
+                                        "主人弓 follows (SEAM_LEFT)")
 def test_first_half_ends_where_the_passage_begins():
     assert seam(planned(part="first"), planned()) == []
 
