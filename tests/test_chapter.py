@@ -14,6 +14,7 @@ from reconstruct.checks.audit import audit
 from reconstruct.checks.chapter import seam
 from reconstruct.checks.conservation import conservation
 from reconstruct.checks.script import check, coverage
+from reconstruct.model.plan import Plan
 from reconstruct.resources import ASSETS, SEED
 from reconstruct.rite.loader import FIRST_SCRIPT, load_part
 from reconstruct.text import extract
@@ -28,8 +29,14 @@ PART1 = ASSETS / "text" / "xiangshe_li_part1.txt"
 # added to the plan; every track, event time, shot and score stayed the same (compared key by key).  And once by
 # 弟子委矢，司马乘之，皆如初 (105), which performs the procedure 委矢乘矢 whose 初 is the first half's first round
 # (a procedure written once): its event p13.wei is two steps (p13.wei, p13.cheng) and the default ids after it
-# shift by one; every actor's and prop's track is unchanged
-PASSAGE_PLAN_SHA256 = "48ff9734a830bb4797c9bae7a0d7185a93dc0de288f699fb01bfaa9f5d561b5a"
+# shift by one; every actor's and prop's track is unchanged.  And once by the seam (issue 29): the 获者 waits at
+# the passage's first character where every 取矢 (the first half's two, the passage's own p13, 如初) leaves him,
+# 負侯 aside of the centre and turned to the 侯 (鄭: 俟弟子取矢，以旌指教之; 義疏: 意必轉而鄉侯始可指示之), not
+# 負侯 facing north: only his track changes (he walks the 1.2 m to 負侯 to receive the cup, 獲者負侯北面拜受爵);
+# and the 樂正 stands south of the musicians' file (樂正北面立于其南; 鄭: 不與工序也), not inside it (工2–4 were
+# pushed out of their places by him).  Scores and every shot unchanged; later events shift in time.  And
+# 弟子相工，如其降也 (p18): each junior comes to his 工 where he sits before he leads him up (相: by the hand)
+PASSAGE_PLAN_SHA256 = "080674630dc80d5be8d73cb03ac09b49284e4b40e12414fbbf70aeeca3053cc5"
 # the first half's non-archery sections (戒賓 … 立司正, 末旅): characters [0, MINE) of part 1
 NON_ARCHERY_END = 1672
 
@@ -98,11 +105,67 @@ def test_seam_measures(plan):
     assert any(f.who == "司射" for f in found)
 
 
-@pytest.mark.xfail(strict=True, reason="the first half's archery sections (三耦俟于堂西 … 釋弓去, offsets 1672–3601) "
-                                        "are written on the branch `archery`; until they are merged the first half "
-                                        "ends at 立司正 and its end state is not the passage's")
+# who the seam still finds out of place, and why (none of it set by the archery sections, f8–f11): the 主人之贊者
+# stand at 堂東 where the first half's 獻/酬 leave them (f4–f7, unranked: 堂東 西面北上 is not yet a file there), one
+# of them on the 主人袒位, so the 主人 lays his bow (賓序西，主人序東，皆釋弓) 1.8 m aside; the 笙 stand round the
+# 縣 as f6 brings them in, the passage has them round it differently (neither yet the file 笙位, 立于縣中，西面); the
+# 宾's attendant waits where f3 brings him (门外西一丈五尺), the passage has him behind the file of 门外 (placed there,
+# the camera of 主人送于門外 frames the scene from outside the gate: test_scene_shots), so the 大夫's, behind the file of
+# 门外 on both sides, is its first place there in the first half and its second in the passage
+SEAM_LEFT = {"执爵者", "举觯者1", "举觯者2", "赞者1", "赞者2", "笙2", "笙3", "笙4", "主人弓", "从者", "从者2"}
+
+
+@pytest.mark.xfail(strict=True, reason="the 主人之贊者 at 堂東, the 笙 at the 縣 and the 宾's 从者 are placed "
+                                        "differently by the first half's f3–f7 and the passage's initial state; the "
+                                        "主人弓 follows (SEAM_LEFT)")
 def test_first_half_ends_where_the_passage_begins():
     assert seam(planned(part="first"), planned()) == []
+
+
+def test_the_archery_ends_where_the_passage_begins(plan):
+    """The first half's archery (請射 … 司射遂適西階西釋弓去) leaves every one and every thing where the passage
+    begins: the 获者 以旌負侯 turned to the 侯 (as every 取矢 leaves him), the archers at 堂西 in their file and the
+    弟子 and 有司 in the row behind it (乃退: 諸所退皆俟堂西), the 工 below in their file with the 樂正 south of it
+    (樂正北面立于其南), the 算 lying as the count finds them (alike: matched as a set), the bows where each was laid
+    (釋弓), the arrows on the 楅; only SEAM_LEFT differs, and each of those still does."""
+    found = seam(planned(part="first"), plan)
+    assert [f for f in found if f.who not in SEAM_LEFT] == []
+    assert {f.who for f in found} == SEAM_LEFT
+
+
+def test_the_tallies_are_matched_as_a_set(plan):
+    """The 算 are alike: two ends that lay the same tallies at the same spots under other ids agree; one moved a
+    metre does not."""
+    first = planned(part="first")
+    assert not [f for f in seam(first, plan) if f.who.startswith("算")]
+    ids = sorted(k for k, q in plan.props.items() if q.kind == "算" and q.carrier(0.0) is None)
+    swapped = Plan.from_dict(plan.to_dict())
+    a, b = swapped.props[ids[0]], swapped.props[ids[-1]]
+    a.track, b.track = b.track, a.track
+    assert not [f for f in seam(swapped, plan, t_first=0.0) if f.who.startswith("算")]
+    moved = Plan.from_dict(plan.to_dict())
+    moved.props[ids[0]].track.keys["x"] += 1.0          # one tally a metre east of every spot the passage lays one
+    assert [f for f in seam(moved, plan, t_first=0.0) if f.who.startswith("算")]
+
+
+def test_whole_begins_the_passage_where_the_first_half_ends(reading):
+    """--part whole: the passage starts from the first half's end (its own initial state is not used), so the
+    whole chapter up to the seam is the first half, and nobody and nothing moves across the seam unless carried:
+    the conservation of things finds nothing within a minute either side of it."""
+    first, whole = planned(part="first"), planned(part="whole")
+    t = first.duration
+    assert seam(first, whole, t_first=t, t_passage=t, tol=0.05) == []
+    found = [f for f in conservation(whole) if abs(f.t - t) < 60.0]
+    assert found == []
+
+
+@pytest.mark.xfail(strict=True, reason="--part whole: the 工's 薦 (獻工, f6) lie 0.46 m before their places on the "
+                                        "工席 and the planner keeps a person's gap (0.65 m) from a dish, so when the "
+                                        "工 go back up (p18 弟子相工…反坐) they sit up to 1.2 m off, and the 旅酬 at the "
+                                        "西階上 then crowds them (overlaps; the 酬觶 handed 2.35 m)")
+def test_whole_audit_and_conservation(reading):
+    whole = planned(part="whole")
+    assert audit(whole, reading, limit=10_000) == [] and conservation(whole) == []
 
 
 def test_first_half_has_its_glyphs():

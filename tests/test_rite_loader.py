@@ -48,7 +48,9 @@ def test_every_person_and_prop_has_an_initial_state(rite):
     ids = [p.id for p in rite.people] + [p.id for p in rite.props]
     assert sorted(rite.initial) == sorted(ids)
     assert rite.initial["司射"].at == "西阶西" and rite.initial["司射"].bare and "扑" in rite.initial["司射"].holds
-    assert rite.initial["获者"].heading == "北" and rite.initial["旌"].held_by == "获者"
+    # 以旌負侯而俟 as every 取矢 leaves him: aside of the 侯's centre, turned to it (義疏: 意必轉而鄉侯始可指示之)
+    assert rite.initial["获者"].at == "负侯西五尺" and rite.initial["获者"].heading == "南"
+    assert rite.initial["旌"].held_by == "获者"
     assert rite.initial["释获者"].heading == "东"
 
 

@@ -112,7 +112,10 @@ def _go_to(p: Parts, b: Body, a: Action) -> None:
     # one's slot when the place is a formation one belongs to (反位, or 門外 as the guests leave)
     slot = p.places.formation_slot(b.id, a.place) if v in ("go", "exit") else None
     if slot is None and v == "go" and a.rank:
-        slot = p.places.adhoc_slot(b, a.place, a.rank, a.heading)     # 北上 / 東上: one place each, in rank order
+        # at a formation one does not belong to: the rank-th place of the row behind its file (the 弟子 and
+        # the 有司 waiting behind the archers at 堂西); else an ad-hoc file: 北上 / 東上, one place each
+        slot = (p.places.behind_slot(a.place, a.rank)
+                or p.places.adhoc_slot(b, a.place, a.rank, a.heading))
     if slot is not None:
         x, y, level, fh = slot
     # a pair sent side by side to a stair's foot stands there to go up (others keep the lanes clear)

@@ -193,13 +193,22 @@ class Places:
         if f is not None and (self.formations.get(at) or self.formations.get(at + "位")):
             k = self._behind.get(f.id, 0) + 1
             self._behind[f.id] = k
-            members = self.formations.get(at) or self.formations.get(at + "位") or []
-            # behind the last file the members fill
-            self._file_slot(f, 1)                      # measures how many fit in one file
-            files = -(-len(members) // self._file_length[f.id])
-            x, y, level = self._file_slot(f, k, behind=FILE_BEHIND * max(1, files))
-            return x, y, level, f.heading
+            return self.behind_slot(at, k)
         return self.resolve(at, who)
+
+    def behind_slot(self, at: str, rank: int):
+        """The rank-th place of the second row behind a formation's file, for those who wait there without
+        belonging to it (the 弟子 and the 有司 behind the archers at 堂西), or None if ``at`` is no formation
+        with members."""
+        f = self.reading.formations.get(at) or self.reading.formations.get(at + "位")
+        members = self.formations.get(at) or self.formations.get(at + "位")
+        if f is None or not members:
+            return None
+        # behind the last file the members fill
+        self._file_slot(f, 1)                      # measures how many fit in one file
+        files = -(-len(members) // self._file_length[f.id])
+        x, y, level = self._file_slot(f, rank, behind=FILE_BEHIND * max(1, files))
+        return x, y, level, f.heading
 
     def formation_slot(self, who: str, name: str, rank: int | None = None):
         members = self.formations.get(name)
