@@ -159,10 +159,10 @@ def test_whole_begins_the_passage_where_the_first_half_ends(reading):
     assert found == []
 
 
-@pytest.mark.xfail(strict=True, reason="--part whole: the 工's 薦 (獻工, f6) lie 0.46 m before their places on the "
-                                        "工席 and the planner keeps a person's gap (0.65 m) from a dish, so when the "
-                                        "工 go back up (p18 弟子相工…反坐) they sit up to 1.2 m off, and the 旅酬 at the "
-                                        "西階上 then crowds them (overlaps; the 酬觶 handed 2.35 m)")
+@pytest.mark.xfail(strict=True, reason="--part whole: 2 overlaps left at p19.xi (the 舉觶者 at the 西階上 with "
+                                        "each other and the 大師): when the 工 go back up (p18 弟子相工…反坐) they "
+                                        "do not all sit in their own places on the 工席 (工2, 工3 swapped, 工4 pushed "
+                                        "0.6 m), crowding the stair's head (the 酬觶 handed at a distance is gone)")
 def test_whole_audit_and_conservation(reading):
     whole = planned(part="whole")
     assert audit(whole, reading, limit=10_000) == [] and conservation(whole) == []
