@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ..errors import InputError
-from ..layout import list_readings, load_reading, reading_variant
+from ..layout import alternative_places, list_readings, load_reading, reading_variant
 from ..model.evidence import EVIDENCE_STYLE
 from ..model.plan import Plan
 from ..model.reading import Reading
@@ -149,16 +149,11 @@ def paradata(layout: str | Path, plan: Plan, *, catalogue: list[Statement] | Non
         alts = {stem: r.dimensions.get(key, {}).get("value") for stem, r in others.items()}
         dims.append({"dimension": key, **dim, "alternatives": alts})
     landmarks = []
+    where = alternative_places(reading.landmarks, others)
     for ident, lm in reading.landmarks.items():
-        where = {}
-        for stem, r in others.items():
-            o = r.landmarks.get(ident)
-            where[stem] = None if o is None else {"position": [round(v, 3) for v in o.position],
-                                                  "evidence": o.evidence,
-                                                  "from_here_m": round(math.dist(o.position, lm.position), 3)}
         landmarks.append({"id": ident, "label_en": lm.label_en, "placed_by": lm.placed_by, "evidence": lm.evidence,
                           "position": [round(v, 3) for v in lm.position],
-                          "basis": [b.as_plan() for b in lm.basis], "alternatives": where})
+                          "basis": [b.as_plan() for b in lm.basis], "alternatives": where[ident]})
     options = []
     for name, choice in plan.options.items():
         basis = reading.option_basis.get(name)

@@ -167,22 +167,12 @@ def _attract_clips(plan, cut) -> list[dict] | None:
 def _alternatives(plan) -> dict:
     """Where the shipped readings other than the plan's put each of its landmarks (the page's evidence view):
     landmark → reading → {position, evidence, from_here_m}."""
-    import math
-
-    from ..layout import list_readings
+    from ..layout import alternative_places, list_readings
     mine = Path(plan.layout.file).stem
-    out: dict = {}
-    for path in list_readings():
-        if path.stem == mine:
-            continue
-        other = load_reading(path)
-        for k, lm in plan.landmarks.items():
-            o = other.landmarks.get(k)
-            if o is not None:
-                out.setdefault(k, {})[other.name] = {"position": [round(v, 3) for v in o.position],
-                                                     "evidence": o.evidence,
-                                                     "from_here_m": round(math.dist(o.position, lm.position), 3)}
-    return out
+    others = [load_reading(path) for path in list_readings() if path.stem != mine]
+    where = alternative_places(plan.landmarks, {r.name: r for r in others})
+    return {k: {n: e for n, e in v.items() if e is not None} for k, v in where.items()
+            if any(e is not None for e in v.values())}
 
 
 def _web_compare(a: argparse.Namespace, t0: float) -> int:

@@ -630,3 +630,18 @@ def _rect(x: float, y: float, w: float, d: float, heading: float) -> tuple[tuple
 
 def list_readings() -> list[Path]:
     return sorted(LAYOUTS.glob("*.toml"))
+
+
+def alternative_places(landmarks: dict, readings: dict) -> dict[str, dict[str, dict | None]]:
+    """Where other readings put the given landmarks: landmark → the key of each reading in ``readings`` →
+    ``{position, evidence, from_here_m}``, or None where that reading has no such landmark (the paradata
+    report's landmark table, the web page's evidence view)."""
+    out: dict[str, dict[str, dict | None]] = {}
+    for ident, lm in landmarks.items():
+        out[ident] = {}
+        for key, r in readings.items():
+            o = r.landmarks.get(ident)
+            out[ident][key] = None if o is None else {"position": [round(v, 3) for v in o.position],
+                                                      "evidence": o.evidence,
+                                                      "from_here_m": round(math.dist(o.position, lm.position), 3)}
+    return out
