@@ -41,7 +41,7 @@ from scipy.spatial.transform import Rotation
 
 __all__ = [
     "PARTS", "PARENT", "JOINT_OFFSET", "ROLE_STYLE", "role_of", "part_meshes", "root_transform",
-    "hand_position", "FigureGeometry", "figure_geometry", "STANDING_HEIGHT", "STRIDE_M", "HIP_SWING",
+    "hand_position", "rotations", "FigureGeometry", "figure_geometry", "STANDING_HEIGHT", "STRIDE_M", "HIP_SWING",
 ]
 
 # ---------------------------------------------------------------------------
@@ -456,12 +456,19 @@ def _t(v) -> np.ndarray:
     return m
 
 
-def _rot(axes: str, *degrees: float) -> np.ndarray:
-    """4x4 of rotations about the given axes in turn, each about the axes the one before left
-    (``"ZXY"``: about z, then the new x, then the new y), in degrees."""
-    m = np.eye(4)
-    m[:3, :3] = Rotation.from_euler(axes, degrees if len(degrees) > 1 else degrees[0], degrees=True).as_matrix()
+def rotations(axes: str, angles) -> np.ndarray:
+    """(n, 4, 4) rotations about the given axes in turn, each about the axes the one before left (``"ZXY"``:
+    about z, then the new x, then the new y), one per row of ``angles`` (degrees), in one scipy call."""
+    a = np.asarray(angles, float).reshape(len(angles), len(axes))
+    m = np.zeros((len(a), 4, 4))
+    m[:, :3, :3] = Rotation.from_euler(axes, a, degrees=True).as_matrix()
+    m[:, 3, 3] = 1.0
     return m
+
+
+def _rot(axes: str, *degrees: float) -> np.ndarray:
+    """4x4 of rotations about the given axes in turn (:func:`rotations`), in degrees."""
+    return rotations(axes, [degrees])[0]
 
 
 def _rx(a: float) -> np.ndarray:

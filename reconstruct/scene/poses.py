@@ -15,9 +15,8 @@ import math
 
 import numpy as np
 import trimesh
-from scipy.spatial.transform import Rotation
 
-from .figures import (HIP_SWING, HIP_Z, JOINT_OFFSET, PARTS, SKIRT_HEM, STRIDE_M, WAIST, _merge, _t,
+from .figures import (HIP_SWING, HIP_Z, JOINT_OFFSET, PARTS, SKIRT_HEM, STRIDE_M, WAIST, _merge, _t, rotations,
                       chain, part_meshes, root_transform)
 from ..model.vocabulary import Posture
 from .props import CUPS, TWO_HANDED, prop_kind
@@ -145,16 +144,6 @@ def blend_params(a: dict[str, float], b: dict[str, float], w: float) -> dict[str
     return {k: a[k] * (1 - w) + b[k] * w for k in a}
 
 
-def _rotations(axes: str, angles) -> np.ndarray:
-    """(n, 4, 4) rotations about ``axes`` in turn (intrinsic, as :func:`.figures._rot`), one per row of
-    ``angles`` (degrees)."""
-    m = np.zeros((len(angles), 4, 4))
-    a = np.asarray(angles, float).reshape(len(angles), len(axes))
-    m[:, :3, :3] = Rotation.from_euler(axes, a, degrees=True).as_matrix()
-    m[:, 3, 3] = 1.0
-    return m
-
-
 def local_transforms(p: dict[str, float], state: dict | None = None) -> dict[str, np.ndarray]:
     """Local 4x4 transforms (relative to the parent part) from joint parameters."""
     state = state or {}
@@ -164,14 +153,14 @@ def local_transforms(p: dict[str, float], state: dict | None = None) -> dict[str
     off = JOINT_OFFSET
     # the joints' rotations in one scipy call (a figure is posed tens of thousands of times by the audits,
     # the exports and the renderer): each as intrinsic ZXY, the axes a joint does not turn about at 0°
-    R = _rotations("ZXY", [(0.0, -p["pelvis_pitch"], 0.0), (0.0, -p["skirt_pitch"], 0.0),
+    R = rotations("ZXY", [(0.0, -p["pelvis_pitch"], 0.0), (0.0, -p["skirt_pitch"], 0.0),
                            (0.0, -p["hem_pitch"], 0.0), (0.0, p["l_elbow"], 0.0), (0.0, p["r_elbow"], 0.0),
                            (0.0, p["l_knee"], 0.0), (0.0, p["r_knee"], 0.0),
                            (-p["l_yaw"], p["l_raise"], p["l_abd"]), (p["r_yaw"], p["r_raise"], -p["r_abd"]),
                            (0.0, p["l_hip"], p["l_hip_abd"]), (0.0, p["r_hip"], -p["r_hip_abd"]),
                            (p["head_yaw"], -p["head_pitch"], 0.0)])
     x, sh, hip, head = R[:7], R[7:9], R[9:11], R[11]
-    torso = _rotations("ZYX", [(p["torso_yaw"], p["torso_roll"], -p["torso_pitch"])])[0]
+    torso = rotations("ZYX", [(p["torso_yaw"], p["torso_roll"], -p["torso_pitch"])])[0]
     L: dict[str, np.ndarray] = {}
     L["pelvis"] = _t((0, p["pelvis_dy"], p["pelvis_z"])) @ x[0]
     sk = np.diag([p["skirt_sx"], p["skirt_sy"], p["skirt_sz"], 1.0])
