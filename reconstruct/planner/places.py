@@ -73,15 +73,6 @@ class Places:
             x, y = x + ux * d, y + uy * d
         return x, y, level, heading
 
-    def _not_yet_set(self, base: str) -> bool:
-        """A thing named like the landmark where it is set out (楅, 中) that is carried or lies away from it (not
-        yet set out, or taken away): its name then means that place (所設楅之南, 所設中之東)."""
-        lm = self.reading.landmarks.get(base)
-        if lm is None:
-            return False
-        pr = self.state.props[base]
-        return pr.carrier is not None or math.hypot(pr.x - lm.position[0], pr.y - lm.position[1]) > 3.0
-
     def _base(self, place):
         """(x, y, level, heading, extent) of a place's base; ``extent(direction)`` is how far beside it
         one stands (a landmark's footprint or size, a person's width, a prop's)."""
@@ -91,7 +82,7 @@ class Places:
         if base in self.state.bodies or base in self.state.aliases:
             b = self.state.bodies[self.state.aliases.get(base, base)]
             return b.x, b.y, (b.level if b.level != STAIR else HALL), None, lambda d: 0.8
-        if base in self.state.props and not (self.set_out_thing(base) or self._not_yet_set(base)):
+        if base in self.state.props and not self.names_its_landmark(base):
             pr = self.state.props[base]
             level = HALL if abs(pr.z - self.reading.hall_height) < 0.05 else COURT
             return pr.x, pr.y, level, None, lambda d: 0.5
@@ -111,12 +102,18 @@ class Places:
             heading = self.reading.formations[base].heading
         return x, y, level, heading, lambda d: _beside(lm, d)
 
-    def set_out_thing(self, name: str) -> bool:
-        """A thing set out (:data:`SET_OUT`: 宾席, 尊, 洗 …) named as a landmark: as a place it is that landmark
-        (its footprint, its heading), before it is laid there too (上篚南: where the basket is to go); where it
-        is kept it is taken up as a thing (:meth:`.Handling.take`)."""
+    def names_its_landmark(self, name: str) -> bool:
+        """Whether a thing named like a landmark means, as a place, that landmark (its footprint, its heading)
+        rather than where the thing is: a thing set out (:data:`SET_OUT`: 宾席, 尊, 洗 …), laid or not (上篚南:
+        where the basket is to go; where it is kept it is taken up as a thing, :meth:`.Handling.take`); or one
+        set out at its landmark (楅, 中) while carried or lying away from it (not yet set out, or taken away:
+        所設楅之南, 所設中之東)."""
+        lm = self.reading.landmarks.get(name)
+        if lm is None:
+            return False
         pr = self.state.props[name]
-        return name in self.reading.landmarks and pr.kind in SET_OUT
+        return (pr.kind in SET_OUT or pr.carrier is not None
+                or math.hypot(pr.x - lm.position[0], pr.y - lm.position[1]) > 3.0)
 
     def _modified(self, place, x: float, y: float, level: str, extent) -> tuple[float, float, str]:
         """上 / 下 / 前 of a stair, a landmark or a person."""
