@@ -109,3 +109,28 @@ def test_props_and_holding():
     M = F.held_prop_transform("弓", w, 0)
     assert np.allclose(M[:3, 3], F.hand_position(w, "l"))
     assert M[2, 2] > 0.99                                       # bow upright
+
+
+def test_the_se_is_carried_on_the_left_shoulder():
+    """相者皆左何瑟，面鼓，執越，內弦，右手相: the junior carrying a 瑟 standing or walking has it on his left
+    shoulder — left of the head and above the shoulder, its length along his heading, the strings turned
+    towards his head — with the left hand up at it and the right hand free; a 工 seated with it holds it before him."""
+    from reconstruct.scene import poses as P
+    from reconstruct.scene.figures import hand_position
+    from reconstruct.scene.props import held_prop_transform
+    for heading in (0.0, 90.0, 225.0):
+        for posture, phase in (("stand", 0.0), ("walk", 0.3)):
+            w = P.world_transforms(1.0, 2.0, 0.0, heading, posture, phase, {"holding": ["瑟1"]})
+            M = held_prop_transform("瑟1", w, heading)
+            h = np.radians(heading)
+            fwd, right = np.array([np.sin(h), np.cos(h), 0.0]), np.array([np.cos(h), -np.sin(h), 0.0])
+            centre, head, shoulder = M[:3, 3], w["head"][:3, 3], w["l_upper_arm"][:3, 3]
+            assert centre[2] > shoulder[2] + 0.15                      # up on the shoulder
+            assert (centre - head) @ right < -0.15                     # on the left of the head
+            assert abs(M[:3, :3] @ np.array([0.0, 1.0, 0.0]) @ fwd) > 0.95   # its length along the heading
+            assert M[:3, :3] @ np.array([0.0, 0.0, 1.0]) @ right > 0.95      # the strings towards the head
+            assert hand_position(w, "l")[2] > shoulder[2]              # the left hand up at it
+            assert hand_position(w, "r")[2] < shoulder[2] - 0.1        # the right hand free to lead
+    w = P.world_transforms(0.0, 0.0, 0.0, 0.0, "kneel", 0.0, {"holding": ["瑟1"]})
+    M = held_prop_transform("瑟1", w, 0.0)
+    assert M[2, 3] < w["l_upper_arm"][2, 3]                            # seated: before him, not on the shoulder

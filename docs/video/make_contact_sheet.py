@@ -1,6 +1,7 @@
 """Contact sheet of the default video: 12 frames spread over the whole passage, as the video shows them.
 
-    .venv/bin/python docs/video/make_contact_sheet.py [--plan PLAN.json] [--out docs/video/contact_sheet.png]
+    .venv/bin/python docs/video/make_contact_sheet.py [--plan PLAN.json] [--part passage|first|whole]
+                                                      [--out docs/video/contact_sheet.png]
 
 Frames come from :func:`reconstruct.render.video.render_frames` (same camera, labels, captions and timeline
 as ``render.py video`` with no range), at plan times evenly spaced over the passage (the first at
@@ -27,6 +28,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--plan", type=Path, help="a saved plan (default: plan the default reading)")
     ap.add_argument("--out", type=Path, default=ROOT / "docs" / "video" / "contact_sheet.png")
+    ap.add_argument("--part", default="passage", help="the part of the chapter planned when no --plan is given")
     ap.add_argument("--n", type=int, default=12)
     ap.add_argument("--size", default="1280x720")
     ap.add_argument("--times", help="comma-separated plan seconds instead of evenly spaced ones")
@@ -39,8 +41,8 @@ def main(argv=None):
         plan = Plan.load(a.plan)
     else:
         from reconstruct.planner import make_plan
-        from reconstruct.rite import load_rite
-        plan = make_plan(reading, load_rite())
+        from reconstruct.rite.loader import load_part
+        plan = make_plan(reading, load_part(a.part, reading=reading))
     size = tuple(int(v) for v in a.size.split("x"))
     dur = float(plan.duration)
     if a.times:
@@ -48,12 +50,12 @@ def main(argv=None):
     else:
         times = [4.0] + list(np.linspace(0, dur, a.n + 1)[1:-1] + dur / a.n / 2)[: a.n - 1]
     cam = plan_shots(plan, size)
-    frames = render_frames(plan, ground_meshes(reading), times, size=size, camera=cam)
+    frames = render_frames(plan, ground_meshes(reading, plan.props), times, size=size, camera=cam)
     tw, th = 640, 360
     cols = 3
     rows = (len(frames) + cols - 1) // cols
     sheet = Image.new("RGB", (tw * cols, th * rows), (20, 18, 16))
-    font = C._font(15)
+    font = C.caption_font(15)
     for i, (t, f) in enumerate(zip(times, frames)):
         tile = Image.fromarray(f).resize((tw, th), Image.LANCZOS)
         d = ImageDraw.Draw(tile)

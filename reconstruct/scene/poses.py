@@ -80,7 +80,8 @@ def pose_params(posture: str, phase: float = 0.0, state: dict | None = None) -> 
     """Joint parameters (degrees, metres) of a posture at ``phase``; see the module doc.
 
     ``state`` may change the arms: ``holding`` a bow raises the left forearm, a cup
-    or dish is held before the chest with both hands.
+    or dish is held before the chest with both hands, a 瑟 carried standing or walking is up on the left
+    shoulder (左何瑟).
     """
     state = state or {}
     phase = float(phase) % 1.0
@@ -130,6 +131,10 @@ def pose_params(posture: str, phase: float = 0.0, state: dict | None = None) -> 
             else:
                 p["l_raise"], p["l_abd"], p["l_yaw"], p["l_elbow"] = 5, 8, 10, 45
             p["r_raise"], p["r_abd"], p["r_yaw"], p["r_elbow"] = 8, 6, 30, 95
+        elif "瑟" in holding and posture in ("stand", "walk"):
+            # 相者皆左何瑟，面鼓，執越，內弦，右手相 (鄭: 執越內弦，右手相，由便也): the 瑟 on the left shoulder, the
+            # left hand up at it holding the 越 beneath, the right hand free to lead the 工
+            p["l_raise"], p["l_abd"], p["l_yaw"], p["l_elbow"] = 50, 20, -20, 150
         elif two_handed:
             for s in "lr":
                 p[f"{s}_raise"], p[f"{s}_abd"], p[f"{s}_yaw"], p[f"{s}_elbow"] = 8, 6, 30, 95   # close to the chest

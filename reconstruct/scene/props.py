@@ -10,7 +10,7 @@ import trimesh
 
 from ..model import footprint
 from . import objects as OB
-from .figures import (FigureGeometry, _box, _colored, _ellipsoid, _flatten, _frustum, _merge, _rx, _rz, _t, _tube,
+from .figures import (FigureGeometry, _box, _colored, _ellipsoid, _flatten, _frustum, _merge, _rot, _rx, _rz, _t, _tube,
                       hand_position)
 
 __all__ = ["PROP_KINDS", "TWO_HANDED", "CUPS", "prop_kind", "prop_mesh", "prop_geometry", "set_out_size",
@@ -165,7 +165,7 @@ def held_prop_transform(kind: str, world: dict[str, np.ndarray], heading_deg: fl
 
     Bows are held upright in the left hand, arrows across the bow (挟) or in the right hand,
     the 扑 in the right hand, cups, dishes, 俎, 丰, 瑟 and tallies before the chest in both
-    hands, the 旌 upright in both hands.  Props stay upright and turn with the body.
+    hands (the 瑟 on the left shoulder when the left hand is raised to it: 左何瑟), the 旌 upright in both hands.  Props stay upright and turn with the body.
     """
     k = prop_kind(kind)
     others_k = [prop_kind(o) for o in others]
@@ -185,6 +185,10 @@ def held_prop_transform(kind: str, world: dict[str, np.ndarray], heading_deg: fl
     if k == "旌":
         return _t(both + np.array([0, 0, -1.0])) @ yaw
     if k == "瑟":
+        if lh[2] > world["l_upper_arm"][2, 3]:
+            # the left hand raised to the shoulder (poses: 左何瑟): the 瑟 lies on the left shoulder, its head
+            # forward (面鼓) and tilted up a little, turned on its side with the strings towards the head (內弦)
+            return _t(lh + yaw[:3, :3] @ np.array([-0.08, 0.02, 0.12])) @ yaw @ _rx(6) @ _rot("y", 90)
         return _t(both + yaw[:3, :3] @ np.array([0.0, 0.05, -0.05])) @ yaw @ _rz(90)
     if k == "俎":
         return _t(both + yaw[:3, :3] @ np.array([0.0, 0.1, -0.36])) @ yaw @ _rz(90)
