@@ -1,7 +1,7 @@
 """Captions in step with the act (render/clauses.py), cards in one script, every glyph drawn present in
 the font, at most six name tags kept from frame to frame (render/captions.py, render/fonts.py, render/labels.py)."""
 from reconstruct.render import captions as C
-from reconstruct.render.clauses import MIN_CLAUSE_S, ClauseTimeline, split_clauses, split_gloss
+from reconstruct.render.clauses import MIN_CLAUSE_S, PAGE_CHARS, ClauseTimeline, gloss_pages, split_clauses, split_gloss
 from reconstruct.render.fonts import missing_glyphs
 from reconstruct.render.labels import MAX_TAGS, TagChoice, short_name
 
@@ -29,6 +29,24 @@ def test_a_long_event_shows_each_clause_while_it_is_performed(plan):
     # 降，袒执弓，反位: the clause about the bow is not on screen before he comes down
     e = next(e for e in long if e.text.startswith("降，袒执弓"))
     assert tl.at(e, e.start + 0.5).zh == "降，"
+
+
+def test_a_long_gloss_of_one_clause_is_paged_while_its_acts_are_done():
+    """The first half's 主人降 (f5.jiang) glosses a page the source lacks (注疏: 775 characters of acts): shown at
+    once it shrank to an unreadable size; it is shown in pages cut at its semicolons, each no longer than
+    PAGE_CHARS (two lines at the caption size), one after the other while the event lasts."""
+    from conftest import planned
+    first = planned(part="first")
+    ev = next(e for e in first.events if e.id == "f5.jiang")
+    assert len(ev.gloss) > 3 * PAGE_CHARS
+    cl = ClauseTimeline(first).clauses(ev)
+    assert len(cl) >= 3
+    assert all(c.zh == ev.text and len(c.en) <= PAGE_CHARS for c in cl)
+    assert " ".join(c.en for c in cl) == ev.gloss                             # nothing lost, in order
+    assert cl[0].t0 == ev.start and cl[-1].t1 == ev.end and all(a.t1 == b.t0 for a, b in zip(cl, cl[1:]))
+    assert min(c.t1 - c.t0 for c in cl) >= MIN_CLAUSE_S
+    assert gloss_pages("short; gloss") == ["short; gloss"] and gloss_pages("") == []
+    assert gloss_pages("a" * 200 + "; " + "b" * 200) == ["a" * 200 + ";", "b" * 200]
 
 
 def test_every_string_drawn_has_its_glyphs(plan):

@@ -7,7 +7,9 @@ people do: a clause boundary goes to the start of a gesture, of a walk or of a c
 those people near where the clause's share of the text (by length) would put it, or there when
 nothing is done near it.  A clause shown for less than :data:`MIN_CLAUSE_S` is joined to its
 neighbour.  The English gloss is cut at its commas and semicolons and each piece goes with the
-clause at the same place in the sentence.
+clause at the same place in the sentence.  An event of one clause whose gloss is too long to read at once
+(a page of the text the source lacks, glossed from the 注疏) shows its gloss in pages (:func:`gloss_pages`),
+timed the same way.
 """
 from __future__ import annotations
 
@@ -18,9 +20,10 @@ import numpy as np
 
 from ..model.plan import Event, Plan
 
-__all__ = ["Clause", "split_clauses", "split_gloss", "ClauseTimeline", "MIN_CLAUSE_S"]
+__all__ = ["Clause", "split_clauses", "split_gloss", "gloss_pages", "ClauseTimeline", "MIN_CLAUSE_S", "PAGE_CHARS"]
 
 MIN_CLAUSE_S = 2.2        # s, the shortest a clause is on screen
+PAGE_CHARS = 225          # the longest gloss shown at once (two lines at the caption size)
 _ZH_MARKS = "，；。：！？"
 
 
@@ -59,6 +62,20 @@ def split_gloss(en: str) -> list[str]:
         return []
     parts = re.split(r"(?<=[,;:])\s+(?=(?:[^'\"]*['\"][^'\"]*['\"])*[^'\"]*$)", en)
     return [p for p in parts if p.strip()]
+
+
+def gloss_pages(en: str, limit: int = PAGE_CHARS) -> list[str]:
+    """A gloss longer than ``limit`` characters cut into pages at its semicolons, each as long as fits
+    ``limit`` (a single longer part is a page of its own); a shorter gloss is one page."""
+    if len(en) <= limit:
+        return [en] if en else []
+    pages: list[str] = []
+    for part in re.split(r"(?<=;)\s+", en):
+        if pages and len(pages[-1]) + 1 + len(part) <= limit:
+            pages[-1] += " " + part
+        else:
+            pages.append(part)
+    return pages
 
 
 def _fractions(pieces: list[str]) -> np.ndarray:
@@ -105,20 +122,34 @@ class ClauseTimeline:
                     out.append(float(kt[i]))
         return sorted(set(round(x, 3) for x in out))
 
-    def _time(self, ev: Event) -> list[Clause]:
-        en = self.glosses.get(ev.id) or ev.gloss or ""
-        zh = split_clauses(ev.text)
+    def _bounds(self, ev: Event, fr: np.ndarray) -> list[float]:
+        """Times between the pieces whose shares of the text end at ``fr``: each at the start of something the
+        event's people do near where its share puts it, or there."""
         dur = ev.end - ev.start
-        if len(zh) < 2 or dur < 2 * MIN_CLAUSE_S:
-            return [Clause(ev.start, ev.end, ev.text, en, 0)]
-        fr = _fractions(zh)
         cues = self._cues(ev)
         bounds = [ev.start]
         for f in fr[1:-1]:
             want = ev.start + f * dur
             near = [c for c in cues if abs(c - want) < 0.25 * dur and c > bounds[-1] + 0.5]
             bounds.append(min(near, key=lambda c: abs(c - want)) if near else max(want, bounds[-1] + 0.5))
-        bounds.append(ev.end)
+        return bounds + [ev.end]
+
+    def _time(self, ev: Event) -> list[Clause]:
+        en = self.glosses.get(ev.id) or ev.gloss or ""
+        zh = split_clauses(ev.text)
+        dur = ev.end - ev.start
+        if len(zh) < 2:
+            # one clause of the text (the first half is unpunctuated) glossing a long stretch of acts: the gloss
+            # paged at its semicolons, each page while its acts are done (the Chinese stays)
+            pages = gloss_pages(en)
+            if len(pages) < 2 or dur < len(pages) * MIN_CLAUSE_S:
+                return [Clause(ev.start, ev.end, ev.text, en, 0)]
+            b = self._bounds(ev, _fractions(pages))
+            return [Clause(float(b[k]), float(b[k + 1]), ev.text, pg, k) for k, pg in enumerate(pages)]
+        if dur < 2 * MIN_CLAUSE_S:
+            return [Clause(ev.start, ev.end, ev.text, en, 0)]
+        fr = _fractions(zh)
+        bounds = self._bounds(ev, fr)
         # join clauses too short to read to the next (the last to the one before)
         pieces = [[bounds[i], bounds[i + 1], zh[i], fr[i], fr[i + 1]] for i in range(len(zh))]
         i = 0
