@@ -10,7 +10,10 @@ each person's path length and time on the move, and the statements that pass in 
 the other — and draws both grounds overlaid.
 
 ``render.py diagram [LAYOUT] --at EVENT|FOOTNOTE`` draws the ground at one moment in the manner of
-the 仪礼图 (SVG and PNG); ``--all`` draws one per paragraph of the passage and an HTML booklet.
+the 仪礼图 (SVG and PNG); ``--all`` draws one per paragraph of the passage and an HTML booklet, or (``--by step``,
+the default for ``--part first|whole``) one per step of the 義疏's 禮節圖 (``assets/lijietu.yaml``): titled
+「右…圖」, beside the note's key sentences, its locator, the step's text and the placements the note states
+measured on the plan (:mod:`.lijietu`).
 """
 from __future__ import annotations
 
@@ -241,3 +244,113 @@ def diagram_booklet(plan: Plan, outdir: Path, stem: str) -> list[dict[str, Any]]
     return pages
 
 
+
+
+def _texts(plan: Plan, names: set[str]) -> dict[str, str]:
+    from ..resources import data_path
+
+    return {n: data_path(n).read_text(encoding="utf-8") for n in names}
+
+
+def lijietu_booklet(plan: Plan, part: str, outdir: Path, stem: str) -> dict[str, Any]:
+    """One diagram per step of the 義疏's 禮節圖 that ``part`` performs (``assets/lijietu.yaml``): the state at
+    the end of the step's ``at`` event, the paths since its ``from`` event, those who act in it in red, titled
+    「右…圖」; and an HTML booklet (``stem``.html) with, beside each, the note's key sentences and locator, what
+    differs in the 鄉射 from a 鄉飲酒 diagram, the placements the note states measured on the plan, and the
+    step's text.  Returns the pages and the measures."""
+    from ..render.diagram import diagram
+    from ..text.seed import display
+    from . import lijietu
+
+    lj = lijietu.load()
+    drawn = lijietu.resolve(lj, plan, part)
+    results = lijietu.measure(lj, plan, part)
+    texts = _texts(plan, {d.text_file for d in drawn})
+    pages = []
+    for i, d in enumerate(drawn, 1):
+        st = d.step
+        c = diagram(plan, d.t, d.since,
+                    title=f"右{st.title}　({st.chapter}; {plan.layout.name}, t = {d.t:.0f} s)",
+                    caption=f"{lj.locator(st)}. At the end of {d.at.id}; paths since {d.start.id} "
+                            f"({d.since:.0f} s); red: those who act in this step",
+                    highlight=d.actors)
+        svg = outdir / f"{stem}_{i:02d}.svg"
+        c.save(svg, svg.with_suffix(".png"))
+        text = texts[d.text_file]
+        a, b = d.span
+        cut = max((e.span[1] for e in d.events if e.end <= d.t + 1e-6), default=a)
+        cut = min(max(cut, a), b)
+        pages.append({"n": i, "step": st, "file": svg.with_suffix(".png").name, "drawn": d,
+                      "text": display(text[a:cut]), "after": display(text[cut:b]), "results": results[st.title]})
+    # the text before the first step of each part (戒賓): no 禮節圖
+    lead = []
+    for name in sorted({d.text_file for d in drawn}):
+        first = min((d for d in drawn if d.text_file == name), key=lambda d: d.span[0])
+        if first.span[0] > 0:
+            lead.append((name, display(texts[name][:first.span[0]])))
+    _write_lijietu_html(plan, part, lj, pages, lead, outdir / f"{stem}.html")
+    return {"pages": pages, "results": [r for p in pages for r in p["results"]]}
+
+
+def lijietu_summary(results: list[Result]) -> str:
+    """One line: how many placements the notes state agree with the plan, and those that differ."""
+    differ = [r for r in results if r.status == "fail"]
+    na = [r for r in results if r.status == "n/a"]
+    line = (f"{len(results)} placements the 義疏's notes state, measured: {sum(r.ok for r in results)} as stated, "
+            f"{len(differ)} differ" + (f", {len(na)} not measurable" if na else ""))
+    return line + "".join(f"\n  {r.statement.id} {r.statement.note}: {r.message}; wants {r.wanted}" for r in differ)
+
+
+def _write_lijietu_html(plan: Plan, part: str, lj, pages: list[dict], lead: list, path: Path) -> None:
+    esc = html.escape
+    body = []
+    for name, text in lead:
+        body.append(f'<section class="lead"><div class="fig"><p><i>no 禮節圖 of the 義疏 for this text</i></p></div>'
+                    f'<div class="txt"><p class="jing">{esc(text)}</p><p class="ev">{esc(name)}</p></div></section>')
+    for p in pages:
+        st, d = p["step"], p["drawn"]
+        copy = (f'<p class="loc">our copy\'s title line reads 「右{esc(st.title_in_copy)}」: the title lines of two '
+                f'diagrams are exchanged there; the note and the order of the rite give this one</p>'
+                if st.title_in_copy else "")
+        quotes = "".join(f"<blockquote>{esc(q)}</blockquote>" for q in st.quotes)
+        xs = f'<p class="xs">In the 鄉射: {esc(st.in_xiangshe)}</p>' if st.in_xiangshe else ""
+        rows = []
+        for r in p["results"]:
+            s = r.statement
+            word = {"pass": "as stated", "fail": "DIFFERS", "n/a": "not measurable"}[r.status]
+            margin = "" if r.margin is None else f"{r.margin:+.2f}"
+            rows.append(f'<tr class="{r.status}"><td>{esc(s.id)}</td><td>{esc(s.note)}<br><span class="q">'
+                        f'{esc(s.quote or s.text or "")}</span> ({esc(s.source)})</td><td>{word}</td>'
+                        f'<td>{esc(r.message)}<br><span class="q">wants {esc(r.wanted)}; margin {margin}</span></td></tr>')
+        table = (f'<table><tr><th></th><th>the note states</th><th></th><th>measured on the plan</th></tr>'
+                 f'{"".join(rows)}</table>') if rows else ""
+        after = (f'<span class="after">{esc(p["after"])}</span>') if p["after"] else ""
+        body.append(
+            f'<section id="s{p["n"]:02d}"><div class="fig"><img src="{esc(p["file"])}" alt="右{esc(st.title)}"></div>'
+            f'<div class="txt"><h2>{p["n"]}. 右{esc(st.title)}</h2>'
+            f'<p class="loc">{esc(lj.locator(st))} — the {esc(st.chapter)}\'s diagram</p>{copy}{quotes}{xs}{table}'
+            f'<p class="jing">{esc(p["text"])}{after}</p>'
+            f'<p class="ev">{esc(d.text_file)} [{d.span[0]}, {d.span[1]}); drawn at the end of {esc(d.at.id)} '
+            f'(t = {d.t:.0f} s), paths since {esc(d.start.id)} ({d.since:.0f} s)</p></div></section>')
+    unused = "".join(f"<li>右{esc(u['title'])} ({esc(u['page'])}): {esc(u['why'])}</li>" for u in lj.not_used)
+    results = [r for p in pages for r in p["results"]]
+    summary = esc(lijietu_summary(results).split("\n")[0])
+    title = {"first": "the first half (戒賓 … (80))", "passage": "the passage ((80) … 記)",
+             "whole": "the whole chapter"}[part]
+    doc = ("<!doctype html><meta charset='utf-8'><title>鄉射禮 — 禮節圖</title>"
+           "<style>body{font-family:'Noto Sans CJK SC',sans-serif;background:#fbf8f0;max-width:1600px;margin:auto}"
+           "section{display:flex;gap:24px;border-bottom:1px solid #ccc;padding:16px}"
+           ".fig img{width:640px}.fig{flex:0 0 640px}.txt{font-size:16px;line-height:1.7}"
+           "blockquote{margin:6px 0 6px 12px;padding-left:10px;border-left:3px solid #b03a2e;font-size:17px}"
+           ".jing{font-size:18px}.after{color:#999}.loc,.ev{font-size:12px;color:#777}.xs{font-size:14px;color:#1f5fa8}"
+           "table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ddd;padding:3px 6px;vertical-align:top}"
+           "tr.fail td{background:#f6e0dc}.q{color:#777;font-size:12px}</style>"
+           f"<h1>{esc(plan.layout.name)}: 鄉射禮, {title}, by the 禮節圖 of the 欽定儀禮義疏</h1>"
+           f"<p>One diagram per 禮節圖 the 義疏 draws for these steps (assets/lijietu.yaml): the state at the end of "
+           f"the step, the paths since its start, those who act in it in red. The 義疏's 鄉射 diagrams begin at "
+           f"請射: 射必先飲，飲禮立司正以上與鄉飲酒畧同，諸禮節已見于彼經 — the drinking is drawn by the 鄉飲酒's. "
+           f"Grey text after a step's clauses is performed after the moment drawn, with no diagram of its own.</p>"
+           f"<p><b>{summary}</b> (red rows).</p>"
+           + "\n".join(body) + (f"<h2>The 鄉飲酒's diagrams with no step here</h2><ul>{unused}</ul>" if unused else ""))
+    with atomic_path(path) as tmp:
+        tmp.write_text(doc, encoding="utf-8")

@@ -123,7 +123,12 @@ def _unit_chi(unit: str) -> float:
 def load_catalogue(path: str | Path = CATALOGUE, seed: str | Path = SEED) -> list[Statement]:
     """Read and validate the catalogue; bad entries raise :class:`InputError` (file, id, what)."""
     shown = str(path)
-    raw = _read_catalogue(Path(path), shown)
+    return parse_statements(_read_catalogue(Path(path), shown), shown, seed)
+
+
+def parse_statements(raw: list, shown: str, seed: str | Path = SEED) -> list[Statement]:
+    """Statements from their mappings as the catalogue writes them (``shown``: the file named in errors), each
+    validated: :class:`InputError` on the first bad one."""
     texts = {"passage": read_text(seed, str(seed), what="seed text")}
     out: list[Statement] = []
     seen: set[str] = set()

@@ -368,8 +368,24 @@ def cmd_diagram(a: argparse.Namespace) -> int:
     outputs_ok(folders=[outdir])
     if not a.all and not a.at:
         raise InputError("diagram", "", "give --at EVENT|FOOTNOTE or --all")
+    part = getattr(a, "part", "passage")
+    by = a.by or ("paragraph" if part == "passage" else "step")
+    if a.all and by == "paragraph" and part != "passage":
+        raise InputError("diagram", "--by", "one diagram per paragraph is the passage's: give --by step with "
+                                            f"--part {part}")
+    if a.all and by == "step":
+        from ..checks import lijietu
+        lijietu.load()                      # the steps' file is checked before planning
     plan = plan_of(a)
-    stem = safe_name(Path(plan.layout.file or a.layout).stem)
+    stem = safe_name(a.stem) if a.stem else safe_name(Path(plan.layout.file or a.layout).stem)
+    if a.all and by == "step":
+        from ..checks.report import lijietu_booklet, lijietu_summary
+        if not a.stem:
+            stem += "_lijietu" + ("" if part == "passage" else f"_{part}")
+        book = lijietu_booklet(plan, part, outdir, stem)
+        print(f"wrote {len(book['pages'])} diagrams (the 義疏's 禮節圖 steps) and {outdir / (stem + '.html')}")
+        print(lijietu_summary(book["results"]))
+        return 0
     if a.all:
         pages = diagram_booklet(plan, outdir, stem)
         print(f"wrote {len(pages)} diagrams and {outdir / (stem + '.html')}")
@@ -655,7 +671,12 @@ def _diagram_parser(sub) -> None:
     sp = sub.add_parser("diagram", help="plan diagrams in the manner of the 仪礼图 (SVG + PNG)")
     _with_layout(sp)
     sp.add_argument("--at", help="event id, footnote number or a piece of the event's text")
-    sp.add_argument("--all", action="store_true", help="one diagram per paragraph and an HTML booklet")
+    sp.add_argument("--all", action="store_true", help="one diagram per paragraph (or 禮節圖 step: --by) and an HTML "
+                                                       "booklet")
+    sp.add_argument("--by", choices=("paragraph", "step"), default=None,
+                    help="with --all: one diagram per paragraph of the passage (the passage's default), or per step "
+                         "of the 義疏's 禮節圖 (assets/lijietu.yaml; the default with --part first or whole)")
+    sp.add_argument("--stem", help="the output files' name (default: the reading's; _lijietu[_PART] for the steps)")
     sp.add_argument("--since-previous", action="store_true", help="draw paths since the previous event's end")
     sp.add_argument("--out", type=Path, help="output directory (default out/diagrams)")
     _with_cast(sp)
