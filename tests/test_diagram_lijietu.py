@@ -100,3 +100,20 @@ def test_paragraphs_are_the_passage_s():
     p = subprocess.run([sys.executable, "render.py", "diagram", "--part", "first", "--all", "--by", "paragraph"],
                        cwd=ROOT, capture_output=True, text=True)
     assert p.returncode == 2 and p.stderr.strip().count("\n") == 0 and "--by step" in p.stderr
+
+
+def test_the_measures_read_the_plan_s_geometry(plan_of):
+    """hall_edge is the distance to the hall's side; ref_landmark measures from the reading's landmark (所設中),
+    not from the 中 itself, which is elsewhere until it is set."""
+    plan = plan_of(part="first")
+    lj = lijietu.load()
+    res = {r.statement.id: r for rs in lijietu.measure(lj, plan, "first").values() for r in rs}
+    bow = res["lj11a"]
+    x = float(plan.track("上耦上射弓").at([bow.time])[0][0, 0])
+    west = min(p[0] for p in plan.hall["footprint"])
+    assert bow.measured == pytest.approx(west - x, abs=1e-3)
+    sishe = res["lj12a"]
+    y = float(plan.track("司射").at([sishe.time])[0][0, 1])
+    assert sishe.measured == pytest.approx(plan.landmarks["中"].position[1] - y, abs=1e-3)
+    zhong = plan.track("中").at([sishe.time])[0][0]
+    assert abs(zhong[1] - plan.landmarks["中"].position[1]) > 0.5      # the 中 is not yet at its place

@@ -295,9 +295,8 @@ def resolve(lj: Lijietu, plan: Plan, part: str, shown: str = str(LIJIETU)) -> li
         if nxt is None and d.text_file not in lengths:
             lengths[d.text_file] = len(data_path(d.text_file).read_text(encoding="utf-8"))
         d.span = (d.start.span[0], nxt.start.span[0] if nxt else lengths[d.text_file])
-        prev = next((o for o in reversed(out[:i]) if o.text_file == d.text_file), None)
-        if prev is not None:            # nothing moves undrawn between two diagrams
-            d.since = min(d.since, prev.t)
+        if i:                           # nothing moves undrawn between two diagrams (nor, whole, between the halves)
+            d.since = min(d.since, out[i - 1].t)
         a, b = d.span
         d.events = [e for e in plan.events if _file(plan, e) == d.text_file and a <= e.span[0] < b]
         d.actors = {x for e in d.events if e.start < d.t and e.end > d.since - 1e-6 for x in e.actors}

@@ -271,8 +271,8 @@ def lijietu_booklet(plan: Plan, part: str, outdir: Path, stem: str) -> dict[str,
         st = d.step
         c = diagram(plan, d.t, d.since,
                     title=f"右{st.title}　({st.chapter}; {plan.layout.name}, t = {d.t:.0f} s)",
-                    caption=f"{lj.locator(st)}. At the end of {d.at.id}; paths since {d.start.id} "
-                            f"({d.since:.0f} s); red: those who act in this step",
+                    caption=f"{lj.locator(st)}. At the end of {d.at.id}; paths since {d.since:.0f} s "
+                            f"(the step begins at {d.start.id}); red: those who act in this step",
                     highlight=d.actors)
         svg = outdir / f"{stem}_{i:02d}.svg"
         c.save(svg, svg.with_suffix(".png"))
@@ -331,7 +331,8 @@ def _write_lijietu_html(plan: Plan, part: str, lj, pages: list[dict], lead: list
             f'<p class="loc">{esc(lj.locator(st))} — the {esc(st.chapter)}\'s diagram</p>{copy}{quotes}{xs}{table}'
             f'<p class="jing">{esc(p["text"])}{after}</p>'
             f'<p class="ev">{esc(d.text_file)} [{d.span[0]}, {d.span[1]}); drawn at the end of {esc(d.at.id)} '
-            f'(t = {d.t:.0f} s), paths since {esc(d.start.id)} ({d.since:.0f} s)</p></div></section>')
+            f'(t = {d.t:.0f} s); the step begins at {esc(d.start.id)} ({d.start.start:.0f} s); paths since '
+            f'{d.since:.0f} s</p></div></section>')
     unused = "".join(f"<li>右{esc(u['title'])} ({esc(u['page'])}): {esc(u['why'])}</li>" for u in lj.not_used)
     results = [r for p in pages for r in p["results"]]
     summary = esc(lijietu_summary(results).split("\n")[0])
