@@ -117,3 +117,13 @@ def test_the_measures_read_the_plan_s_geometry(plan_of):
     assert sishe.measured == pytest.approx(plan.landmarks["中"].position[1] - y, abs=1e-3)
     zhong = plan.track("中").at([sishe.time])[0][0]
     assert abs(zhong[1] - plan.landmarks["中"].position[1]) > 0.5      # the 中 is not yet at its place
+
+
+def test_the_vendored_yishu_is_the_shared_copy():
+    ours = lijietu.load().source
+    from reconstruct.resources import data_path
+
+    shared = ROOT.parent / "shared" / "sources" / Path(ours).name
+    if not shared.exists():
+        pytest.skip("no shared sources beside the project")
+    assert data_path(ours).read_bytes() == shared.read_bytes()
