@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 
@@ -41,10 +42,16 @@ class TrackIndex:
             n = self.lo.shape[1]
             self.lo = np.concatenate([self.lo, np.full((grow, n, 2), np.inf)])
             self.hi = np.concatenate([self.hi, np.full((grow, n, 2), -np.inf)])
-        xs = (b[1],) if a is None else (a[1], b[1])
-        ys = (b[2],) if a is None else (a[2], b[2])
-        self.lo[k0:k1 + 1, i] = np.minimum(self.lo[k0:k1 + 1, i], (min(xs), min(ys)))
-        self.hi[k0:k1 + 1, i] = np.maximum(self.hi[k0:k1 + 1, i], (max(xs), max(ys)))
+        bx, by = float(b[1]), float(b[2])
+        x0, x1 = (bx, bx) if a is None else (min(float(a[1]), bx), max(float(a[1]), bx))
+        y0, y1 = (by, by) if a is None else (min(float(a[2]), by), max(float(a[2]), by))
+        if k0 == k1:        # the stretch lies in one bucket (nearly always): its box grows number by number
+            lo, hi = self.lo[k0, i], self.hi[k0, i]
+            lo[0], lo[1] = min(lo[0], x0), min(lo[1], y0)
+            hi[0], hi[1] = max(hi[0], x1), max(hi[1], y1)
+        else:
+            self.lo[k0:k1 + 1, i] = np.minimum(self.lo[k0:k1 + 1, i], (x0, y0))
+            self.hi[k0:k1 + 1, i] = np.maximum(self.hi[k0:k1 + 1, i], (x1, y1))
         if b[0] >= self.last_t[i]:
             self.last_t[i], self.last_xyz[i] = b[0], (b[1], b[2], b[3])
 
@@ -66,6 +73,14 @@ class TrackIndex:
         L = np.where(after, np.minimum(L, self.last_xyz[:, :2]), L)
         H = np.where(after, np.maximum(H, self.last_xyz[:, :2]), H)
         return ((H >= lo) & (L <= hi)).all(axis=1)
+
+
+@lru_cache(maxsize=None)
+def _beyond_standing(posture: str, hold: str) -> float:
+    """How much farther an outline reaches in a posture than standing, holding ``hold`` (see
+    :meth:`Body.beyond`): a pure function of the two, worked out once for each."""
+    reach = footprint.reach_max
+    return max(0.0, float(reach(footprint.code(posture, hold)) - reach(footprint.code(Posture.STAND, hold))))
 
 
 @dataclass
@@ -118,7 +133,7 @@ class Body:
     def beyond(self, posture: str) -> float:
         """How much farther his outline reaches in a posture than standing (a bow's joined hands pushed
         forward, a 拜's head down to the mat): others keep that much more room from him then."""
-        return max(0.0, float(footprint.reach_max(self.code(posture)) - footprint.reach_max(self.code(Posture.STAND))))
+        return _beyond_standing(posture or self.posture, self.hold)
 
     def array(self) -> np.ndarray:
         """(n, 6): time, x, y, z, whether walking and how far he reaches beyond a standing figure (see

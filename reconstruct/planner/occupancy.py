@@ -80,6 +80,7 @@ class Occupancy:
         self._standing_memo: tuple = (None, [])
         self._end_levels: tuple = (None, None)     # (index version, level of where each track ends)
         self._spots: dict[tuple, tuple] = {}      # candidate spots round a place, and which the ground allows
+        self._dish_props: tuple = (-1, [])        # (how many props there were, the dishes among them)
 
     @contextmanager
     def assuming_standing(self, x: float, y: float, level: str):
@@ -202,8 +203,10 @@ class Occupancy:
         """Where the dishes lie on a level now (n, 2): 薦, 俎 and 羞 set down, not in anyone's hands."""
         hall = level != COURT
         h = self.state.reading.hall_height / 2
-        pts = [(pr.x, pr.y) for pr in self.state.props.values()
-               if pr.carrier is None and self.state.prop_kinds.get(pr.id) in DISHES and (pr.z > h) == hall]
+        props = self.state.props
+        if self._dish_props[0] != len(props):       # the dishes among the props (props are only added)
+            self._dish_props = (len(props), [pr for pr in props.values() if self.state.prop_kinds.get(pr.id) in DISHES])
+        pts = [(pr.x, pr.y) for pr in self._dish_props[1] if pr.carrier is None and (pr.z > h) == hall]
         return np.asarray(pts, float).reshape(-1, 2)
 
     def fits(self, level: str, x: float, y: float, others: list[tuple[float, float]] = ()) -> bool:
@@ -277,8 +280,8 @@ class Occupancy:
             if b is me or not b.keys:
                 continue
             seg = _window(b.array(), t0, t1)    # only this part of his track can meet me
-            if (seg[:, 1].max() < lo[0] or seg[:, 1].min() > hi[0] or seg[:, 2].max() < lo[1]
-                    or seg[:, 2].min() > hi[1]):
+            s_lo, s_hi = seg[:, 1:3].min(0), seg[:, 1:3].max(0)
+            if s_hi[0] < lo[0] or s_lo[0] > hi[0] or s_hi[1] < lo[1] or s_lo[1] > hi[1]:
                 continue
             near.append((b, seg))
         apart = self._apart(way, [seg for _, seg in near], extra)
