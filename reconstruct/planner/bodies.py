@@ -76,9 +76,10 @@ class TrackIndex:
 
 
 @lru_cache(maxsize=None)
-def _beyond_standing(posture: str, hold: str) -> float:
-    """How much farther an outline reaches in a posture than standing, holding ``hold`` (see
-    :meth:`Body.beyond`): a pure function of the two, worked out once for each."""
+def _beyond_standing(posture: str, held: tuple[str, ...], unstrung: bool) -> float:
+    """How much farther an outline reaches in a posture than standing, holding things of the kinds
+    ``held`` (see :meth:`Body.beyond`, :attr:`Body.hold`): a pure function, worked out once for each."""
+    hold = footprint.hold_of(held, unstrung)
     reach = footprint.reach_max
     return max(0.0, float(reach(footprint.code(posture, hold)) - reach(footprint.code(Posture.STAND, hold))))
 
@@ -133,7 +134,8 @@ class Body:
     def beyond(self, posture: str) -> float:
         """How much farther his outline reaches in a posture than standing (a bow's joined hands pushed
         forward, a 拜's head down to the mat): others keep that much more room from him then."""
-        return _beyond_standing(posture or self.posture, self.hold)
+        held = tuple(self.kinds.get(h, "") for h in self.state.get("holding", ()))
+        return _beyond_standing(posture or self.posture, held, self.state.get("bow") == "unstrung")
 
     def array(self) -> np.ndarray:
         """(n, 6): time, x, y, z, whether walking and how far he reaches beyond a standing figure (see

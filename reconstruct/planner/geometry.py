@@ -20,6 +20,11 @@ def _ways(xys: list[np.ndarray]) -> np.ndarray:
     return shapely.linestrings(np.concatenate(xy), indices=idx)
 
 
+def _way(xy: np.ndarray):
+    """The ground one track covers (its points (n, 2)), as :func:`_ways` makes it for each of several."""
+    return shapely.linestrings(xy if len(xy) > 1 else np.repeat(xy, 2, axis=0))
+
+
 def _too_close(dx: np.ndarray, dy: np.ndarray, same_level: np.ndarray, gap) -> np.ndarray:
     """For two tracks sampled at the same times (dx, dy: their difference), whether they come closer
     than ``gap`` (a distance, or one per sample) between each sample and the next (the motion in between
@@ -28,9 +33,9 @@ def _too_close(dx: np.ndarray, dy: np.ndarray, same_level: np.ndarray, gap) -> n
     gap = np.broadcast_to(np.asarray(gap, float), dx.shape)
     if dx.shape[-1] < 2:
         return (np.hypot(dx, dy) < gap) & same_level
-    ux, uy = np.diff(dx, axis=-1), np.diff(dy, axis=-1)
+    ux, uy = dx[..., 1:] - dx[..., :-1], dy[..., 1:] - dy[..., :-1]
     uu = np.maximum(ux * ux + uy * uy, 1e-12)
-    s = np.clip(-(dx[..., :-1] * ux + dy[..., :-1] * uy) / uu, 0.0, 1.0)
+    s = np.minimum(np.maximum(-(dx[..., :-1] * ux + dy[..., :-1] * uy) / uu, 0.0), 1.0)
     near = np.hypot(dx[..., :-1] + s * ux, dy[..., :-1] + s * uy) < np.maximum(gap[..., :-1], gap[..., 1:])
     out = np.empty(dx.shape, bool)
     out[..., :-1] = near & (same_level[..., :-1] | same_level[..., 1:])

@@ -14,7 +14,7 @@ import numpy as np
 import shapely
 
 from .bodies import Body
-from .geometry import _RING, _RADII, _beyond, _ways, _too_close, _window
+from .geometry import _RING, _RADII, _beyond, _way, _ways, _too_close, _window
 from .state import PlanState
 from .timing import from_here, time_path
 from .walkable import COURT, HALL, LEVELS, PERSON_GAP
@@ -256,19 +256,22 @@ class Occupancy:
         arr = np.asarray(pts)
         t0, t1 = arr[0, 0], arr[-1, 0]
         ts = np.arange(t0, t1 + 1e-9, 0.1)
-        mine = None
-        first: tuple[str, float] | None = None
         if among is None:       # only those whose tracks come near, from the index
             among = self.near_tracks(me, arr[:, 1:3].min(0), arr[:, 1:3].max(0), t0, t1)
-        for b, k in self.may_meet(me, arr[:, 1:3], among, t0, t1, extra):
-            if mine is None:
-                mine = [np.interp(ts, arr[:, 0], arr[:, j]) for j in (1, 2, 3)]
-            bx, by, bz = (np.interp(ts, k[:, 0], k[:, j]) for j in (1, 2, 3))
-            gap = GAP + extra + _beyond(k, ts)
-            bad = np.flatnonzero(_too_close(mine[0] - bx, mine[1] - by, np.abs(mine[2] - bz) < SAME_LEVEL, gap))
-            if len(bad) and (first is None or ts[bad[0]] < first[1]):
-                first = (b.id, float(ts[bad[0]]))
-        return first
+        met = self.may_meet(me, arr[:, 1:3], among, t0, t1, extra)
+        if not met:
+            return None
+        # everyone met sampled on the same grid (met, samples), tested all at once
+        mine = [np.interp(ts, arr[:, 0], arr[:, j]) for j in (1, 2, 3)]
+        bx, by, bz = (np.stack([np.interp(ts, k[:, 0], k[:, j]) for _, k in met]) for j in (1, 2, 3))
+        gap = GAP + extra + np.stack([_beyond(k, ts) for _, k in met])
+        bad = _too_close(mine[0] - bx, mine[1] - by, np.abs(mine[2] - bz) < SAME_LEVEL, gap)
+        hit = bad.any(axis=1)
+        if not hit.any():
+            return None
+        when = np.where(hit, bad.argmax(axis=1), len(ts))     # each one's first sample too close
+        i = int(np.argmin(when))                   # the earliest; of those met at once, the first in order
+        return met[i][0].id, float(ts[when[i]])
 
     def may_meet(self, me: Body, way: np.ndarray, among: list[Body], t0: float, t1: float, extra: float = 0.0):
         """Those of ``among`` whose tracks between t0 and t1 come within the gap of a way (points (n, 2)),
@@ -293,7 +296,7 @@ class Occupancy:
         if not segs:
             return np.zeros(0, bool)
         reach = GAP + extra + np.array([s[:, 5].max() for s in segs])
-        return shapely.distance(_ways([way])[0], _ways([s[:, 1:3] for s in segs])) >= reach
+        return shapely.distance(_way(way), _ways([s[:, 1:3] for s in segs])) >= reach
 
     def standing_conflict(self, me: Body, at: tuple[float, float, float, float], t1: float,
                           among: list[Body] | None = None) -> tuple[str, float] | None:

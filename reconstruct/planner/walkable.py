@@ -15,7 +15,7 @@ import numpy as np
 import shapely
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import dijkstra
-from shapely.geometry import LineString, Point, Polygon, box
+from shapely.geometry import Point, Polygon, box
 from shapely.ops import nearest_points
 
 from ..model.reading import Reading, Stair
@@ -149,14 +149,14 @@ class Ground:
     def free_point(self, level: str, x: float, y: float) -> tuple[float, float]:
         """The point itself if a body centre may stand there, else the nearest one that may."""
         area = self.levels[level].area
-        p = Point(x, y)
+        p = shapely.points((x, y))
         if shapely.covers(self.levels[level].prepared, p):
             return x, y
         q = nearest_points(area.buffer(-1e-3), p)[0]
         return q.x, q.y
 
     def is_free(self, level: str, x: float, y: float) -> bool:
-        return bool(shapely.covers(self.levels[level].prepared, Point(x, y)))
+        return bool(shapely.covers(self.levels[level].prepared, shapely.points((x, y))))
 
     def are_free(self, level: str, pts: np.ndarray) -> np.ndarray:
         """Which of the points (n, 2) a body centre may stand on."""
@@ -222,7 +222,7 @@ class Ground:
         def hits(path) -> list[int]:
             if len(path) < 2 or pts_o is None:
                 return []
-            return list(np.flatnonzero(shapely.distance(LineString(path), pts_o) < radii - 1e-3))
+            return list(np.flatnonzero(shapely.distance(shapely.linestrings(path), pts_o) < radii - 1e-3))
 
         for _ in range(5):
             idx = hits(path)
@@ -245,7 +245,7 @@ class Ground:
     def _route_static(self, lv: Level, start, goal) -> list[tuple[float, float]]:
         """Shortest path round the fixtures only: straight if the way is clear, else through the corners
         each end sees, joined by the corners' shortest ways computed once."""
-        if math.dist(start, goal) < 1e-6 or shapely.covers(lv.prepared, LineString([start, goal])):
+        if math.dist(start, goal) < 1e-6 or shapely.covers(lv.prepared, shapely.linestrings([start, goal])):
             return [start, goal]
         s_xy, g_xy = np.asarray(start, float), np.asarray(goal, float)
         vs, vg = self._visible(lv, s_xy), self._visible(lv, g_xy)
@@ -305,7 +305,7 @@ class Ground:
         s_xy, g_xy = np.asarray(start, float), np.asarray(goal, float)
         if math.dist(start, goal) < 1e-6:
             return [start, goal]
-        if shapely.covers(lv.prepared, LineString([start, goal])) and people.clear(s_xy[None], g_xy[None])[0]:
+        if shapely.covers(lv.prepared, shapely.linestrings([start, goal])) and people.clear(s_xy[None], g_xy[None])[0]:
             return [start, goal]
         nb = len(lv.nodes)
         ids, info, keep, new_index, extra, owner = self._corners_round(lv, discs, people)

@@ -1,0 +1,54 @@
+"""The helpers the planner's speed-ups brought in answer as the slower code they replace did."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import shapely
+
+from reconstruct.model import footprint
+from reconstruct.model.vocabulary import Posture
+from reconstruct.planner.bodies import Body, _beyond_standing
+from reconstruct.planner.geometry import _way, _ways
+from reconstruct.planner.occupancy import Occupancy
+from reconstruct.planner.state import PlanState
+from reconstruct.planner.walkable import COURT
+
+from test_planner_parts import person, tiny_reading, walk_keys
+
+
+def test_one_way_is_the_way_made_among_several():
+    walk = np.array([[0.0, 0.0], [1.0, 2.0], [3.0, 2.5]])
+    still = np.array([[4.0, -1.0]])
+    for xy in (walk, still):
+        assert shapely.equals_exact(_way(xy), _ways([xy, walk])[0], 0.0)
+    # a track that stays put is as far from anything as its point
+    assert shapely.distance(_way(still), shapely.points((4.0, 2.0))) == pytest.approx(3.0)
+
+
+@pytest.mark.parametrize("posture", [Posture.STAND, Posture.WALK, Posture.BOW, Posture.KNEEL_BOW])
+@pytest.mark.parametrize("held", [(), ("觯",), ("弓",), ("弓", "觯")])
+def test_beyond_standing_is_the_outlines_difference(posture, held):
+    for unstrung in (False, True):
+        hold = footprint.hold_of(held, unstrung)
+        want = max(0.0, float(footprint.reach_max(footprint.code(posture, hold))
+                              - footprint.reach_max(footprint.code(Posture.STAND, hold))))
+        assert _beyond_standing(posture, held, unstrung) == want
+    b = Body("甲", 0.0, 0.0, 0.0, 0.0, Posture.STAND, COURT, kinds={"c": "觯"}, state={"holding": ["c"]})
+    assert b.beyond(Posture.BOW) == _beyond_standing(Posture.BOW, ("觯",), False) > 0.0
+
+
+def test_conflict_names_the_first_met_of_several():
+    """All those met are tested at once; the one met earliest is named (of two met at the same moment,
+    the first found near), as when each was tested in turn."""
+    state = PlanState(tiny_reading())
+    late = person(state, "丙", 3.0, -6.0)          # stands on the way, met after 7 s
+    early = person(state, "丁", 0.0, -9.0)
+    walk_keys(early, [(0.0, 0.0, -9.0), (4.0, 0.0, -6.0), (20.0, 0.0, -6.0)])   # crosses it after 4 s
+    me = person(state, "乙", -4.0, -7.0)
+    occ = Occupancy(state)
+    way = [(0.0, -4.0, -6.0, 0.0), (8.0, 4.0, -6.0, 0.0)]
+    who, t = occ.conflict(me, way)
+    assert who == "丁" and 3.0 < t < 4.5
+    assert occ.conflict(me, way, among=[late]) [0] == "丙"
+    assert occ.conflict(me, [(0.0, -4.0, -12.0, 0.0), (8.0, 4.0, -12.0, 0.0)]) is None
+
