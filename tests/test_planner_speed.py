@@ -52,3 +52,34 @@ def test_conflict_names_the_first_met_of_several():
     assert occ.conflict(me, way, among=[late]) [0] == "丙"
     assert occ.conflict(me, [(0.0, -4.0, -12.0, 0.0), (8.0, 4.0, -12.0, 0.0)]) is None
 
+
+def test_track_index_boxes_are_the_buckets_bounds():
+    """The index's box of each 10-second bucket bounds every stretch of track that lies in it (the
+    stretch from one key to the next counted in every bucket it spans), and a rebuilt track's boxes are
+    those of its new keys alone."""
+    from reconstruct.planner.bodies import TrackIndex
+    rng = np.random.default_rng(3)
+    rows = np.c_[np.cumsum(rng.uniform(0.0, 7.0, 40)), rng.uniform(-5, 5, (40, 2)), np.zeros(40)]
+    ti = TrackIndex(2)
+    for j in range(len(rows)):
+        ti.add(1, rows[j - 1].tolist() if j else None, rows[j].tolist())
+
+    def expect(rows):
+        lo, hi = np.full((len(ti.lo), 2), np.inf), np.full((len(ti.lo), 2), -np.inf)
+        for j in range(len(rows)):
+            a = rows[j - 1] if j else rows[j]
+            for k in range(int(a[0] // 10), int(rows[j, 0] // 10) + 1):
+                lo[k] = np.minimum(lo[k], np.minimum(a[1:3], rows[j, 1:3]))
+                hi[k] = np.maximum(hi[k], np.maximum(a[1:3], rows[j, 1:3]))
+        return lo, hi
+
+    lo, hi = expect(rows)
+    assert np.array_equal(ti.lo[:, 1], lo) and np.array_equal(ti.hi[:, 1], hi)
+    assert ti.last_t[1] == rows[-1, 0] and np.array_equal(ti.last_xyz[1], rows[-1, 1:4])
+    assert np.isinf(ti.lo[:, 0]).all()          # nobody else's row touched
+    later = rows.copy()
+    later[5:, 0] += 12.0
+    ti.rebuild(1, later)
+    lo, hi = expect(later)
+    assert np.array_equal(ti.lo[:, 1], lo) and np.array_equal(ti.hi[:, 1], hi)
+    assert ti.last_t[1] == later[-1, 0]
