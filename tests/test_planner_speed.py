@@ -83,3 +83,13 @@ def test_track_index_boxes_are_the_buckets_bounds():
     lo, hi = expect(later)
     assert np.array_equal(ti.lo[:, 1], lo) and np.array_equal(ti.hi[:, 1], hi)
     assert ti.last_t[1] == later[-1, 0]
+
+
+def test_pairs_are_the_upper_triangle_and_read_only():
+    from reconstruct.planner.walkable import _pairs
+    for n, k in ((1, 0), (4, 0), (5, 1), (8, 1)):
+        i, j = _pairs(n, k)
+        want = np.triu_indices(n, k)
+        assert np.array_equal(i, want[0]) and np.array_equal(j, want[1])
+        with pytest.raises(ValueError):
+            i[:] = 0            # shared between calls: nobody may write into them

@@ -54,8 +54,9 @@ class Document:
         out = []
         for t, (x, y, z), hd, ii in zip(ts.tolist(), xyz.tolist(), heading.tolist(), i.tolist()):
             h = math.radians(hd)
-            hx = x + fwd * math.sin(h) + right * math.cos(h)
-            hy = y + fwd * math.cos(h) - right * math.sin(h)
+            sh, ch = math.sin(h), math.cos(h)
+            hx = x + fwd * sh + right * ch
+            hy = y + fwd * ch - right * sh
             out.append([round(t, 3), round(hx, 4), round(hy, 4), round(z + (low if keys[ii][5] == Posture.KNEEL else up), 4),
                         round(hd, 2), how])
         return out

@@ -46,7 +46,7 @@ def _too_close(dx: np.ndarray, dy: np.ndarray, same_level: np.ndarray, gap) -> n
 def _beyond(k: np.ndarray, ts: np.ndarray) -> np.ndarray:
     """How far beyond a standing figure a track's person reaches at times ``ts`` (column 5 of its key rows:
     the larger of the keys before and after each time, so a bow counts from its first key to its last)."""
-    i = np.clip(np.searchsorted(k[:, 0], ts, side="right") - 1, 0, len(k) - 1)
+    i = np.maximum(np.searchsorted(k[:, 0], ts, side="right") - 1, 0)       # (never past the last row)
     return np.maximum(k[i, 5], k[np.minimum(i + 1, len(k) - 1), 5])
 
 

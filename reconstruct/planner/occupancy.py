@@ -166,7 +166,7 @@ class Occupancy:
         # the place, then rings of candidates round it (starting south, turning anticlockwise); which of
         # them the ground and the lanes allow is remembered per place (places are named again and again)
         if (level, x, y) not in self._spots:
-            cand = np.vstack([[x, y], *[np.c_[x + r * np.sin(_RING), y + r * np.cos(_RING)] for r in _RADII]])
+            cand = np.vstack([[x, y], *[np.column_stack((x + r * np.sin(_RING), y + r * np.cos(_RING))) for r in _RADII]])
             allowed = self.ground.are_free(level, cand) & self.clear_of_lanes(level, cand)
             self._spots[(level, x, y)] = (cand, allowed)
         cand, allowed = self._spots[(level, x, y)]
@@ -405,8 +405,8 @@ class Occupancy:
             disc = bq * bq - 4 * a * c
             root = np.sqrt(np.maximum(disc, 0.0))
             a_safe = np.where(moving, a, 1.0)
-            s0 = np.clip(np.where(moving, (-bq - root) / (2 * a_safe), 0.0), 0.0, 1.0)
-            s1 = np.clip(np.where(moving, (-bq + root) / (2 * a_safe), 1.0), 0.0, 1.0)
+            s0 = np.minimum(np.maximum(np.where(moving, (-bq - root) / (2 * a_safe), 0.0), 0.0), 1.0)
+            s1 = np.minimum(np.maximum(np.where(moving, (-bq + root) / (2 * a_safe), 1.0), 0.0), 1.0)
             hit = level & np.where(moving, disc > 0, c < 0) & (s1 > s0 + 1e-9)
             dt = B[:, 0] - A[:, 0]
             for i in np.flatnonzero(hit):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import NamedTuple
 
 import numpy as np
@@ -398,7 +399,7 @@ class Ground:
         la = local_of[ga]
         known_a, known_b = [la[la >= 0]], [sb[la >= 0]]
         cr = (radii + 0.03) / math.cos(math.pi / 8)        # how far a disc's corners lie from its centre
-        pi, qi = np.triu_indices(len(info), 0)
+        pi, qi = _pairs(len(info), 0)
         reach = np.hypot(*(centres[pi] - centres[qi]).T) < 4.0 + cr[pi] + cr[qi] + 1e-6
         ida, idb = np.asarray(ids)[pi[reach]], np.asarray(ids)[qi[reach]]
         lo_id, hi_id = np.minimum(ida, idb).tolist(), np.maximum(ida, idb).tolist()
@@ -499,7 +500,7 @@ class Ground:
             dp, dq = self._discs[pairs[k][0]], self._discs[pairs[k][1]]
             n_p, n_q = len(dp.corners), len(dq.corners)
             if pairs[k][0] == pairs[k][1]:
-                i, j = np.triu_indices(n_p, 1)
+                i, j = _pairs(n_p, 1)
             else:
                 i, j = np.repeat(np.arange(n_p), n_q), np.tile(np.arange(n_q), n_p)
             ga.append(dp.first + i)
@@ -547,6 +548,15 @@ class _Discs:
         return out
 
 
+@lru_cache(maxsize=256)
+def _pairs(n: int, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """np.triu_indices(n, k), worked out once for each n (the numbers of people routed round recur); the
+    arrays are read only."""
+    i, j = np.triu_indices(n, k)
+    i.flags.writeable = j.flags.writeable = False
+    return i, j
+
+
 def _on_stair(s: Stair, x, y, z):
     """Whether points (numbers or arrays) are on a stair: over its treads, above the court."""
     return (abs(x - s.x) <= s.width / 2 + 1e-6) & (-s.run - 1e-6 <= y) & (y < -1e-6) & (z > 1e-3)
@@ -557,7 +567,7 @@ def _cuts(a: np.ndarray, b: np.ndarray, c: np.ndarray, r: np.ndarray) -> np.ndar
     abx, aby = b[:, 0] - a[:, 0], b[:, 1] - a[:, 1]
     L2 = np.maximum(abx * abx + aby * aby, 1e-12)
     cax, cay = c[:, 0] - a[:, 0], c[:, 1] - a[:, 1]
-    t = np.clip((cax * abx + cay * aby) / L2, 0.0, 1.0)
+    t = np.minimum(np.maximum((cax * abx + cay * aby) / L2, 0.0), 1.0)
     dx, dy = cax - abx * t, cay - aby * t
     return (dx * dx + dy * dy) < (r - 1e-6) ** 2
 
