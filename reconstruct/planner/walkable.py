@@ -377,12 +377,12 @@ class Ground:
             inside = ((base >= lo_b) & (base <= hi_b)).all(axis=1)
             keep_e &= inside[e[:, 0]] & inside[e[:, 1]]
         if len(people.centres):   # only edges whose box comes near a disc can be cut by it
-            lo, hi = lv.edge_box
-            near = np.zeros(len(e), bool)
-            for c, r in zip(people.centres, people.radii):
-                near |= ((lo[:, 0] <= c[0] + r) & (hi[:, 0] >= c[0] - r) & (lo[:, 1] <= c[1] + r)
-                         & (hi[:, 1] >= c[1] - r))
-            idx = np.flatnonzero(near & keep_e)
+            idx = np.flatnonzero(keep_e)
+            lo, hi = lv.edge_box[0][idx], lv.edge_box[1][idx]      # (edges kept, 2)
+            d_lo, d_hi = people.lo, people.hi                      # (discs, 2)
+            near = ((lo[:, None, 0] <= d_hi[None, :, 0]) & (hi[:, None, 0] >= d_lo[None, :, 0])
+                    & (lo[:, None, 1] <= d_hi[None, :, 1]) & (hi[:, None, 1] >= d_lo[None, :, 1])).any(axis=1)
+            idx = idx[near]
             keep_e[idx] = people.clear(base[e[idx, 0]], base[e[idx, 1]])
         return [e[keep_e, 0]], [e[keep_e, 1]], [lv.weights[keep_e]]
 
