@@ -21,6 +21,12 @@ def test_one_way_is_the_way_made_among_several():
     still = np.array([[4.0, -1.0]])
     for xy in (walk, still):
         assert shapely.equals_exact(_way(xy), _ways([xy, walk])[0], 0.0)
+    # a few lines are made one by one, many as a batch: the same lines either way
+    many = [walk, still, walk[::-1], walk[:2], still + 1.0]
+    for k in (1, 2, 3, 4, 5):
+        ways = _ways(many[:k])
+        assert len(ways) == k
+        assert all(shapely.equals_exact(w, _way(xy), 0.0) for w, xy in zip(ways, many[:k]))
     # a track that stays put is as far from anything as its point
     assert shapely.distance(_way(still), shapely.points((4.0, 2.0))) == pytest.approx(3.0)
 

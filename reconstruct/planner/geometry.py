@@ -16,6 +16,11 @@ def _ways(xys: list[np.ndarray]) -> np.ndarray:
     """The ground each track covers (its points (n, 2)), as lines made all at once; a track that stays
     put is a line whose points all coincide (as far from anything as the point itself)."""
     xy = [c if len(c) > 1 else np.repeat(c, 2, axis=0) for c in xys]
+    if len(xy) <= 3:        # a few (the usual case): one by one is quicker than a batch with indices
+        out = np.empty(len(xy), object)
+        for k, c in enumerate(xy):
+            out[k] = shapely.linestrings(c)
+        return out
     idx = np.repeat(np.arange(len(xy)), [len(c) for c in xy])
     return shapely.linestrings(np.concatenate(xy), indices=idx)
 
