@@ -1,7 +1,9 @@
 """People and props while planning: their keys as written so far, and the index of where tracks go."""
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 
@@ -21,6 +23,10 @@ class TrackIndex:
         self.last_t = np.full(n, -np.inf)
         self.last_xyz = np.zeros((n, 3))      # where each track ends
         self.version = 0                 # counts changes, so answers derived from the tracks can be kept
+        # the same boxes and last times as plain numbers, per person (bucket → [x0, y0, x1, y1]), so that a
+        # key added is compared without going through numpy; the arrays are written only when they change
+        self._boxes: list[dict[int, list[float]]] = [{} for _ in range(n)]
+        self._last: list[float] = [-math.inf] * n
 
     def reserve(self, n: int) -> None:
         """Rows for at least n people (new rows empty: no track yet)."""
@@ -31,26 +37,47 @@ class TrackIndex:
             self.hi = np.concatenate([self.hi, np.full((k, more, 2), -np.inf)], axis=1)
             self.last_t = np.r_[self.last_t, np.full(more, -np.inf)]
             self.last_xyz = np.vstack([self.last_xyz, np.zeros((more, 3))])
+            self._boxes += [{} for _ in range(more)]
+            self._last += [-math.inf] * more
 
     def add(self, i: int, a, b) -> None:
-        """The stretch of person i's track from row a (or None) to row b (t, x, y, …)."""
+        """The stretch of person i's track from row a (or None) to row b (t, x, y, z, …: lists of numbers)."""
         self.version += 1
-        k0, k1 = int((a if a is not None else b)[0] // self.SPAN), int(b[0] // self.SPAN)
+        t, bx, by = b[0], b[1], b[2]
+        k1 = int(t // self.SPAN)
+        if a is None:
+            k0, x0, y0, x1, y1 = k1, bx, by, bx, by
+        else:
+            k0 = int(a[0] // self.SPAN)
+            x0, x1 = min(a[1], bx), max(a[1], bx)
+            y0, y1 = min(a[2], by), max(a[2], by)
         if k1 >= len(self.lo):
             grow = max(k1 + 1, 2 * len(self.lo)) - len(self.lo)
             n = self.lo.shape[1]
             self.lo = np.concatenate([self.lo, np.full((grow, n, 2), np.inf)])
             self.hi = np.concatenate([self.hi, np.full((grow, n, 2), -np.inf)])
-        xs = (b[1],) if a is None else (a[1], b[1])
-        ys = (b[2],) if a is None else (a[2], b[2])
-        self.lo[k0:k1 + 1, i] = np.minimum(self.lo[k0:k1 + 1, i], (min(xs), min(ys)))
-        self.hi[k0:k1 + 1, i] = np.maximum(self.hi[k0:k1 + 1, i], (max(xs), max(ys)))
-        if b[0] >= self.last_t[i]:
-            self.last_t[i], self.last_xyz[i] = b[0], (b[1], b[2], b[3])
+        boxes = self._boxes[i]
+        for k in range(k0, k1 + 1):      # the stretch lies in one bucket, nearly always
+            box = boxes.get(k)
+            if box is None:
+                boxes[k] = [x0, y0, x1, y1]
+                self.lo[k, i], self.hi[k, i] = (x0, y0), (x1, y1)
+                continue
+            if x0 < box[0] or y0 < box[1]:
+                box[0], box[1] = min(box[0], x0), min(box[1], y0)
+                self.lo[k, i] = box[0], box[1]
+            if x1 > box[2] or y1 > box[3]:
+                box[2], box[3] = max(box[2], x1), max(box[3], y1)
+                self.hi[k, i] = box[2], box[3]
+        if t >= self._last[i]:
+            self._last[i] = t
+            self.last_t[i], self.last_xyz[i] = t, (bx, by, b[3])
 
     def rebuild(self, i: int, rows: np.ndarray) -> None:
         self.version += 1
         self.lo[:, i], self.hi[:, i], self.last_t[i] = np.inf, -np.inf, -np.inf
+        self._boxes[i], self._last[i] = {}, -math.inf
+        rows = rows.tolist()
         for j in range(len(rows)):
             self.add(i, rows[j - 1] if j else None, rows[j])
 
@@ -66,6 +93,15 @@ class TrackIndex:
         L = np.where(after, np.minimum(L, self.last_xyz[:, :2]), L)
         H = np.where(after, np.maximum(H, self.last_xyz[:, :2]), H)
         return ((H >= lo) & (L <= hi)).all(axis=1)
+
+
+@lru_cache(maxsize=None)
+def _beyond_standing(posture: str, held: tuple[str, ...], unstrung: bool) -> float:
+    """How much farther an outline reaches in a posture than standing, holding things of the kinds
+    ``held`` (see :meth:`Body.beyond`, :attr:`Body.hold`): a pure function, worked out once for each."""
+    hold = footprint.hold_of(held, unstrung)
+    reach = footprint.reach_max
+    return max(0.0, float(reach(footprint.code(posture, hold)) - reach(footprint.code(Posture.STAND, hold))))
 
 
 @dataclass
@@ -102,7 +138,7 @@ class Body:
         self._buf[i] = (row[0], row[1], row[2], row[3], 1.0 if row[5] == Posture.WALK else 0.0, self.beyond(row[5]))
         self._n = max(self._n, i + 1)
         if self.index is not None:
-            self.index.add(self.slot, self._buf[i - 1] if i else None, self._buf[i])
+            self.index.add(self.slot, self._buf[i - 1].tolist() if i else None, self._buf[i].tolist())
 
     @property
     def hold(self) -> str:
@@ -118,7 +154,8 @@ class Body:
     def beyond(self, posture: str) -> float:
         """How much farther his outline reaches in a posture than standing (a bow's joined hands pushed
         forward, a 拜's head down to the mat): others keep that much more room from him then."""
-        return max(0.0, float(footprint.reach_max(self.code(posture)) - footprint.reach_max(self.code(Posture.STAND))))
+        held = tuple(self.kinds.get(h, "") for h in self.state.get("holding", ()))
+        return _beyond_standing(posture or self.posture, held, self.state.get("bow") == "unstrung")
 
     def array(self) -> np.ndarray:
         """(n, 6): time, x, y, z, whether walking and how far he reaches beyond a standing figure (see

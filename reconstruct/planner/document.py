@@ -47,15 +47,16 @@ class Document:
         xyz = k[i, 1:4] + (k[j, 1:4] - k[i, 1:4]) * np.where(moving, along, 1.0)[:, None]
         xyz = np.where((ts <= k[0, 0])[:, None], k[0, 1:4], np.where((ts >= k[-1, 0])[:, None], k[-1, 1:4], xyz))
         g = np.where(moving, np.clip(along, 0.0, 1.0), 0.0)
-        head = np.asarray([key[4] for key in keys], float)
-        h0, h1 = head[i], head[j]
+        h0 = np.asarray([keys[ii][4] for ii in i.tolist()], float)      # the headings of the keys before …
+        h1 = np.asarray([keys[jj][4] for jj in j.tolist()], float)      # … and after each time
         heading = (h0 + ((h1 - h0 + 180) % 360 - 180) * g) % 360
         fwd, right, up, low = (0.25, 0.2, 0.95, 0.5) if how == PropPosture.CARRIED else (0.02, 0.2, 0.9, 0.52)
         out = []
         for t, (x, y, z), hd, ii in zip(ts.tolist(), xyz.tolist(), heading.tolist(), i.tolist()):
             h = math.radians(hd)
-            hx = x + fwd * math.sin(h) + right * math.cos(h)
-            hy = y + fwd * math.cos(h) - right * math.sin(h)
+            sh, ch = math.sin(h), math.cos(h)
+            hx = x + fwd * sh + right * ch
+            hy = y + fwd * ch - right * sh
             out.append([round(t, 3), round(hx, 4), round(hy, 4), round(z + (low if keys[ii][5] == Posture.KNEEL else up), 4),
                         round(hd, 2), how])
         return out

@@ -16,8 +16,18 @@ def _ways(xys: list[np.ndarray]) -> np.ndarray:
     """The ground each track covers (its points (n, 2)), as lines made all at once; a track that stays
     put is a line whose points all coincide (as far from anything as the point itself)."""
     xy = [c if len(c) > 1 else np.repeat(c, 2, axis=0) for c in xys]
+    if len(xy) <= 3:        # a few (the usual case): one by one is quicker than a batch with indices
+        out = np.empty(len(xy), object)
+        for k, c in enumerate(xy):
+            out[k] = shapely.linestrings(c)
+        return out
     idx = np.repeat(np.arange(len(xy)), [len(c) for c in xy])
     return shapely.linestrings(np.concatenate(xy), indices=idx)
+
+
+def _way(xy: np.ndarray):
+    """The ground one track covers (its points (n, 2)), as :func:`_ways` makes it for each of several."""
+    return shapely.linestrings(xy if len(xy) > 1 else np.repeat(xy, 2, axis=0))
 
 
 def _too_close(dx: np.ndarray, dy: np.ndarray, same_level: np.ndarray, gap) -> np.ndarray:
@@ -28,9 +38,9 @@ def _too_close(dx: np.ndarray, dy: np.ndarray, same_level: np.ndarray, gap) -> n
     gap = np.broadcast_to(np.asarray(gap, float), dx.shape)
     if dx.shape[-1] < 2:
         return (np.hypot(dx, dy) < gap) & same_level
-    ux, uy = np.diff(dx, axis=-1), np.diff(dy, axis=-1)
+    ux, uy = dx[..., 1:] - dx[..., :-1], dy[..., 1:] - dy[..., :-1]
     uu = np.maximum(ux * ux + uy * uy, 1e-12)
-    s = np.clip(-(dx[..., :-1] * ux + dy[..., :-1] * uy) / uu, 0.0, 1.0)
+    s = np.minimum(np.maximum(-(dx[..., :-1] * ux + dy[..., :-1] * uy) / uu, 0.0), 1.0)
     near = np.hypot(dx[..., :-1] + s * ux, dy[..., :-1] + s * uy) < np.maximum(gap[..., :-1], gap[..., 1:])
     out = np.empty(dx.shape, bool)
     out[..., :-1] = near & (same_level[..., :-1] | same_level[..., 1:])
@@ -41,7 +51,7 @@ def _too_close(dx: np.ndarray, dy: np.ndarray, same_level: np.ndarray, gap) -> n
 def _beyond(k: np.ndarray, ts: np.ndarray) -> np.ndarray:
     """How far beyond a standing figure a track's person reaches at times ``ts`` (column 5 of its key rows:
     the larger of the keys before and after each time, so a bow counts from its first key to its last)."""
-    i = np.clip(np.searchsorted(k[:, 0], ts, side="right") - 1, 0, len(k) - 1)
+    i = np.maximum(np.searchsorted(k[:, 0], ts, side="right") - 1, 0)       # (never past the last row)
     return np.maximum(k[i, 5], k[np.minimum(i + 1, len(k) - 1), 5])
 
 

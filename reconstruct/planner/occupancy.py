@@ -14,7 +14,7 @@ import numpy as np
 import shapely
 
 from .bodies import Body
-from .geometry import _RING, _RADII, _beyond, _ways, _too_close, _window
+from .geometry import _RING, _RADII, _beyond, _way, _ways, _too_close, _window
 from .state import PlanState
 from .timing import from_here, time_path
 from .walkable import COURT, HALL, LEVELS, PERSON_GAP
@@ -80,6 +80,7 @@ class Occupancy:
         self._standing_memo: tuple = (None, [])
         self._end_levels: tuple = (None, None)     # (index version, level of where each track ends)
         self._spots: dict[tuple, tuple] = {}      # candidate spots round a place, and which the ground allows
+        self._dish_props: tuple = (-1, [])        # (how many props there were, the dishes among them)
 
     @contextmanager
     def assuming_standing(self, x: float, y: float, level: str):
@@ -165,7 +166,7 @@ class Occupancy:
         # the place, then rings of candidates round it (starting south, turning anticlockwise); which of
         # them the ground and the lanes allow is remembered per place (places are named again and again)
         if (level, x, y) not in self._spots:
-            cand = np.vstack([[x, y], *[np.c_[x + r * np.sin(_RING), y + r * np.cos(_RING)] for r in _RADII]])
+            cand = np.vstack([[x, y], *[np.column_stack((x + r * np.sin(_RING), y + r * np.cos(_RING))) for r in _RADII]])
             allowed = self.ground.are_free(level, cand) & self.clear_of_lanes(level, cand)
             self._spots[(level, x, y)] = (cand, allowed)
         cand, allowed = self._spots[(level, x, y)]
@@ -202,8 +203,10 @@ class Occupancy:
         """Where the dishes lie on a level now (n, 2): 薦, 俎 and 羞 set down, not in anyone's hands."""
         hall = level != COURT
         h = self.state.reading.hall_height / 2
-        pts = [(pr.x, pr.y) for pr in self.state.props.values()
-               if pr.carrier is None and self.state.prop_kinds.get(pr.id) in DISHES and (pr.z > h) == hall]
+        props = self.state.props
+        if self._dish_props[0] != len(props):       # the dishes among the props (props are only added)
+            self._dish_props = (len(props), [pr for pr in props.values() if self.state.prop_kinds.get(pr.id) in DISHES])
+        pts = [(pr.x, pr.y) for pr in self._dish_props[1] if pr.carrier is None and (pr.z > h) == hall]
         return np.asarray(pts, float).reshape(-1, 2)
 
     def fits(self, level: str, x: float, y: float, others: list[tuple[float, float]] = ()) -> bool:
@@ -253,19 +256,22 @@ class Occupancy:
         arr = np.asarray(pts)
         t0, t1 = arr[0, 0], arr[-1, 0]
         ts = np.arange(t0, t1 + 1e-9, 0.1)
-        mine = None
-        first: tuple[str, float] | None = None
         if among is None:       # only those whose tracks come near, from the index
             among = self.near_tracks(me, arr[:, 1:3].min(0), arr[:, 1:3].max(0), t0, t1)
-        for b, k in self.may_meet(me, arr[:, 1:3], among, t0, t1, extra):
-            if mine is None:
-                mine = [np.interp(ts, arr[:, 0], arr[:, j]) for j in (1, 2, 3)]
-            bx, by, bz = (np.interp(ts, k[:, 0], k[:, j]) for j in (1, 2, 3))
-            gap = GAP + extra + _beyond(k, ts)
-            bad = np.flatnonzero(_too_close(mine[0] - bx, mine[1] - by, np.abs(mine[2] - bz) < SAME_LEVEL, gap))
-            if len(bad) and (first is None or ts[bad[0]] < first[1]):
-                first = (b.id, float(ts[bad[0]]))
-        return first
+        met = self.may_meet(me, arr[:, 1:3], among, t0, t1, extra)
+        if not met:
+            return None
+        # everyone met sampled on the same grid (met, samples), tested all at once
+        mine = [np.interp(ts, arr[:, 0], arr[:, j]) for j in (1, 2, 3)]
+        bx, by, bz = (np.stack([np.interp(ts, k[:, 0], k[:, j]) for _, k in met]) for j in (1, 2, 3))
+        gap = GAP + extra + np.stack([_beyond(k, ts) for _, k in met])
+        bad = _too_close(mine[0] - bx, mine[1] - by, np.abs(mine[2] - bz) < SAME_LEVEL, gap)
+        hit = bad.any(axis=1)
+        if not hit.any():
+            return None
+        when = np.where(hit, bad.argmax(axis=1), len(ts))     # each one's first sample too close
+        i = int(np.argmin(when))                   # the earliest; of those met at once, the first in order
+        return met[i][0].id, float(ts[when[i]])
 
     def may_meet(self, me: Body, way: np.ndarray, among: list[Body], t0: float, t1: float, extra: float = 0.0):
         """Those of ``among`` whose tracks between t0 and t1 come within the gap of a way (points (n, 2)),
@@ -277,8 +283,8 @@ class Occupancy:
             if b is me or not b.keys:
                 continue
             seg = _window(b.array(), t0, t1)    # only this part of his track can meet me
-            if (seg[:, 1].max() < lo[0] or seg[:, 1].min() > hi[0] or seg[:, 2].max() < lo[1]
-                    or seg[:, 2].min() > hi[1]):
+            s_lo, s_hi = seg[:, 1:3].min(0), seg[:, 1:3].max(0)
+            if s_hi[0] < lo[0] or s_lo[0] > hi[0] or s_hi[1] < lo[1] or s_lo[1] > hi[1]:
                 continue
             near.append((b, seg))
         apart = self._apart(way, [seg for _, seg in near], extra)
@@ -290,7 +296,7 @@ class Occupancy:
         if not segs:
             return np.zeros(0, bool)
         reach = GAP + extra + np.array([s[:, 5].max() for s in segs])
-        return shapely.distance(_ways([way])[0], _ways([s[:, 1:3] for s in segs])) >= reach
+        return shapely.distance(_way(way), _ways([s[:, 1:3] for s in segs])) >= reach
 
     def standing_conflict(self, me: Body, at: tuple[float, float, float, float], t1: float,
                           among: list[Body] | None = None) -> tuple[str, float] | None:
@@ -399,8 +405,8 @@ class Occupancy:
             disc = bq * bq - 4 * a * c
             root = np.sqrt(np.maximum(disc, 0.0))
             a_safe = np.where(moving, a, 1.0)
-            s0 = np.clip(np.where(moving, (-bq - root) / (2 * a_safe), 0.0), 0.0, 1.0)
-            s1 = np.clip(np.where(moving, (-bq + root) / (2 * a_safe), 1.0), 0.0, 1.0)
+            s0 = np.minimum(np.maximum(np.where(moving, (-bq - root) / (2 * a_safe), 0.0), 0.0), 1.0)
+            s1 = np.minimum(np.maximum(np.where(moving, (-bq + root) / (2 * a_safe), 1.0), 0.0), 1.0)
             hit = level & np.where(moving, disc > 0, c < 0) & (s1 > s0 + 1e-9)
             dt = B[:, 0] - A[:, 0]
             for i in np.flatnonzero(hit):

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import NamedTuple
 
 import numpy as np
 import shapely
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import dijkstra
-from shapely.geometry import LineString, Point, Polygon, box
+from shapely.geometry import Point, Polygon, box
 from shapely.ops import nearest_points
 
 from ..model.reading import Reading, Stair
@@ -149,14 +150,14 @@ class Ground:
     def free_point(self, level: str, x: float, y: float) -> tuple[float, float]:
         """The point itself if a body centre may stand there, else the nearest one that may."""
         area = self.levels[level].area
-        p = Point(x, y)
+        p = shapely.points((x, y))
         if shapely.covers(self.levels[level].prepared, p):
             return x, y
         q = nearest_points(area.buffer(-1e-3), p)[0]
         return q.x, q.y
 
     def is_free(self, level: str, x: float, y: float) -> bool:
-        return bool(shapely.covers(self.levels[level].prepared, Point(x, y)))
+        return bool(shapely.covers(self.levels[level].prepared, shapely.points((x, y))))
 
     def are_free(self, level: str, pts: np.ndarray) -> np.ndarray:
         """Which of the points (n, 2) a body centre may stand on."""
@@ -222,7 +223,7 @@ class Ground:
         def hits(path) -> list[int]:
             if len(path) < 2 or pts_o is None:
                 return []
-            return list(np.flatnonzero(shapely.distance(LineString(path), pts_o) < radii - 1e-3))
+            return list(np.flatnonzero(shapely.distance(shapely.linestrings(path), pts_o) < radii - 1e-3))
 
         for _ in range(5):
             idx = hits(path)
@@ -245,7 +246,7 @@ class Ground:
     def _route_static(self, lv: Level, start, goal) -> list[tuple[float, float]]:
         """Shortest path round the fixtures only: straight if the way is clear, else through the corners
         each end sees, joined by the corners' shortest ways computed once."""
-        if math.dist(start, goal) < 1e-6 or shapely.covers(lv.prepared, LineString([start, goal])):
+        if math.dist(start, goal) < 1e-6 or shapely.covers(lv.prepared, shapely.linestrings([start, goal])):
             return [start, goal]
         s_xy, g_xy = np.asarray(start, float), np.asarray(goal, float)
         vs, vg = self._visible(lv, s_xy), self._visible(lv, g_xy)
@@ -305,7 +306,7 @@ class Ground:
         s_xy, g_xy = np.asarray(start, float), np.asarray(goal, float)
         if math.dist(start, goal) < 1e-6:
             return [start, goal]
-        if shapely.covers(lv.prepared, LineString([start, goal])) and people.clear(s_xy[None], g_xy[None])[0]:
+        if shapely.covers(lv.prepared, shapely.linestrings([start, goal])) and people.clear(s_xy[None], g_xy[None])[0]:
             return [start, goal]
         nb = len(lv.nodes)
         ids, info, keep, new_index, extra, owner = self._corners_round(lv, discs, people)
@@ -376,12 +377,12 @@ class Ground:
             inside = ((base >= lo_b) & (base <= hi_b)).all(axis=1)
             keep_e &= inside[e[:, 0]] & inside[e[:, 1]]
         if len(people.centres):   # only edges whose box comes near a disc can be cut by it
-            lo, hi = lv.edge_box
-            near = np.zeros(len(e), bool)
-            for c, r in zip(people.centres, people.radii):
-                near |= ((lo[:, 0] <= c[0] + r) & (hi[:, 0] >= c[0] - r) & (lo[:, 1] <= c[1] + r)
-                         & (hi[:, 1] >= c[1] - r))
-            idx = np.flatnonzero(near & keep_e)
+            idx = np.flatnonzero(keep_e)
+            lo, hi = lv.edge_box[0][idx], lv.edge_box[1][idx]      # (edges kept, 2)
+            d_lo, d_hi = people.lo, people.hi                      # (discs, 2)
+            near = ((lo[:, None, 0] <= d_hi[None, :, 0]) & (hi[:, None, 0] >= d_lo[None, :, 0])
+                    & (lo[:, None, 1] <= d_hi[None, :, 1]) & (hi[:, None, 1] >= d_lo[None, :, 1])).any(axis=1)
+            idx = idx[near]
             keep_e[idx] = people.clear(base[e[idx, 0]], base[e[idx, 1]])
         return [e[keep_e, 0]], [e[keep_e, 1]], [lv.weights[keep_e]]
 
@@ -398,7 +399,7 @@ class Ground:
         la = local_of[ga]
         known_a, known_b = [la[la >= 0]], [sb[la >= 0]]
         cr = (radii + 0.03) / math.cos(math.pi / 8)        # how far a disc's corners lie from its centre
-        pi, qi = np.triu_indices(len(info), 0)
+        pi, qi = _pairs(len(info), 0)
         reach = np.hypot(*(centres[pi] - centres[qi]).T) < 4.0 + cr[pi] + cr[qi] + 1e-6
         ida, idb = np.asarray(ids)[pi[reach]], np.asarray(ids)[qi[reach]]
         lo_id, hi_id = np.minimum(ida, idb).tolist(), np.maximum(ida, idb).tolist()
@@ -499,7 +500,7 @@ class Ground:
             dp, dq = self._discs[pairs[k][0]], self._discs[pairs[k][1]]
             n_p, n_q = len(dp.corners), len(dq.corners)
             if pairs[k][0] == pairs[k][1]:
-                i, j = np.triu_indices(n_p, 1)
+                i, j = _pairs(n_p, 1)
             else:
                 i, j = np.repeat(np.arange(n_p), n_q), np.tile(np.arange(n_q), n_p)
             ga.append(dp.first + i)
@@ -547,6 +548,15 @@ class _Discs:
         return out
 
 
+@lru_cache(maxsize=256)
+def _pairs(n: int, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """np.triu_indices(n, k), worked out once for each n (the numbers of people routed round recur); the
+    arrays are read only."""
+    i, j = np.triu_indices(n, k)
+    i.flags.writeable = j.flags.writeable = False
+    return i, j
+
+
 def _on_stair(s: Stair, x, y, z):
     """Whether points (numbers or arrays) are on a stair: over its treads, above the court."""
     return (abs(x - s.x) <= s.width / 2 + 1e-6) & (-s.run - 1e-6 <= y) & (y < -1e-6) & (z > 1e-3)
@@ -557,7 +567,7 @@ def _cuts(a: np.ndarray, b: np.ndarray, c: np.ndarray, r: np.ndarray) -> np.ndar
     abx, aby = b[:, 0] - a[:, 0], b[:, 1] - a[:, 1]
     L2 = np.maximum(abx * abx + aby * aby, 1e-12)
     cax, cay = c[:, 0] - a[:, 0], c[:, 1] - a[:, 1]
-    t = np.clip((cax * abx + cay * aby) / L2, 0.0, 1.0)
+    t = np.minimum(np.maximum((cax * abx + cay * aby) / L2, 0.0), 1.0)
     dx, dy = cax - abx * t, cay - aby * t
     return (dx * dx + dy * dy) < (r - 1e-6) ** 2
 
