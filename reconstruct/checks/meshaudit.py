@@ -103,7 +103,8 @@ class _Body:
         self.hi = np.full((len(g.parts), 3), -np.inf)
         self.lo[present] = np.minimum.reduceat(V, starts, axis=0)
         self.hi[present] = np.maximum.reduceat(V, starts, axis=0)
-        hidden = np.setdiff1d(np.arange(len(g.parts)), self.shown)
+        hidden = np.ones(len(g.parts), bool)
+        hidden[self.shown] = False
         self.lo[hidden], self.hi[hidden] = np.inf, -np.inf
         self.box = (self.lo[self.shown].min(0), self.hi[self.shown].max(0))
         self.objs: dict[int, object] = {}
@@ -213,33 +214,41 @@ def mesh_audit(plan: Plan, step: float = STEP, t0: float = 0.0, t1: float | None
         changes[a] = np.cumsum(m)
     bodies = _Bodies(sampler, changes)
     found: list[Contact] = []
-    touching: dict[tuple[str, str], bool] = {}
-    checked: dict[tuple[str, str], tuple] = {}
     n = len(ids)
     iu, ju = np.triu_indices(n, 1)
+    # per pair and sample: may either of the two have changed, and may their hands meet (a hand-over or
+    # a leading by the hand). A pair near at a sample where neither count nor hands differ from when it was
+    # last looked at poses as it did then (see :meth:`_Bodies.posed`): it touches as it did, and is skipped
+    count = np.stack([changes[a] for a in ids])                                 # (n, T)
+    hand = np.stack([handing.get(a, never) for a in ids])
+    led = {p: leading.get((ids[i], ids[j]), never) | leading.get((ids[j], ids[i]), never)
+           for p, (i, j) in enumerate(zip(iu, ju)) if (ids[i], ids[j]) in leading or (ids[j], ids[i]) in leading}
+    seen = np.full((len(iu), 3), -1, np.int64)             # (count of a, count of b, hands) when last looked at
+    touching = np.zeros(len(iu), bool)
+    checked: dict[int, tuple] = {}
     for k, t in enumerate(ts):
         d = np.hypot(pos[iu, k, 0] - pos[ju, k, 0], pos[iu, k, 1] - pos[ju, k, 1])
-        same = np.abs(pos[iu, k, 2] - pos[ju, k, 2]) < 0.5
-        near = set()
-        for i, j in zip(iu[(d < REACH) & same], ju[(d < REACH) & same]):
-            a, b = ids[i], ids[j]
-            near.add((a, b))
+        near = (d < REACH) & (np.abs(pos[iu, k, 2] - pos[ju, k, 2]) < 0.5)
+        hands_meet = hand[iu, k] & hand[ju, k]
+        for p, m in led.items():
+            hands_meet[p] |= m[k]
+        cur = np.stack([count[iu, k], count[ju, k], hands_meet], axis=1)
+        touching &= near
+        for p in np.flatnonzero(near & (cur != seen).any(axis=1)):
+            seen[p] = cur[p]
+            a, b = ids[iu[p]], ids[ju[p]]
             sa, oa = bodies.posed(a, float(t), k)
             sb, ob = bodies.posed(b, float(t), k)
-            hands = bool((handing[a][k] and handing[b][k]) or leading.get((a, b), never)[k]
-                         or leading.get((b, a), never)[k])
+            hands = bool(cur[p, 2])
             key = (sa, sb, hands)
-            if checked.get((a, b)) == key:
-                hit = touching.get((a, b), False)
-            else:
-                parts = bodies.touch(oa, ob, not hands)
-                checked[(a, b)] = key
-                hit = parts is not None
-                if hit and not touching.get((a, b), False):
-                    found.append(Contact(a, b, float(t), parts))
-                    if limit is not None and len(found) >= limit:
-                        return found
-            touching[(a, b)] = hit
-        for pair in [p for p in touching if p not in near]:
-            touching[pair] = False
+            if checked.get(p) == key:
+                continue                                   # posed as when last tested: touching as then
+            parts = bodies.touch(oa, ob, not hands)
+            checked[p] = key
+            hit = parts is not None
+            if hit and not touching[p]:
+                found.append(Contact(a, b, float(t), parts))
+                if limit is not None and len(found) >= limit:
+                    return found
+            touching[p] = hit
     return found
