@@ -29,6 +29,7 @@ STEP = 0.2                  # s between samples
 REACH = 1.5                 # m: centres farther apart than this cannot touch (arms out, sleeves, bows aside)
 HAND_PARTS = ("l_forearm", "l_sleeve", "l_forearm_bare", "l_guard", "r_forearm", "r_sleeve", "r_ring")
 HANDING = (GestureKind.HAND_OVER, GestureKind.RECEIVE, GestureKind.POUR)
+_BLOCK = 512                # samples looked at together
 
 
 @dataclass(frozen=True)
@@ -223,31 +224,52 @@ def mesh_audit(plan: Plan, step: float = STEP, t0: float = 0.0, t1: float | None
     hand = np.stack([handing.get(a, never) for a in ids])
     led = {p: leading.get((ids[i], ids[j]), never) | leading.get((ids[j], ids[i]), never)
            for p, (i, j) in enumerate(zip(iu, ju)) if (ids[i], ids[j]) in leading or (ids[j], ids[i]) in leading}
-    seen = np.full((len(iu), 3), -1, np.int64)             # (count of a, count of b, hands) when last looked at
-    touching = np.zeros(len(iu), bool)
+    P = len(iu)
+    last = np.full((P, 3), -1, np.int64)       # (count of a, count of b, hands) at each pair's last near sample
+    apart = np.zeros(P, np.int64)              # samples each pair was not near, so far
+    apart_then = np.full(P, -1, np.int64)      # … when it was last looked at
+    touching = np.zeros(P, bool)
     checked: dict[int, tuple] = {}
-    for k, t in enumerate(ts):
-        d = np.hypot(pos[iu, k, 0] - pos[ju, k, 0], pos[iu, k, 1] - pos[ju, k, 1])
-        near = (d < REACH) & (np.abs(pos[iu, k, 2] - pos[ju, k, 2]) < 0.5)
-        hands_meet = hand[iu, k] & hand[ju, k]
+    # a pair is looked at where it is near and its key differs from its last near sample's (the same as from
+    # its last look: where it did not differ, it was not looked at); blocks of samples, in time order
+    for k0 in range(0, len(ts), _BLOCK):
+        ks = np.arange(k0, min(len(ts), k0 + _BLOCK))
+        blk, cnt, hnd = pos[:, ks], count[:, ks], hand[:, ks]
+        d = np.hypot(blk[iu, :, 0] - blk[ju, :, 0], blk[iu, :, 1] - blk[ju, :, 1])
+        near = (d < REACH) & (np.abs(blk[iu, :, 2] - blk[ju, :, 2]) < 0.5)                  # (P, B)
+        hands_meet = hnd[iu] & hnd[ju]
         for p, m in led.items():
-            hands_meet[p] |= m[k]
-        cur = np.stack([count[iu, k], count[ju, k], hands_meet], axis=1)
-        touching &= near
-        for p in np.flatnonzero(near & (cur != seen).any(axis=1)):
-            seen[p] = cur[p]
-            a, b = ids[iu[p]], ids[ju[p]]
-            sa, oa = bodies.posed(a, float(t), k)
-            sb, ob = bodies.posed(b, float(t), k)
-            hands = bool(cur[p, 2])
-            key = (sa, sb, hands)
-            if checked.get(p) == key:
+            hands_meet[p] |= m[ks]
+        key = np.stack([cnt[iu], cnt[ju], hands_meet], axis=2)                              # (P, B, 3)
+        # each sample's previous near sample in this block (-1: none, the carried one)
+        idx = np.where(near, np.arange(len(ks))[None, :], -1)
+        prev = np.maximum.accumulate(np.concatenate([np.full((P, 1), -1), idx[:, :-1]], axis=1), axis=1)
+        before = np.where((prev >= 0)[:, :, None], np.take_along_axis(key, np.maximum(prev, 0)[:, :, None], axis=1),
+                          last[:, None, :])
+        look = near & (key != before).any(axis=2)
+        gone = apart[:, None] + np.cumsum(~near, axis=1)                                     # (P, B)
+        has = near.any(axis=1)
+        lastk = np.where(has, np.max(idx, axis=1), 0)
+        last[has] = key[has, lastk[has]]
+        apart = gone[:, -1].copy()
+        for b, p in zip(*np.nonzero(look.T)):
+            k = int(ks[b])
+            if gone[p, b] != apart_then[p]:
+                touching[p] = False                        # apart since it was last looked at
+            apart_then[p] = gone[p, b]
+            a_, b_ = ids[iu[p]], ids[ju[p]]
+            t = float(ts[k])
+            sa, oa = bodies.posed(a_, t, k)
+            sb, ob = bodies.posed(b_, t, k)
+            hands = bool(key[p, b, 2])
+            sig = (sa, sb, hands)
+            if checked.get(p) == sig:
                 continue                                   # posed as when last tested: touching as then
             parts = bodies.touch(oa, ob, not hands)
-            checked[p] = key
+            checked[p] = sig
             hit = parts is not None
             if hit and not touching[p]:
-                found.append(Contact(a, b, float(t), parts))
+                found.append(Contact(a_, b_, t, parts))
                 if limit is not None and len(found) >= limit:
                     return found
             touching[p] = hit
