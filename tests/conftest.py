@@ -2,6 +2,7 @@
 the slowest step of the suite), and every test that needs it reads the same :class:`Plan`."""
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import os
 import sys
@@ -43,17 +44,25 @@ def planned(name: str = "zheng_xuan", zhongbin: int = 3, dafu: int = 1, options:
     first half or the whole), made once per session (do not mutate)."""
     key = hashlib.sha1(repr((name, zhongbin, dafu, options) + ((part,) if part != "passage" else ()))
                        .encode()).hexdigest()[:16]
-    cached = _SHARED_DIR / f"{key}.json" if _SHARED_DIR else None
-    if cached is not None and cached.exists():
-        return Plan.load(cached)
-    reading = reading_named(name)
-    plan = make_plan(reading, load_part(part, zhongbin=zhongbin, dafu=dafu, options=dict(options), reading=reading))
-    if cached is not None:
-        cached.parent.mkdir(parents=True, exist_ok=True)
-        part = cached.with_name(f"{key}.{os.getpid()}.part")
-        plan.save(part)
-        os.replace(part, cached)
+    if _SHARED_DIR is None:
+        return _make(name, zhongbin, dafu, options, part)
+    cached = _SHARED_DIR / f"{key}.json"
+    _SHARED_DIR.mkdir(parents=True, exist_ok=True)
+    # one worker plans it while another that needs the same plan waits for it (both used to plan it at once)
+    with open(_SHARED_DIR / f"{key}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if cached.exists():
+            return Plan.load(cached)
+        plan = _make(name, zhongbin, dafu, options, part)
+        tmp = cached.with_name(f"{key}.{os.getpid()}.part")
+        plan.save(tmp)
+        os.replace(tmp, cached)
     return plan
+
+
+def _make(name: str, zhongbin: int, dafu: int, options: tuple, part: str) -> Plan:
+    reading = reading_named(name)
+    return make_plan(reading, load_part(part, zhongbin=zhongbin, dafu=dafu, options=dict(options), reading=reading))
 
 
 @pytest.fixture(scope="session")
@@ -71,3 +80,9 @@ def plan():
 def plan_of():
     """``plan_of(name, zhongbin=…, dafu=…, options=((k, v), …))``: a plan made once per session."""
     return planned
+
+
+@pytest.fixture(scope="session")
+def plan_json(plan, tmp_path_factory):
+    """The default plan saved as a file, for commands that take ``--plan`` (not to plan it again)."""
+    return plan.save(tmp_path_factory.mktemp("plan") / "plan.json")

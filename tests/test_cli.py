@@ -46,10 +46,10 @@ def test_every_command_has_help():
         assert r.returncode == 0 and "usage:" in r.stdout, (cmd, r.stderr)
 
 
-def test_video_command_renders_real_plan(tmp_path, capsys):
+def test_video_command_renders_real_plan(plan_json, tmp_path, capsys):
     out = tmp_path / "v.mp4"
     frames = tmp_path / "frames"
-    rc = cli.main(["video", "--from", "0.0s", "--to", "0.4s", "--size", "320x180", "--no-cards", "--quiet",
+    rc = cli.main(["video", "--plan", str(plan_json), "--from", "0.0s", "--to", "0.4s", "--size", "320x180", "--no-cards", "--quiet",
                    "--out", str(out), "--frames", str(frames)])
     assert rc == 0
     assert out.exists() and out.stat().st_size > 0
@@ -68,8 +68,8 @@ def test_video_command_renders_real_plan(tmp_path, capsys):
 
 @pytest.mark.parametrize("span", [["--from", "999"], ["--from", "90s", "--to", "80s"],
                                   ["--from", "99999s", "--to", "100000s"], ["--from", "99999s"]])
-def test_an_excerpt_that_does_not_exist_is_one_line(tmp_path, span, capsys):
-    rc = cli.main(["video", *span, "--quiet", "--out", str(tmp_path / "x.mp4")])
+def test_an_excerpt_that_does_not_exist_is_one_line(plan_json, tmp_path, span, capsys):
+    rc = cli.main(["video", "--plan", str(plan_json), *span, "--quiet", "--out", str(tmp_path / "x.mp4")])
     err = capsys.readouterr().err
     assert rc == 2 and len(err.strip().splitlines()) == 1, err
     assert not (tmp_path / "x.mp4").exists()

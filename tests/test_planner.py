@@ -17,7 +17,6 @@ import shapely
 
 from reconstruct.checks.audit import audit, sample
 from reconstruct.model.plan import FORMAT, POSTURES, PROP_POSTURES
-from reconstruct.planner.core import make_plan
 from reconstruct.layout.reading import load_reading
 from reconstruct.rite.loader import load_rite
 from reconstruct.planner.walkable import COURT, HALL, PERSON_GAP, Ground
@@ -62,9 +61,6 @@ def test_plan_format(plan, reading):
     assert set(plan.landmarks) >= {"乏", "侯", "中", "楅", "洗", "西阶", "阼阶"}
 
 
-def test_deterministic(reading, plan):
-    """Planned again, the passage is the same byte for byte."""
-    assert make_plan(reading, load_rite(reading=reading)).to_json() == plan.to_json()
 
 
 # (clause, person, relation to a landmark or person, facing, posture, level) checked at the end of the event:
@@ -209,13 +205,17 @@ def test_way_out_of_a_crowd_in_the_open_court(reading):
     assert shapely.covers(g.levels[COURT].prepared, shapely.LineString(path))   # round walls and fixtures
 
 
-def test_cli_plan_json(tmp_path):
+def test_deterministic_and_the_cli_plan_json(plan, tmp_path):
+    """Planned again (in a fresh process, by the command line), the passage is the same byte for byte, and
+    the command writes it in the plan format (one plan made for both: planning is the slow part)."""
     out = tmp_path / "plan.json"
     r = subprocess.run([sys.executable, "render.py", "plan", "--json", str(out)], cwd=ROOT,
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert "conflicts left" in r.stdout
-    assert json.loads(out.read_text(encoding="utf-8"))["format"] == FORMAT
+    text = out.read_text(encoding="utf-8")
+    assert json.loads(text)["format"] == FORMAT
+    assert text == plan.to_json()
 
 
 def test_cli_plan_unreachable(tmp_path):

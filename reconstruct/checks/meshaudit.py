@@ -29,6 +29,7 @@ STEP = 0.2                  # s between samples
 REACH = 1.5                 # m: centres farther apart than this cannot touch (arms out, sleeves, bows aside)
 HAND_PARTS = ("l_forearm", "l_sleeve", "l_forearm_bare", "l_guard", "r_forearm", "r_sleeve", "r_ring")
 HANDING = (GestureKind.HAND_OVER, GestureKind.RECEIVE, GestureKind.POUR)
+_BLOCK = 512                # samples looked at together
 
 
 @dataclass(frozen=True)
@@ -103,7 +104,8 @@ class _Body:
         self.hi = np.full((len(g.parts), 3), -np.inf)
         self.lo[present] = np.minimum.reduceat(V, starts, axis=0)
         self.hi[present] = np.maximum.reduceat(V, starts, axis=0)
-        hidden = np.setdiff1d(np.arange(len(g.parts)), self.shown)
+        hidden = np.ones(len(g.parts), bool)
+        hidden[self.shown] = False
         self.lo[hidden], self.hi[hidden] = np.inf, -np.inf
         self.box = (self.lo[self.shown].min(0), self.hi[self.shown].max(0))
         self.objs: dict[int, object] = {}
@@ -213,33 +215,62 @@ def mesh_audit(plan: Plan, step: float = STEP, t0: float = 0.0, t1: float | None
         changes[a] = np.cumsum(m)
     bodies = _Bodies(sampler, changes)
     found: list[Contact] = []
-    touching: dict[tuple[str, str], bool] = {}
-    checked: dict[tuple[str, str], tuple] = {}
     n = len(ids)
     iu, ju = np.triu_indices(n, 1)
-    for k, t in enumerate(ts):
-        d = np.hypot(pos[iu, k, 0] - pos[ju, k, 0], pos[iu, k, 1] - pos[ju, k, 1])
-        same = np.abs(pos[iu, k, 2] - pos[ju, k, 2]) < 0.5
-        near = set()
-        for i, j in zip(iu[(d < REACH) & same], ju[(d < REACH) & same]):
-            a, b = ids[i], ids[j]
-            near.add((a, b))
-            sa, oa = bodies.posed(a, float(t), k)
-            sb, ob = bodies.posed(b, float(t), k)
-            hands = bool((handing[a][k] and handing[b][k]) or leading.get((a, b), never)[k]
-                         or leading.get((b, a), never)[k])
-            key = (sa, sb, hands)
-            if checked.get((a, b)) == key:
-                hit = touching.get((a, b), False)
-            else:
-                parts = bodies.touch(oa, ob, not hands)
-                checked[(a, b)] = key
-                hit = parts is not None
-                if hit and not touching.get((a, b), False):
-                    found.append(Contact(a, b, float(t), parts))
-                    if limit is not None and len(found) >= limit:
-                        return found
-            touching[(a, b)] = hit
-        for pair in [p for p in touching if p not in near]:
-            touching[pair] = False
+    # per pair and sample: may either of the two have changed, and may their hands meet (a hand-over or
+    # a leading by the hand). A pair near at a sample where neither count nor hands differ from when it was
+    # last looked at poses as it did then (see :meth:`_Bodies.posed`): it touches as it did, and is skipped
+    count = np.stack([changes[a] for a in ids])                                 # (n, T)
+    hand = np.stack([handing.get(a, never) for a in ids])
+    led = {p: leading.get((ids[i], ids[j]), never) | leading.get((ids[j], ids[i]), never)
+           for p, (i, j) in enumerate(zip(iu, ju)) if (ids[i], ids[j]) in leading or (ids[j], ids[i]) in leading}
+    P = len(iu)
+    last = np.full((P, 3), -1, np.int64)       # (count of a, count of b, hands) at each pair's last near sample
+    apart = np.zeros(P, np.int64)              # samples each pair was not near, so far
+    apart_then = np.full(P, -1, np.int64)      # … when it was last looked at
+    touching = np.zeros(P, bool)
+    checked: dict[int, tuple] = {}
+    # a pair is looked at where it is near and its key differs from its last near sample's (the same as from
+    # its last look: where it did not differ, it was not looked at); blocks of samples, in time order
+    for k0 in range(0, len(ts), _BLOCK):
+        ks = np.arange(k0, min(len(ts), k0 + _BLOCK))
+        blk, cnt, hnd = pos[:, ks], count[:, ks], hand[:, ks]
+        d = np.hypot(blk[iu, :, 0] - blk[ju, :, 0], blk[iu, :, 1] - blk[ju, :, 1])
+        near = (d < REACH) & (np.abs(blk[iu, :, 2] - blk[ju, :, 2]) < 0.5)                  # (P, B)
+        hands_meet = hnd[iu] & hnd[ju]
+        for p, m in led.items():
+            hands_meet[p] |= m[ks]
+        key = np.stack([cnt[iu], cnt[ju], hands_meet], axis=2)                              # (P, B, 3)
+        # each sample's previous near sample in this block (-1: none, the carried one)
+        idx = np.where(near, np.arange(len(ks))[None, :], -1)
+        prev = np.maximum.accumulate(np.concatenate([np.full((P, 1), -1), idx[:, :-1]], axis=1), axis=1)
+        before = np.where((prev >= 0)[:, :, None], np.take_along_axis(key, np.maximum(prev, 0)[:, :, None], axis=1),
+                          last[:, None, :])
+        look = near & (key != before).any(axis=2)
+        gone = apart[:, None] + np.cumsum(~near, axis=1)                                     # (P, B)
+        has = near.any(axis=1)
+        lastk = np.where(has, np.max(idx, axis=1), 0)
+        last[has] = key[has, lastk[has]]
+        apart = gone[:, -1].copy()
+        for b, p in zip(*np.nonzero(look.T)):
+            k = int(ks[b])
+            if gone[p, b] != apart_then[p]:
+                touching[p] = False                        # apart since it was last looked at
+            apart_then[p] = gone[p, b]
+            a_, b_ = ids[iu[p]], ids[ju[p]]
+            t = float(ts[k])
+            sa, oa = bodies.posed(a_, t, k)
+            sb, ob = bodies.posed(b_, t, k)
+            hands = bool(key[p, b, 2])
+            sig = (sa, sb, hands)
+            if checked.get(p) == sig:
+                continue                                   # posed as when last tested: touching as then
+            parts = bodies.touch(oa, ob, not hands)
+            checked[p] = sig
+            hit = parts is not None
+            if hit and not touching[p]:
+                found.append(Contact(a_, b_, t, parts))
+                if limit is not None and len(found) >= limit:
+                    return found
+            touching[p] = hit
     return found
