@@ -7,6 +7,7 @@ import hashlib
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 from conftest import planned
 
@@ -119,6 +120,25 @@ def test_first_half_ends_where_the_passage_begins(plan):
     outside the gate behind the guests' file, the 算 lying as the count finds them (alike: matched as a set), the
     bows where each was laid (釋弓), the arrows on the 楅."""
     assert seam(planned(part="first"), plan) == []
+
+
+@pytest.mark.parametrize("dafu", [2, 3])
+def test_first_half_offers_every_grandee(reading, dafu):
+    """大夫若衆，則辯獻長乃酢 (鄭 on 大夫降洗): with several 大夫 each is offered the cup before the first returns it,
+    each from his own mat, laid by hand east of the wine jars (席於尊東) like every other mat; planned without a
+    conflict, a finding of the audit or of the conservation of things."""
+    p = planned(part="first", dafu=dafu)
+    assert p.conflicts == []
+    assert audit(p, reading, limit=10_000) == [] and conservation(p) == []
+    ev = {e.id: e for e in p.events}
+    zuo = min(e.start for e in p.events if e.id.startswith("f5.zx"))
+    for k in range(2, dafu + 1):
+        d, mat = f"大夫{k}", p.props[f"大夫席{k}"]
+        assert ev[f"f5.bian.{d}"].end <= ev[f"f5.bianda.{d}"].start <= zuo
+        assert "大夫" + str(k) in ev[f"f5.bian.{d}"].actors
+        laid = p.landmarks[f"大夫席{k}"].position
+        assert np.linalg.norm(mat.track.at(np.asarray([0.0]))[0][0][:2] - laid[:2]) > 3.0     # kept aside at first
+        assert np.linalg.norm(mat.track.at(np.asarray([ev["f5.ji.ji"].start]))[0][0][:2] - laid[:2]) < 0.05
 
 
 def test_the_tallies_are_matched_as_a_set(plan):
