@@ -46,7 +46,11 @@ def _signature(plan: Plan, ev, roles: dict[str, str]) -> dict:
                  or any(e.start - 1e-6 <= g.t0 < e.end - 1e-6 for e in elsewhere)]
         gest = [(g.kind, _role(g.object, roles)) for g in mine if g not in other]
         keys = a.track.keys
-        post = [str(p) for t, p in zip(keys["t"], keys["posture"]) if ev.start <= t < ev.end - 1e-6 and p != "walk"
+        ts = list(keys["t"])
+        # a pose held for no time (a key followed by another at the same instant: one bow ending as the next
+        # begins) is not one he takes
+        post = [str(p) for i, (t, p) in enumerate(zip(ts, keys["posture"]))
+                if ev.start <= t < ev.end - 1e-6 and p != "walk" and not (i + 1 < len(ts) and ts[i + 1] - t < 1e-6)
                 and not any(g.t0 - 1e-6 <= t <= g.t1 + 1e-6 for g in other)
                 and not any(e.start - 1e-6 <= t < e.end - 1e-6 for e in elsewhere)]
         post = [p for i, p in enumerate(post) if i == 0 or p != post[i - 1]]
