@@ -42,7 +42,7 @@ PART1 = ASSETS / "text" / "xiangshe_li_part1.txt"
 # 北上), not scattered there (赞者2 stood on the 主人袒位, so the 主人 袒決遂 and laid his bow 0.8 m off it).
 # Shots (hit, landing point) and scores unchanged; later events shift by up to 7 s; the other paths differ only
 # where a walk waits or routes round someone standing elsewhere.
-PASSAGE_PLAN_SHA256 = "02d79db8331997076f594b3e97cfa5fc5645d22be7ed06a3246ee85dc0289109"
+PASSAGE_PLAN_SHA256 = "d4646ace21a85a9e31a07a960b3646fce2abb8e50cbb24fc21ec15cb80ec0c45"
 # the first half's non-archery sections (戒賓 … 立司正, 末旅): characters [0, MINE) of part 1
 NON_ARCHERY_END = 1672
 
