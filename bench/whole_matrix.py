@@ -17,6 +17,7 @@ from reconstruct.checks.audit import audit
 from reconstruct.checks.conservation import conservation
 from reconstruct.layout import load_reading
 from reconstruct.planner import make_plan
+from reconstruct.planner.errors import PlanError
 from reconstruct.rite.loader import load_part
 
 LAYOUTS = ("zheng_xuan", "ao_jigong", "yishu_1748", "dashe_fa", "zhou_chi_197", "zheng_xuan_xiang")
@@ -42,7 +43,13 @@ def main() -> int:
     for name in a.layouts.split(","):
         reading = load_reading(name)
         for n in counts:
-            plan = make_plan(reading, load_part("whole", zhongbin=n, reading=reading))
+            try:
+                plan = make_plan(reading, load_part("whole", zhongbin=n, reading=reading))
+            except PlanError as e:            # a case that does not plan is a finding too
+                print(f"{name:18s} {n:4d}  plan failed: {str(e)[:300]}", flush=True)
+                total["cases"] += 1
+                total["failed"] += 1
+                continue
             if a.save:
                 Path(a.save).mkdir(parents=True, exist_ok=True)
                 plan.save(Path(a.save) / f"{name}-{n}.json")
@@ -59,7 +66,7 @@ def main() -> int:
             total["overlap"] += len(ov)
             total["other"] += len(found) - len(ov)
             total["conservation"] += len(cons)
-    print(f"clean {total['clean']}/{total['cases']}; overlaps {total['overlap']}, other audit "
+    print(f"clean {total['clean']}/{total['cases']}; plan failed {total['failed']}; overlaps {total['overlap']}, other audit "
           f"{total['other']}, conservation {total['conservation']}", flush=True)
     return 0 if total["clean"] == total["cases"] else 1
 

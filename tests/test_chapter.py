@@ -36,8 +36,14 @@ PART1 = ASSETS / "text" / "xiangshe_li_part1.txt"
 # 負侯 facing north: only his track changes (he walks the 1.2 m to 負侯 to receive the cup, 獲者負侯北面拜受爵);
 # and the 樂正 stands south of the musicians' file (樂正北面立于其南; 鄭: 不與工序也), not inside it (工2–4 were
 # pushed out of their places by him).  Scores and every shot unchanged; later events shift in time.  And
-# 弟子相工，如其降也 (p18): each junior comes to his 工 where he sits before he leads him up (相: by the hand)
-PASSAGE_PLAN_SHA256 = "080674630dc80d5be8d73cb03ac09b49284e4b40e12414fbbf70aeeca3053cc5"
+# 弟子相工，如其降也 (p18): each junior comes to his 工 where he sits before he leads him up (相: by the hand).
+# And once by 樂正反 (p18; 鄭: 樂正反，自西階東，北面; 賈: 知不升者，以正樂畢，上無告請于賓之事，宜與正歌備已後同也):
+# the 樂正 no longer goes up to stand west of the 工席 but back to 西階下東一丈 facing north (where f6 has him after
+# 正歌備), below among those standing (記 樂正與立者齒), and comes up to receive the 旅 at the 西階上 like them (p18,
+# p22).  Compared key by key: score, shots and music the same; 25 of 37 people and 162 of 173 things the same
+# places in the same order (later times shift: 31.7 s shorter); the 樂正, and the 司马, 宾, 主人, 大夫, 众宾1–3,
+# 举觯者1–2, 赞者1–2 and the cups, 俎 and 羞 they carry take other ways on the hall in the 旅酬 and 無筭爵.
+PASSAGE_PLAN_SHA256 = "20e87c542fa01973428fc0f52cf5c04f5e989bcd5780335e1555cda91de8b940"
 # the first half's non-archery sections (戒賓 … 立司正, 末旅): characters [0, MINE) of part 1
 NON_ARCHERY_END = 1672
 
@@ -181,6 +187,19 @@ def test_the_musicians_go_back_up_to_their_own_places_with_their_zithers():
         assert whole.props[se].carrier(ev["p18.xianggong"].end) == player
         assert whole.props[se].carrier(ev["p18.xianggong"].start) is None      # lying below beside him (f8)
     assert "瑟1" not in planned().props
+
+
+def test_the_music_master_stays_below_when_the_musicians_go_back_up(plan):
+    """樂正反 (p18; 鄭: 樂正反，自西階東，北面; 賈: 知不升者 … 宜與正歌備已後同也): the 樂正 does not go up with the
+    musicians; he stands below east of the 西階, facing north, where he stood after 正歌備 (f6), and goes up only
+    to receive the 旅 at the top of the 西階 (皆升，受酬于西階上)."""
+    ev = {e.id: e for e in plan.events}
+    t = ev["p18.xianggong"].end
+    x, y, z = plan.actors["乐正"].track.at(np.array([t]))[0][0]
+    stair = plan.landmarks["西阶"].position
+    assert z < 0.05 and y < stair[1] and x > stair[0] + 1.5, (x, y, z)     # below, east of the 西階
+    up = plan.actors["乐正"].track.at(np.arange(ev["p18.chou"].start, ev["p18.zushou"].end, 1.0))[0]
+    assert (up[:, 2] > 0.5).any()                                          # he goes up to receive the 旅
 
 
 def test_first_half_has_its_glyphs():
