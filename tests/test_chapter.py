@@ -42,7 +42,15 @@ PART1 = ASSETS / "text" / "xiangshe_li_part1.txt"
 # 北上), not scattered there (赞者2 stood on the 主人袒位, so the 主人 袒決遂 and laid his bow 0.8 m off it).
 # Shots (hit, landing point) and scores unchanged; later events shift by up to 7 s; the other paths differ only
 # where a walk waits or routes round someone standing elsewhere.
-PASSAGE_PLAN_SHA256 = "d4646ace21a85a9e31a07a960b3646fce2abb8e50cbb24fc21ec15cb80ec0c45"
+# And once by 樂正反 (p18; 鄭: 樂正反，自西階東，北面; 賈: 知不升者，以正樂畢，上無告請于賓之事，宜與正歌備已後同也):
+# the 樂正 no longer goes up to stand west of the 工席 but back to 西階下東一丈 facing north (where f6 has him after
+# 正歌備), below among those standing (記 樂正與立者齒), and comes up to receive the 旅 at the 西階上 like them (p18,
+# p22).  Compared key by key: score, shots and music the same; 25 of 37 people and 162 of 173 things the same
+# places in the same order (later times shift: 31.7 s shorter); the 樂正, and the 司马, 宾, 主人, 大夫, 众宾1–3,
+# 举觯者1–2, 赞者1–2 and the cups, 俎 and 羞 they carry take other ways on the hall in the 旅酬 and 無筭爵.
+# And by 當楅南 at 拾取矢: the pair 二尺 either side of the 楅's line (four 尺 apart), not 一尺五寸 (a forearm met a
+# sleeve as they turned, 皆左還): their stands there and what follows shift; shots and scores unchanged.
+PASSAGE_PLAN_SHA256 = "c98dd65b9f473dd55a45344f9636eec43116d6d721eb8ff3a53255f006e2ecf3"
 # the first half's non-archery sections (戒賓 … 立司正, 末旅): characters [0, MINE) of part 1
 NON_ARCHERY_END = 1672
 
@@ -167,13 +175,40 @@ def test_whole_begins_the_passage_where_the_first_half_ends(reading):
     assert found == []
 
 
-@pytest.mark.xfail(strict=True, reason="--part whole: 2 overlaps left at p19.xi (the 舉觶者 at the 西階上 with "
-                                        "each other and the 大師): when the 工 go back up (p18 弟子相工…反坐) they "
-                                        "do not all sit in their own places on the 工席 (工2, 工3 swapped, 工4 pushed "
-                                        "0.6 m), crowding the stair's head (the 酬觶 handed at a distance is gone)")
 def test_whole_audit_and_conservation(reading):
+    """The whole chapter on the default reading: no finding of the audit or of the conservation of things
+    (the other readings and counts: bench/whole_matrix.py, too slow for the suite)."""
     whole = planned(part="whole")
     assert audit(whole, reading, limit=10_000) == [] and conservation(whole) == []
+
+
+def test_the_musicians_go_back_up_to_their_own_places_with_their_zithers():
+    """弟子相工，如其降也，升自西階，反坐 (p18; 鄭: 降時如初入): in the whole chapter each 工 sits again where he sat
+    before the 遷樂 (f6: his own place on the 工席), and the 瑟 the juniors carried down (相者皆左何瑟) go up with
+    their players and are handed to them (相者坐授瑟); the passage alone has no 瑟."""
+    whole = planned(part="whole")
+    ev = {e.id: e for e in whole.events}
+    for who in ("大师", "工2", "工3", "工4"):
+        before = whole.actors[who].track.at(np.array([ev["f6.zuo"].end]))[0][0]
+        after = whole.actors[who].track.at(np.array([ev["p18.xianggong"].end]))[0][0]
+        assert abs(before - after).max() < 0.05, (who, before, after)
+    for se, player in (("瑟1", "大师"), ("瑟2", "工2")):
+        assert whole.props[se].carrier(ev["p18.xianggong"].end) == player
+        assert whole.props[se].carrier(ev["p18.xianggong"].start) is None      # lying below beside him (f8)
+    assert "瑟1" not in planned().props
+
+
+def test_the_music_master_stays_below_when_the_musicians_go_back_up(plan):
+    """樂正反 (p18; 鄭: 樂正反，自西階東，北面; 賈: 知不升者 … 宜與正歌備已後同也): the 樂正 does not go up with the
+    musicians; he stands below east of the 西階, facing north, where he stood after 正歌備 (f6), and goes up only
+    to receive the 旅 at the top of the 西階 (皆升，受酬于西階上)."""
+    ev = {e.id: e for e in plan.events}
+    t = ev["p18.xianggong"].end
+    x, y, z = plan.actors["乐正"].track.at(np.array([t]))[0][0]
+    stair = plan.landmarks["西阶"].position
+    assert z < 0.05 and y < stair[1] and x > stair[0] + 1.5, (x, y, z)     # below, east of the 西階
+    up = plan.actors["乐正"].track.at(np.arange(ev["p18.chou"].start, ev["p18.zushou"].end, 1.0))[0]
+    assert (up[:, 2] > 0.5).any()                                          # he goes up to receive the 旅
 
 
 def test_first_half_has_its_glyphs():

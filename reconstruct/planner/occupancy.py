@@ -77,6 +77,7 @@ class Occupancy:
         self.ground = state.ground
         self.keepout = keepout_of(state.reading, state.ground)
         self._extra: list[tuple[float, float, str]] = []     # someone assumed standing (see assuming_standing)
+        self._ignored: tuple[int, ...] = ()                    # slots not counted as standing (see ignoring)
         self._standing_memo: tuple = (None, [])
         self._end_levels: tuple = (None, None)     # (index version, level of where each track ends)
         self._spots: dict[tuple, tuple] = {}      # candidate spots round a place, and which the ground allows
@@ -90,6 +91,15 @@ class Occupancy:
             yield
         finally:
             self._extra.clear()
+
+    @contextmanager
+    def ignoring(self, *bodies: Body):
+        """Within the block, these are not taken to stand anywhere (routes go through them)."""
+        self._ignored = tuple(b.slot for b in bodies)
+        try:
+            yield
+        finally:
+            self._ignored = ()
 
     def position_at(self, body: Body, t: float) -> tuple[float, float, float]:
         k = body.keys
@@ -116,7 +126,7 @@ class Occupancy:
         """Where others stand at time t on a level, and where those still moving will stop (remembered
         while nobody's track changes: a walk asks several times before it is written)."""
         dishes = self._dishes(level)
-        key = (me.id, t, level, self.state.track_index.version, tuple(self._extra), dishes.tobytes())
+        key = (me.id, t, level, self.state.track_index.version, tuple(self._extra), self._ignored, dishes.tobytes())
         if self._standing_memo[0] == key:
             return list(self._standing_memo[1])
         # the dishes served lying on the ground are gone round and not stood on, as a body is
@@ -139,6 +149,7 @@ class Occupancy:
         ended = ti.last_t[:n] <= t
         mask = (there & ended) | ~ended
         mask[me.slot] = False
+        mask[list(self._ignored)] = False
         stops = ends[:, :2].tolist()
         for i in np.flatnonzero(mask).tolist():
             b = self.state.by_slot[i]

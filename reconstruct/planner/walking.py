@@ -63,7 +63,7 @@ class Walking:
         if not w.plan or not time_path(self.pace, body, w.plan, t0):
             return
         w.stays = not top_step and w.legs[-1][2] != STAIR
-        if aside and w.stays and self.ground.boxed_in:
+        if aside and w.stays and self.ground.boxed_in and not self._boxed_in_by_his_leader(body, w):
             self._aside_of_the_boxed_in(body, w, list(via))
         found = self._walk_abreast(body, w) if w.stays else None
         if found is None and w.stays and self.pairs.is_led(body.id):
@@ -79,6 +79,19 @@ class Walking:
         if found is None:
             found = self._walk_at_last(body, w)
         self._write_walk(body, w, found)
+
+    def _boxed_in_by_his_leader(self, body: Body, w: "Way") -> bool:
+        """One led by the hand (相) comes to his place beside the one who leads him, who stands there already
+        (planned first): only he closes the way in, so the one led goes to his own place, not aside of it
+        (弟子相工…反坐: each 工 back to his own seat, the junior beside him)."""
+        leader = self.pairs.partner_of(body.id) if self.pairs.is_led(body.id) else None
+        if leader is None:
+            return False
+        with self.occupancy.ignoring(self.state.bodies[leader]):
+            self.routes.corners(body, w.legs, w)
+            free = not self.ground.boxed_in
+        self.ground.boxed_in = not free
+        return free
 
     def _aside_of_the_boxed_in(self, body: Body, w: "Way", via: list) -> None:
         """Those standing there leave no way to the goal: the nearest spot round it that can be reached."""

@@ -32,11 +32,12 @@ FIRST_SCRIPT = RITE.parent / "first.yaml"      # the first half of the chapter (
 
 
 def load_rite(path: str | Path | None = None, *, zhongbin: int | None = None, dafu: int | None = None,
-              options: dict[str, str] | None = None, reading=None) -> Rite:
+              options: dict[str, str] | None = None, reading=None, before: Rite | None = None) -> Rite:
     """Load, expand and validate the rite script (see the module docstring); ``zhongbin``/``dafu``
     override the script's own parameters when given; a ``reading``'s own choices of the interpretive
-    options stand under ``options``."""
-    return _load(path, zhongbin=zhongbin, dafu=dafu, options=options, reading=reading)[0]
+    options stand under ``options``; ``before``: the rite performed before it in one ceremony (the whole
+    chapter's first half), whose things its events may name too (``Script.read_carried``)."""
+    return _load(path, zhongbin=zhongbin, dafu=dafu, options=options, reading=reading, before=before)[0]
 
 
 def load_rite_with_report(path: str | Path | None = None, **kw) -> tuple[Rite, dict]:
@@ -45,7 +46,7 @@ def load_rite_with_report(path: str | Path | None = None, **kw) -> tuple[Rite, d
 
 
 def _load(path, *, zhongbin: int | None = None, dafu: int | None = None, options: dict[str, str] | None = None,
-          reading=None):
+          reading=None, before: Rite | None = None):
     path = Path(path or DEFAULT_SCRIPT)
     s = Script(path, read_yaml(path))
     s.read_seed()
@@ -53,6 +54,8 @@ def _load(path, *, zhongbin: int | None = None, dafu: int | None = None, options
     s.read_options(options or {}, {k: c for k, (c, _) in reading.options.items()} if reading is not None else None,
                    getattr(reading, "file", "reading"))
     s.read_cast()
+    if before is not None:
+        s.read_carried(before)
     s.read_ensembles()
     s.read_initial()
     nodes = _event_nodes(s, path)
@@ -91,7 +94,8 @@ def load_part(part: str = PART, path: str | Path | None = None, **kw) -> Rite:
     if part == "first":
         return load_rite(FIRST_SCRIPT, **kw)
     if part == "whole":
-        return join_rites(load_rite(FIRST_SCRIPT, **kw), load_rite(path, **kw))
+        first = load_rite(FIRST_SCRIPT, **kw)
+        return join_rites(first, load_rite(path, before=first, **kw))
     raise ValueError(f"part {part!r}: one of {', '.join(PARTS)}")
 
 

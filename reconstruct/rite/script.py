@@ -204,10 +204,25 @@ class Script:
         self.props, _ = self._build(Prop, "prop", "props")
         self.person_ids = [p.id for p in self.people]
         self.prop_ids = [p.id for p in self.props]
+        self.carried: dict[str, Initial] = {}
+        self.env["PROPS"] = self.prop_ids          # the things of the ceremony, for ``if: "'瑟1' in PROPS"``
         landmarks = self.tpl.expand(self.raw.get("landmarks") or [], self.env)
         if not isinstance(landmarks, list) or not all(isinstance(x, str) for x in landmarks):
             raise self.err(self.raw.get("landmarks"), "landmarks: a list of names")
         self.landmarks = [str(x) for x in landmarks]
+
+    def read_carried(self, before) -> None:
+        """The things of the part performed before this one in the same ceremony (``before``, a Rite: the whole
+        chapter's first half) that this script does not declare (the 瑟 the 相者 carry, 相者皆左何瑟): its events
+        may name them where a 如初 performs what the part before did with them, under ``if: "'瑟1' in PROPS"``
+        (the script alone has no such thing).  Where they are at this part's first character is where the part
+        before leaves them (``join_rites``), not declared here."""
+        own = set(self.prop_ids)
+        for p in before.props:
+            if p.id not in own:
+                self.props.append(p)
+                self.prop_ids.append(p.id)
+                self.carried[p.id] = before.initial[p.id]
 
     # -- pairs, groups, formations
     def read_ensembles(self) -> None:
@@ -305,6 +320,7 @@ class Script:
                 raise self.err(v, f"bad initial state of {k!r}: {short(e)}") from None
             self._check_initial(k, st, v)
             initial[k] = st
+        initial.update({k: v for k, v in self.carried.items() if k not in initial})
         missing = [i for i in (*self.person_ids, *self.prop_ids) if i not in initial]
         if missing:
             raise self.err(self.raw["initial"], f"no initial state for: {', '.join(missing)}")
