@@ -1,4 +1,6 @@
 """Reading an input file safely: a regular file, not too big, UTF-8 — else one line saying why.
+A YAML data file (the statements catalogue, the 禮節圖 steps) is parsed by :func:`parse_yaml`, whose
+errors are one line too (the rite script has its own reader, :mod:`.rite.yaml_lines`).
 
 Every loader (readings, the rite script and its event files, the seed text, the statements
 catalogue, saved plans) reads through :func:`read_text`, so a folder, a device such as
@@ -9,6 +11,9 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
+from typing import Any
+
+import yaml
 
 from .errors import InputError
 
@@ -56,3 +61,16 @@ def read_bytes(path: str | Path, shown: str | None = None, *, what: str = "file"
     if len(data) > max_bytes:
         raise InputError(shown, "", f"too big for a {what} (over {max_bytes:,} bytes)")
     return data
+
+
+def parse_yaml(src: str, shown: str) -> Any:
+    """The YAML document of the text ``src`` (``yaml.safe_load``); a syntax error, or a document nested too
+    deep, raises :class:`InputError` naming ``shown`` and the line."""
+    try:
+        return yaml.safe_load(src)
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        raise InputError(shown, f"{mark.line + 1}" if mark else "",
+                         f"YAML syntax: {getattr(e, 'problem', None) or str(e).splitlines()[0][:160]}") from None
+    except (RecursionError, ValueError) as e:
+        raise InputError(shown, "", f"YAML: {str(e).splitlines()[0][:160] or 'nested too deep'}") from None

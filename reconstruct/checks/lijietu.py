@@ -22,10 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn
 
-import yaml
-
 from ..errors import InputError
-from ..inputs import read_text
+from ..inputs import parse_yaml, read_text
 from ..model.plan import Event, Plan
 from ..resources import ASSETS, data_path, logical_name
 from .statements import PARTS, PlanView, Result, Statement, evaluate, parse_statements
@@ -121,14 +119,7 @@ def load(path: str | Path = LIJIETU) -> Lijietu:
     """Read and validate the steps; a bad entry raises :class:`InputError` (file, step, what) on one line."""
     shown = str(path)
     src = read_text(path, shown, what="禮節圖 steps")
-    try:
-        raw = yaml.safe_load(src)
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        raise InputError(shown, f"{mark.line + 1}" if mark else "",
-                         f"YAML syntax: {getattr(e, 'problem', None) or str(e).splitlines()[0][:160]}") from None
-    except (RecursionError, ValueError) as e:
-        raise InputError(shown, "", f"YAML: {str(e).splitlines()[0][:160] or 'nested too deep'}") from None
+    raw = parse_yaml(src, shown)
     if not isinstance(raw, dict) or not isinstance(raw.get("steps"), list) or not raw["steps"]:
         raise InputError(shown, "", "a mapping with `source` and a list of `steps`")
     extra = set(map(str, raw)) - {"source", "steps", "not_used"}

@@ -246,10 +246,12 @@ def diagram_booklet(plan: Plan, outdir: Path, stem: str) -> list[dict[str, Any]]
 
 
 
-def _texts(plan: Plan, names: set[str]) -> dict[str, str]:
+def _texts(names: set[str]) -> dict[str, str]:
+    """The texts of the package the events cite (``Event.text_file``), by name."""
+    from ..inputs import read_text
     from ..resources import data_path
 
-    return {n: data_path(n).read_text(encoding="utf-8") for n in names}
+    return {n: read_text(data_path(n), n, what="text") for n in names}
 
 
 def lijietu_booklet(plan: Plan, part: str, outdir: Path, stem: str) -> dict[str, Any]:
@@ -265,7 +267,7 @@ def lijietu_booklet(plan: Plan, part: str, outdir: Path, stem: str) -> dict[str,
     lj = lijietu.load()
     drawn = lijietu.resolve(lj, plan, part)
     results = lijietu.measure(lj, plan, part)
-    texts = _texts(plan, {d.text_file for d in drawn})
+    texts = _texts({d.text_file for d in drawn})
     pages = []
     for i, d in enumerate(drawn, 1):
         st = d.step

@@ -21,10 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, NoReturn
 
-import yaml
-
 from ..errors import InputError
-from ..inputs import read_text
+from ..inputs import parse_yaml, read_text
 from ..model.defaults import CHI_M
 from ..model.plan import Event, Plan, Track
 from ..model.vocabulary import LandmarkKind, Posture
@@ -159,14 +157,7 @@ def parse_statements(raw: list, shown: str, seed: str | Path = SEED) -> list[Sta
 
 def _read_catalogue(path: Path, shown: str) -> list:
     src = read_text(path, shown, what="catalogue")
-    try:
-        raw = yaml.safe_load(src)
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        raise InputError(shown, f"{mark.line + 1}" if mark else "",
-                         f"YAML syntax: {getattr(e, 'problem', None) or str(e).splitlines()[0][:160]}") from None
-    except (RecursionError, ValueError) as e:
-        raise InputError(shown, "", f"YAML: {str(e).splitlines()[0][:160] or 'nested too deep'}") from None
+    raw = parse_yaml(src, shown)
     if not isinstance(raw, list):
         raise InputError(shown, "", "the catalogue is a list of statements")
     return raw
