@@ -12,7 +12,7 @@ from mini_fixtures import raw  # noqa: E402,F401 (fixture)
 from reconstruct.cli import main  # noqa: E402
 from reconstruct.model.plan import Plan  # noqa: E402
 from reconstruct.scene.framing import MEDIUM, WIDE, measure  # noqa: E402
-from reconstruct.scene.grammar import HANDLED, MIN_SHOT, SAME_ANGLE  # noqa: E402
+from reconstruct.scene.grammar import HANDLED, MIN_SHOT, SAME_ANGLE, WALK_CUT  # noqa: E402
 from reconstruct.scene.shots import (CAMERA_FORMAT, KEY_COLUMNS, CameraPose, camera_path, keys_at,  # noqa: E402
                                      project)
 
@@ -120,21 +120,24 @@ def test_every_clause_naming_a_thing_handled_has_a_close_shot_of_the_hands(plan,
 
 
 def test_the_grammar_cuts_cleanly(exported):
-    """No shot of the grammar under 2 s (the shooting's inserts keep their own rhythm); no cut between two shots
-    of the same kind and people from nearly the same angle; a walk is panned, everything else cut."""
+    """No shot of the grammar under 2 s (the shooting's inserts keep their own rhythm); every shot reached by a cut
+    (a held camera: a walk's stretches too, the walker crossing the frame); no cut between two shots of the same
+    kind and people from nearly the same angle, and a walk's next stretch seen from at least WALK_CUT another way."""
     shots = exported["shots"]
     short = [s for s in shots[:-1] if s["end"] - s["start"] < MIN_SHOT - 1e-3 and not s["kind"].startswith("archery")]
     assert not short, short[:3]
+    assert all(s["move"] == 0 for s in shots)
     k = np.asarray(exported["keys"])
+    walks = 0
     for a, b in zip(shots, shots[1:]):
-        if b["move"] > 0:
-            assert a["kind"] == b["kind"] == "walk"
-            continue
         if a["kind"] == b["kind"] and set(a["people"]) == set(b["people"]) and a["people"]:
             da, db = (keys_at(k, [t])[0] for t in (b["start"] - 0.01, b["start"] + 0.01))
             va, vb = da[4:6] - da[1:3], db[4:6] - db[1:3]
             cos = va @ vb / np.linalg.norm(va) / np.linalg.norm(vb)
-            assert cos < np.cos(np.radians(SAME_ANGLE)), (a, b)
+            turn = WALK_CUT - 0.5 if a["kind"] == "walk" else SAME_ANGLE      # (the keys are rounded to 0.1 mm)
+            walks += a["kind"] == "walk"
+            assert cos < np.cos(np.radians(turn)), (a, b)
+    assert walks > 100                                # long walks are cut into several stretches
     kinds = {s["kind"] for s in shots}
     assert {"establish", "medium", "close", "walk"} <= kinds
 

@@ -11,8 +11,10 @@ act asks for screen time, as a documentary of a ceremony would film it:
   gestures: a cup taken, filled, drunk; a tally laid; an arrow nocked; a bow handed over — :data:`HANDLED`),
   the other party's hands too when something passes between two people;
 * **walkers followed** (``walk``): whoever walks is framed over the next few seconds of his way from beside
-  it, at a distance that keeps him readable, the camera panning (eased moves) from stretch to stretch; the
-  video draws the inset map over these shots;
+  it, at a distance that keeps him readable, by a held camera he walks through; the next stretch is reached by
+  a cut to another angle on the same side of his way (coming towards the camera, then going from it), not by
+  a pan: a calm camera, and a moving camera re-draws the whole court every frame (twice the renderer's cost
+  over a walk); the video draws the inset map over these shots;
 * two people facing each other are filmed from one side of the line between them, and the side is kept
   across cuts (the 180° rule); walkers from one side of their way;
 * no shot under :data:`MIN_SHOT` s; no cut into a shot of the same people and kind from nearly the same
@@ -46,6 +48,7 @@ HANDLED = frozenset({G.TAKE, G.SET_DOWN, G.HAND_OVER, G.RECEIVE, G.POUR, G.DRINK
 ADDRESSED = frozenset({G.BOW, G.KNEEL_BOW, G.SALUTE, G.HAND_OVER, G.RECEIVE, G.LEAD})
 MIN_SHOT = 2.0          # s: the shortest shot
 SAME_ANGLE = 30.0       # degrees: a cut between shots of the same people and kind turns at least this much
+WALK_CUT = 45.0         # degrees: a walk's next stretch is seen from at least this much another way (cut, not panned)
 ESTABLISH_S = 3.5       # s of an establishing shot
 CLOSE_LEAD = 0.5        # s a close shot starts before the hands move
 CLOSE_TAIL = 0.6        # s it stays after
@@ -54,7 +57,6 @@ CLOSE_TOGETHER = 8.0    # m: … when the people stand at most this far apart
 CLOSE_RARE = 0.1        # the close shots of a clause with n handled gestures rank CLOSE_RARE / n above the others
 WALK_PIECE = 4.0        # s of a walk one stretch frames
 WALK_MIN = 2.0          # m: people moving more than this over a shot are filmed walking
-WALK_MOVE = 1.2         # s: the pan from one stretch of a walk to the next
 MEDIUM_SPREAD = 5.0     # m: people of an act farther than this from its principal are left to the wide shots
 GRID = 0.25             # s: the plan is sampled this often for the camera's choices
 FOV = 38.0

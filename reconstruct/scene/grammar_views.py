@@ -1,12 +1,12 @@
 """The views of the shot grammar (:mod:`.grammar`): for each piece of screen time, the camera — from which
-side, how near — and the shots it makes (a walk is cut into stretches the camera pans between)."""
+side, how near — and the shots it makes (a walk is cut into stretches, each a held camera)."""
 from __future__ import annotations
 
 import math
 
 import numpy as np
 
-from .grammar import (ELEVATION, FOV, MEDIUM_SPREAD, MIN_DIST, MIN_SHOT, SAFE, SAME_ANGLE, WALK_MIN, WALK_MOVE,
+from .grammar import (ELEVATION, FOV, MEDIUM_SPREAD, MIN_DIST, MIN_SHOT, SAFE, SAME_ANGLE, WALK_CUT, WALK_MIN,
                       WALK_PIECE, Piece, _basis, _dirs, _figure_box, fit_views)
 
 AZIMUTHS = np.arange(0.0, 360.0, 15.0)
@@ -231,7 +231,7 @@ class Director:
         if self.shots and self.shots[-1].kind == p.kind and set(self.shots[-1].people) == set(who):
             pd = self.dirs[-1]
             ang = np.degrees(np.arccos(np.clip(dh @ pd, -1.0, 1.0)))
-            score += 10.0 * (ang < SAME_ANGLE)
+            score += 40.0 * (ang < WALK_CUT) if p.kind == "walk" else 10.0 * (ang < SAME_ANGLE)
         return score
 
     def _line(self, p: Piece, who, feet_mid, hd_mid, ii):
@@ -305,11 +305,8 @@ class Director:
                                                tuple(dict.fromkeys(prev.events + p.events)),
                                                tuple(dict.fromkeys(prev.people + who)))
                     continue
-                move = 0.0
-                if prev is not None and prev.kind == "walk" and p.kind == "walk" and set(prev.people) & set(who):
-                    move = min(WALK_MOVE, 0.4 * (p.t1 - p.t0))      # the camera pans on with the walkers
                 self.shots.append(self.Shot(p.t0, p.t1, pose, p.kind, p.events, who))
-                self.moves.append(move)
+                self.moves.append(0.0)                        # every shot of the grammar is reached by a cut
                 self.dirs.append(dh)
         if self.shots:
             last = self.shots[-1]
