@@ -122,6 +122,8 @@ class MovingLayer:
         self.matrices = np.zeros((self.n_parts, 4, 4))
         self._cache: dict[str, tuple] = {}
         self._resting_cache: dict[str, tuple] = {}
+        self._held_cache: dict[str, tuple] = {}
+        self._written: dict[int, tuple] = {}         # item → the (matrix, strings) objects last written for it
         self.heads: dict[str, np.ndarray] = {}
 
     def update(self, t: float) -> set[int]:
@@ -212,6 +214,10 @@ class MovingLayer:
                     alt_m[self.unstrung[k]] = (HD.unstrung_bow_matrix(*bodies[holder][:2], bodies[holder][2]) if unstrung
                                                 else HIDDEN)
                     M = HIDDEN if unstrung else M
+            last = self._written.get(k)
+            if last is not None and last[0] is M and last[1] is strings:
+                continue                          # the very matrices written before (cached: nothing changed)
+            self._written[k] = (M, strings)
             j0, j1 = self.part_start[k], self.part_start[k + 1]
             new = np.stack([M] + ([HIDDEN] * (j1 - j0 - 1) if strings is None or M is HIDDEN else list(strings)))
             if not np.array_equal(self.matrices[j0:j1], new):
@@ -231,10 +237,28 @@ class MovingLayer:
         return M
 
     def _held(self, ident, pk, kind, holder, bodies, carried, tucked, t):
-        """(world 4x4, string halves or None) of a thing in ``holder``'s hands (:func:`.handling.held_matrix`)."""
+        """(world 4x4, string halves or None) of a thing in ``holder``'s hands (:func:`.handling.held_matrix`),
+        the same objects as the frame before while nothing it depends on changed: the holder's pose (his
+        signature in ``_cache``), his gestures, what else he holds, and what :func:`.handling.held_matrix` reads
+        of ``t`` (an arrow's being tucked and its place among his tucked arrows, the flag's lean)."""
         w, hd, holding, gestures = bodies[holder]
         others = holding + carried.get(holder, []) if kind == "prop" else holding
-        return HD.held_matrix(self.sampler, ident, holder, w, hd, gestures, others, tucked, t, is_prop=kind == "prop")
+        name = ident.split(":")[-1]
+        extra = None
+        if pk == "矢" and HD.acting_on(gestures, ("nock", "draw")) != name and kind == "prop" \
+                and str(self.sampler.props[ident].track.posture_at([t])[0]) == "tucked":
+            tucked[holder] = tucked.get(holder, -1) + 1          # as held_matrix counts them
+            extra = tucked[holder]
+        elif pk == "旌":
+            extra = HD.flag_lean(self.sampler.last_gesture(holder, t, ("raise_flag", "lower_flag")), t)
+        key = (holder, self._cache[holder][0], tuple(gestures), tuple(others), extra)
+        hit = self._held_cache.get(ident)
+        if hit is not None and hit[0] == key:
+            return hit[1]
+        own = {holder: extra - 1} if pk == "矢" and extra is not None else {}
+        out = HD.held_matrix(self.sampler, ident, holder, w, hd, gestures, others, own, t, is_prop=kind == "prop")
+        self._held_cache[ident] = (key, out)
+        return out
 
     def screen_boxes(self, pose: CameraPose, size, items) -> dict[int, tuple[int, int, int, int]]:
         """Screen rectangles (x0, y0, x1, y1), clipped to the frame, of the given items; items off
