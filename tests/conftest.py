@@ -108,3 +108,26 @@ def plan_json(plan, tmp_path_factory):
     """The default plan saved as a file, for commands that take ``--plan`` (not to plan it again)."""
     return plan.save(tmp_path_factory.mktemp("plan") / "plan.json")
 
+
+@lru_cache(maxsize=None)
+def camera_file(size: tuple[int, int] = (1280, 720)) -> Path:
+    """The default plan's camera path at ``size`` (``render.py shots --json``), written once per run and shared
+    by the workers as the plans are: for commands given ``--camera`` rather than planning the shots again
+    (tests/test_scene_camera_path.py checks the computation itself)."""
+    from reconstruct.outputs import write_json
+    from reconstruct.scene.shots import camera_path
+    name = f"camera-{size[0]}x{size[1]}"
+    folder = _SHARED_DIR or Path(tempfile.mkdtemp(prefix="xiangshe-camera-"))
+    folder.mkdir(parents=True, exist_ok=True)
+    out = folder / f"{name}.json"
+    with open(folder / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not out.exists():
+            write_json(out, camera_path(planned(), size).to_dict(size))        # written under a temporary name
+    return out
+
+
+@pytest.fixture(scope="session")
+def camera_of():
+    """``camera_of((w, h))``: the default plan's camera path file at that size, made once per run."""
+    return camera_file
