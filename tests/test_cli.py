@@ -11,6 +11,10 @@ from reconstruct import cli
 
 ROOT = Path(__file__).resolve().parent.parent
 
+# on one worker with the small cut's test: the passage's shots at 320x180 planned once for both (camera_of here,
+# render_cut there; pytest-xdist --dist loadgroup, .ci/run)
+pytestmark = pytest.mark.xdist_group("passage_320x180")
+
 
 def run(*args, cwd=ROOT):
     return subprocess.run([sys.executable, "-m", "reconstruct", *map(str, args)], cwd=cwd, capture_output=True,
