@@ -25,6 +25,27 @@ collect_ignore_glob = ["fixtures/*.py"]
 FIXTURES = Path(__file__).parent / "fixtures"
 
 
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config, items):
+    """The modules marked ``xdist_group`` (a page, a GLB, a delivery built once per module) stay on one worker of
+    ``--dist loadgroup`` (.ci/run): pytest-xdist 3.8 tags their ids by setting ``item._nodeid``, which pytest 9 no
+    longer reads (its ids are ``item._id``), so every test went its own way and the modules' fixtures were built
+    on both workers and again after each interruption by another module's test. Tagged here as xdist does."""
+    if not getattr(config.option, "loadgroup", False):
+        return
+    for item in items:
+        names = sorted({str(m.args[0] if m.args else m.kwargs.get("name", "default"))
+                        for m in item.iter_markers("xdist_group")})
+        if not names or "@" in item.nodeid.rsplit("]", 1)[-1]:
+            continue                                  # not grouped, or xdist's own tag took (pytest 8)
+        tagged = f"{item.nodeid}@{'_'.join(names)}"
+        if hasattr(item, "_id"):
+            from _pytest.nodeid import coerce_node_id
+            item._id = coerce_node_id(tagged)
+        else:
+            item._nodeid = tagged
+
+
 @lru_cache(maxsize=None)
 def reading_named(name: str = "zheng_xuan"):
     return load_reading(name)
@@ -86,3 +107,27 @@ def plan_of():
 def plan_json(plan, tmp_path_factory):
     """The default plan saved as a file, for commands that take ``--plan`` (not to plan it again)."""
     return plan.save(tmp_path_factory.mktemp("plan") / "plan.json")
+
+
+@lru_cache(maxsize=None)
+def camera_file(size: tuple[int, int] = (1280, 720)) -> Path:
+    """The default plan's camera path at ``size`` (``render.py shots --json``), written once per run and shared
+    by the workers as the plans are: for commands given ``--camera`` rather than planning the shots again
+    (tests/test_scene_camera_path.py checks the computation itself)."""
+    from reconstruct.outputs import write_json
+    from reconstruct.scene.shots import camera_path
+    name = f"camera-{size[0]}x{size[1]}"
+    folder = _SHARED_DIR or Path(tempfile.mkdtemp(prefix="xiangshe-camera-"))
+    folder.mkdir(parents=True, exist_ok=True)
+    out = folder / f"{name}.json"
+    with open(folder / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not out.exists():
+            write_json(out, camera_path(planned(), size).to_dict(size))        # written under a temporary name
+    return out
+
+
+@pytest.fixture(scope="session")
+def camera_of():
+    """``camera_of((w, h))``: the default plan's camera path file at that size, made once per run."""
+    return camera_file

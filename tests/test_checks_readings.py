@@ -11,6 +11,10 @@ from reconstruct.checks.statements import evaluate_all
 
 ROOT = Path(__file__).resolve().parent.parent
 
+# one worker measures each reading's statements once (results, cached per process; .ci/run's --dist loadgroup):
+# spread over both, each measured the readings its tests met
+pytestmark = pytest.mark.xdist_group("readings_checked")
+
 
 @lru_cache(maxsize=None)
 def results(name: str) -> dict[str, str]:

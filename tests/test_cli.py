@@ -11,6 +11,10 @@ from reconstruct import cli
 
 ROOT = Path(__file__).resolve().parent.parent
 
+# on one worker with the small cut's test: the passage's shots at 320x180 planned once for both (camera_of here,
+# render_cut there; pytest-xdist --dist loadgroup, .ci/run)
+pytestmark = pytest.mark.xdist_group("passage_320x180")
+
 
 def run(*args, cwd=ROOT):
     return subprocess.run([sys.executable, "-m", "reconstruct", *map(str, args)], cwd=cwd, capture_output=True,
@@ -46,11 +50,12 @@ def test_every_command_has_help():
         assert r.returncode == 0 and "usage:" in r.stdout, (cmd, r.stderr)
 
 
-def test_video_command_renders_real_plan(plan_json, tmp_path, capsys):
+def test_video_command_renders_real_plan(plan_json, camera_of, tmp_path, capsys):
     out = tmp_path / "v.mp4"
     frames = tmp_path / "frames"
-    rc = cli.main(["video", "--plan", str(plan_json), "--from", "0.0s", "--to", "0.4s", "--size", "320x180", "--no-cards", "--quiet",
-                   "--out", str(out), "--frames", str(frames)])
+    # the passage's shots planned once per run (camera_of): the command films with them, as with render.py shots
+    rc = cli.main(["video", "--plan", str(plan_json), "--camera", str(camera_of((320, 180))), "--from", "0.0s",
+                   "--to", "0.4s", "--size", "320x180", "--no-cards", "--quiet", "--out", str(out), "--frames", str(frames)])
     assert rc == 0
     assert out.exists() and out.stat().st_size > 0
     pngs = sorted(frames.glob("*.png"))

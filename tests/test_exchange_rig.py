@@ -31,8 +31,9 @@ TOOLS = ROOT.parent / "shared" / "tools"
 FIXTURES = Path(__file__).parent / "fixtures"
 
 
-# one worker builds this module's expensive fixtures once (pytest-xdist --dist loadgroup, .ci/run)
-pytestmark = pytest.mark.xdist_group("rig_glb")
+# one worker builds this module's expensive fixtures once (pytest-xdist --dist loadgroup, .ci/run), the same
+# that plans the passage's shots for the page and the camera path's tests (camera_path, once per process)
+pytestmark = pytest.mark.xdist_group("passage_camera")
 
 
 @pytest.fixture(scope="module")

@@ -389,6 +389,7 @@ def test_guests_leave_round_the_near_end_of_the_target(plan, reading):
         assert (pos[level, 0] < hou[0]).all(), (who, pos[level, 0].max())
 
 
+@pytest.mark.bench          # plans 27 衆賓 for this test alone and, a non-strict xfail, cannot fail: -m bench
 @pytest.mark.xfail(strict=False, reason=(
     "known defect (open): with 27 衆賓 the 堂西 row folds into a second row behind the first, over the spots where "
     "the 大夫 and the 賓 bare their arms (袒位, CHOSEN 堂西北五尺); the one whose place a 大夫 stands on comes back "

@@ -13,6 +13,10 @@ from reconstruct.render.delivery import probe
 from reconstruct.render.encode import ffmpeg_exe
 from reconstruct.scene.ground import ground_meshes
 
+# on one worker with the command line's tests: the passage's shots at 320x180 planned once for the small cut and
+# the video command's --camera file (camera_path, per process; pytest-xdist --dist loadgroup, .ci/run)
+pytestmark = pytest.mark.xdist_group("passage_320x180")
+
 
 def test_gallery_cut_is_five_to_seven_minutes_of_the_plan_in_order(plan):
     assert "gallery" in cut_names()

@@ -9,6 +9,9 @@ from reconstruct.scene.shots import SAFE, plan_shots, project
 
 SIZE = (1280, 720)
 
+# one worker films the shooting once (round3; pytest-xdist --dist loadgroup, .ci/run): spread, both did
+pytestmark = pytest.mark.xdist_group("archery_shots")
+
 
 @pytest.fixture(scope="module")
 def round3(plan):

@@ -19,6 +19,10 @@ from reconstruct.scene.shots import (CAMERA_FORMAT, KEY_COLUMNS, CameraPose, cam
 FIXTURES = Path(__file__).parent / "fixtures"
 SIZE = (1280, 720)
 
+# on one worker, with the page's and the rig's tests: the passage's shots planned once for all (pytest-xdist
+# --dist loadgroup, .ci/run); spread, each worker planned them and built the exported path again
+pytestmark = pytest.mark.xdist_group("passage_camera")
+
 
 @pytest.fixture(scope="module")
 def mini(raw):

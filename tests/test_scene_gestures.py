@@ -169,3 +169,18 @@ def test_the_loser_drinks_from_the_right_hand_with_the_bow_in_the_left(plan, sam
                                is_prop=cup in plan.props)[0]
             assert np.linalg.norm(M[:3, 3] - rh) < 0.1, (aid, t)
     assert seen >= 3          # every loser of the second round (the default: the left side loses)
+
+
+def test_the_shipped_arm_poses_are_every_target_solved():
+    """reconstruct/assets/arm_poses.json (tools/make_arm_poses.py) holds the fit of exactly the targets
+    target_of can give, and agrees with a fresh fit: a changed target, arm or fit fails here until the table is
+    made again."""
+    table = G._table()
+    keys = {k for tg in G.every_target() for k in G.arm_keys(tg)}
+    assert set(table) == keys
+    for d, a in [(0.0, -200.0), (0.33, -33.0), (0.47, 0.4), (0.9, 47.0), (0.26, 180.0)]:
+        assert G.target_of("hand_over", 1.0, (d, a)) in G.every_target()
+    for u in (-1.0, 0.0, 0.11, 0.5, 0.93, 1.0, 2.0):
+        assert G.target_of("draw", u) in G.every_target()
+    for side, palm, hint in sorted(keys, key=repr)[::23]:
+        assert np.allclose(G.solve_arm(side, palm, hint), table[side, palm, hint], rtol=0.0, atol=1e-6)

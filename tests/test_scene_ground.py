@@ -7,6 +7,9 @@ from reconstruct.scene.ground import (NO_GEOMETRY, TRIANGLE_BUDGET, build_ground
                                 triangle_count)
 from reconstruct.layout.reading import LAYOUTS, list_readings, load_reading
 
+# one worker builds the ground once (pytest-xdist --dist loadgroup, .ci/run): spread, both did
+pytestmark = pytest.mark.xdist_group("ground")
+
 
 @pytest.fixture(scope="module")
 def reading():

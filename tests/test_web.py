@@ -28,8 +28,9 @@ TOOLS = ROOT.parent / "shared" / "tools"
 FIXTURES = Path(__file__).parent / "fixtures"
 
 
-# one worker builds this module's expensive fixtures once (pytest-xdist --dist loadgroup, .ci/run)
-pytestmark = pytest.mark.xdist_group("web_page")
+# one worker builds this module's expensive fixtures once (pytest-xdist --dist loadgroup, .ci/run), the same
+# that plans the passage's shots for the rig and the camera path's tests (camera_path, once per process)
+pytestmark = pytest.mark.xdist_group("passage_camera")
 
 
 @pytest.fixture(scope="module")

@@ -17,6 +17,7 @@ calls it, so the video and the glTF agree.
 from __future__ import annotations
 
 import bisect
+import json
 import math
 from dataclasses import dataclass, replace
 from functools import lru_cache
@@ -25,10 +26,11 @@ import numpy as np
 from scipy.optimize import least_squares
 from scipy.spatial.transform import Rotation
 
+from ..resources import ASSETS
 from .figures import FOREARM, HAND, JOINT_OFFSET, UPPER_ARM
 
 __all__ = ["Target", "TARGETS", "target_of", "REACH_KINDS", "arm_angles", "palm_in_torso", "GestureTimeline", "apply_gestures",
-           "ATTACK", "RELEASE", "DRAW_PULL"]
+           "ATTACK", "RELEASE", "DRAW_PULL", "ARM_POSES", "every_target", "arm_keys", "solve_arm", "solved_table"]
 
 ATTACK = 0.3            # s, the longest ease into a gesture
 RELEASE = 0.45          # s, the ease out after it
@@ -176,7 +178,15 @@ _REST = np.array([24.0, 10.0, 31.0, 62.0])
 
 @lru_cache(maxsize=None)
 def arm_angles(side: str, palm: tuple, elbow_hint: tuple | None = None) -> tuple[float, float, float, float]:
-    """(raise, abd, yaw, elbow) that put a palm at ``palm`` (torso frame), the elbow near ``elbow_hint``."""
+    """(raise, abd, yaw, elbow) that put a palm at ``palm`` (torso frame), the elbow near ``elbow_hint``: read
+    from the shipped table of every target's solution (:data:`ARM_POSES`), solved for any other palm."""
+    key = (side, tuple(float(v) for v in palm), None if elbow_hint is None else tuple(float(v) for v in elbow_hint))
+    known = _table().get(key)
+    return known if known is not None else solve_arm(side, palm, elbow_hint)
+
+
+def solve_arm(side: str, palm: tuple, elbow_hint: tuple | None = None) -> tuple[float, float, float, float]:
+    """The inverse kinematics fit itself (least squares from three starts, the best kept)."""
     goal = np.asarray(palm, float)
     hint = None if elbow_hint is None else np.asarray(elbow_hint, float)
 
@@ -195,15 +205,52 @@ def arm_angles(side: str, palm: tuple, elbow_hint: tuple | None = None) -> tuple
     return tuple(float(v) for v in best.x)
 
 
+# every target's arm angles, solved once by ``tools/make_arm_poses.py`` (solved_table) and shipped with the code:
+# each process used to solve them again (about 300 fits, a third of a GLB export); tests/test_scene_gestures.py
+# checks that the table holds exactly the keys of :func:`every_target` and agrees with a fresh fit
+ARM_POSES = ASSETS / "arm_poses.json"
+
+
+@lru_cache(maxsize=1)
+def _table() -> dict[tuple, tuple[float, float, float, float]]:
+    try:
+        rows = json.loads(ARM_POSES.read_text(encoding="utf-8"))["poses"]
+    except FileNotFoundError:
+        return {}
+    return {(side, tuple(palm), None if hint is None else tuple(hint)): tuple(angles)
+            for side, palm, hint, angles in rows}
+
+
+def every_target() -> list[Target]:
+    """Every target :func:`target_of` can give: the fixed ones, the moving ones at each step, the hand-overs at
+    each rounded reach and bearing (left-hand-free variants only drop the left arm)."""
+    out = list(TARGETS.values())
+    out += [_moving_target(kind, k / _STEPS) for kind in _MOVING for k in range(_STEPS + 1)]
+    out += [_reaching(k / 20, a) for k in range(4, 11) for a in range(-70, 71, 10)]
+    return out
+
+
+def arm_keys(target: Target) -> list[tuple[str, tuple, tuple | None]]:
+    """The (side, palm, elbow hint) fits a target asks :func:`arm_angles` for (the palm rounded to 0.1 mm)."""
+    return [(side, tuple(round(float(v), 4) for v in getattr(target, side)), getattr(target, f"{side}_elbow"))
+            for side in "lr" if getattr(target, side) is not None]
+
+
+def solved_table() -> dict:
+    """The table of :data:`ARM_POSES`, solved afresh: every key of every target, in a stable order."""
+    keys = sorted({k for tg in every_target() for k in arm_keys(tg)}, key=repr)
+    return {"about": "arm angles (raise, abd, yaw, elbow; degrees) of every gesture target, by side, palm (torso "
+                     "frame, m) and elbow hint; made by tools/make_arm_poses.py from reconstruct.scene.gestures",
+            "poses": [[side, list(palm), None if hint is None else list(hint), list(solve_arm(side, palm, hint))]
+                      for side, palm, hint in keys]}
+
+
 def target_params(target: Target) -> dict[str, float]:
     """The joint parameters a target sets (only those)."""
     out: dict[str, float] = {}
-    for side in "lr":
-        palm = getattr(target, side)
-        if palm is not None:
-            a = arm_angles(side, tuple(round(float(v), 4) for v in palm), getattr(target, f"{side}_elbow"))
-            for k, v in zip(("raise", "abd", "yaw", "elbow"), a):
-                out[f"{side}_{k}"] = v
+    for side, palm, hint in arm_keys(target):
+        for k, v in zip(("raise", "abd", "yaw", "elbow"), arm_angles(side, palm, hint)):
+            out[f"{side}_{k}"] = v
     for k in ("torso_pitch", "torso_yaw", "head_pitch", "head_yaw"):
         v = getattr(target, k)
         if v is not None:
