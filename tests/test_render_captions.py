@@ -47,6 +47,11 @@ def test_a_long_gloss_of_one_clause_is_paged_while_its_acts_are_done():
     assert " ".join(c.en for c in cl) == ev.gloss                             # nothing lost, in order
     assert cl[0].t0 == ev.start and cl[-1].t1 == ev.end and all(a.t1 == b.t0 for a, b in zip(cl, cl[1:]))
     assert min(c.t1 - c.t0 for c in cl) >= MIN_CLAUSE_S
+    # a step on the page our copy lacks (獻大夫, citing 主人降) shows the 注疏's words it performs
+    xian = next(e for e in first.events if e.id == "f5.xian.xian")
+    assert [c.zh for c in ClauseTimeline(first).clauses(xian)] == ["主人降〔注疏：主人實爵席前獻于大夫〕"]
+    assert not missing_glyphs("".join(c.zh for e in first.events if e.procedure and "lacuna" in e.procedure
+                                      for c in ClauseTimeline(first).clauses(e)))
     assert gloss_pages("short; gloss") == ["short; gloss"] and gloss_pages("") == []
     assert gloss_pages("a" * 200 + "; " + "b" * 200) == ["a" * 200 + ";", "b" * 200]
 
