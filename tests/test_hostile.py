@@ -193,6 +193,8 @@ def test_bad_values_in_an_event_file(rite_dir, capsys, old, new, what):
     ("  params: [个]\n", "  params: [个, 个]\n  flags: {个: 1}\n", "both a param and a flag"),
     ("    - key: ji\n", "    - key: she\n", "used twice"),
     ("    - key: ji\n", "    - note: x\n", "needs a 'key'"),
+    ("    - key: ji\n", "    - key: ji\n      lacuna: [主人降]\n", "lacuna"),
+    ("    - key: ji\n", "    - key: ji\n      lacuna: 无此之文\n", "is not in the seed"),
 ])
 def test_bad_procedures(rite_dir, capsys, old, new, what):
     edit(rite_dir / "procedures.yaml", old, new)

@@ -195,3 +195,44 @@ def test_no_procedure_body_is_written_twice():
             runs[tuple(acts[i:i + 5])].append(where)
     twice = {k: sorted(set(v)) for k, v in runs.items() if len(set(v)) > 1}
     assert not twice, "\n".join(f"{v}: {k}" for k, v in list(twice.items())[:5])
+
+
+def test_a_step_on_the_missing_page_cites_our_copy_and_keeps_the_zhushu_words():
+    """The first 大夫's 獻 is on the page our copy lacks (SBCK 005-7b, between 主人降 and 禮不嚌肺): the steps of
+    獻大夫 write the 注疏's words (their 初's) with ``lacuna: 主人降``; their events cite 主人降 in our copy and keep the
+    注疏's words (``procedure.lacuna``).  The others' 獻 (鄭: 大夫若衆，則辯獻長乃酢) run the same steps, citing the
+    same words, with the overrides their calls cite: the cup not washed again, one cup going round, handed back."""
+    from reconstruct.rite.loader import load_part
+    r = load_part("first", dafu=3)
+    ev = {e.id: e for e in r.events}
+    jiang = ev["f5.jiang"]
+    first = [e for e in r.events if e.procedure and e.procedure.call == "f5.xian"]
+    on_page = [e for e in first if e.procedure.lacuna]
+    assert [e.procedure.step for e in on_page] == ["qu", "xi", "xi2", "sheng", "xian", "bai", "song", "ci", "jian",
+                                                   "shengxi", "zu", "tui"]
+    assert all(e.text == "主人降" and e.span == jiang.span for e in on_page)
+    assert ev["f5.xian.xian"].procedure.lacuna == "主人實爵席前獻于大夫"
+    # the steps whose words our copy has cite them, and keep no 注疏 words
+    assert ev["f5.xian.zujue"].text == "西階上卒爵拜" and ev["f5.xian.zujue"].procedure.lacuna == ""
+    assert ev["f5.xian.ji.ji"].text == "禮不嚌肺不啐酒不吿旨" and ev["f5.xian.ji.ji"].procedure.name == "祭"
+    for d in ("大夫2", "大夫3"):
+        mine = [e for e in r.events if e.procedure and e.procedure.call == f"f5.bian.{d}"]
+        assert {e.procedure.step: e.procedure.lacuna for e in mine if e.procedure.lacuna} == \
+               {e.procedure.step: e.procedure.lacuna for e in on_page}
+        assert all(e.text == "主人降" for e in mine if e.procedure.lacuna)
+        assert ev[f"f5.bian.{d}.xi"].rule and not ev[f"f5.bian.{d}.xi"].actions          # not washed again
+        assert any("有司徹" in o for o in ev[f"f5.bian.{d}.xi"].procedure.overrides)
+        assert ev[f"f5.bian.{d}.xian"].procedure.people["爵"] == "爵3"
+        assert ev[f"f5.bian.{d}.shou"].procedure.overrides                               # handed back (inserted)
+    assert ev["f5.bian.大夫3.qu"].rule and not ev["f5.bian.大夫2.qu"].rule        # one cup goes round (若是以辯)
+    # without a 大夫 nothing of it is performed, the words stay rules
+    r0 = load_part("first", dafu=0)
+    assert not [e for e in r0.events if e.procedure and e.procedure.name == "獻大夫"]
+
+
+def test_the_plan_writes_the_missing_pages_words_only_where_there_are_some(plan):
+    from conftest import planned
+    first = planned(part="first")
+    lac = [e for e in first.events if e.procedure and "lacuna" in e.procedure]
+    assert lac and all(e.procedure["lacuna"] and e.text == "主人降" for e in lac)
+    assert not [e for e in plan.events if e.procedure and "lacuna" in e.procedure]

@@ -90,6 +90,9 @@ class ProcedureRef(_M):
     repeat: StrictBool = False
     overrides: list[str] = []
     people: dict[str, str] = {}     # the call's bindings that name someone or something (param → id)
+    # the words of the step on a page our copy of the text lacks (the 注疏's), when its event cites the words
+    # that page follows in our copy instead (``lacuna`` in the procedure)
+    lacuna: str = ""
 
 
 class Event(_M):

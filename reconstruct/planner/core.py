@@ -140,6 +140,8 @@ class Planner:
             who = ", ".join(f"{k}={v}" for k, v in pr.people.items())
             st.explain.append(f"  procedure {pr.name}, step {pr.step}, performed by {pr.call}"
                               + (f" ({who})" if who else "") + (" — a repeat (如初)" if pr.repeat else ""))
+            if pr.lacuna:
+                st.explain.append(f"  on the page our copy lacks, the 注疏 reads: {pr.lacuna}")
             for o in pr.overrides:
                 st.explain.append(f"    override: {o}")
         if ev.rule or not ev.actions:

@@ -104,8 +104,10 @@ class Document:
         events = []
         for e in self.rite.events:
             s, t = self.state.event_times.get(e.id, (0.0, 0.0))
+            # the words of a step on a page our copy lacks: kept only where there are some
+            proc = e.procedure.model_dump(exclude=set() if e.procedure.lacuna else {"lacuna"}) if e.procedure else None
             events.append(Event(e.id, e.text, tuple(e.span), e.footnote, tuple(e.actors), round(s, 3), round(t, 3),
-                                e.gloss, e.rule, e.procedure.model_dump() if e.procedure else None, e.text_file,
+                                e.gloss, e.rule, proc, e.text_file,
                                 tuple(f"{k}={self.rite.options[k]}" for k in e.options if k in self.rite.options),
                                 e.section))
         events.sort(key=lambda ev: (ev.start, ev.span[0]))

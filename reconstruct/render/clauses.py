@@ -8,8 +8,8 @@ those people near where the clause's share of the text (by length) would put it,
 nothing is done near it.  A clause shown for less than :data:`MIN_CLAUSE_S` is joined to its
 neighbour.  The English gloss is cut at its commas and semicolons and each piece goes with the
 clause at the same place in the sentence.  An event of one clause whose gloss is too long to read at once
-(a page of the text the source lacks, glossed from the 注疏) shows its gloss in pages (:func:`gloss_pages`),
-timed the same way.
+(the first half has no punctuation) shows its gloss in pages (:func:`gloss_pages`), timed the same way; a step
+performed from the page our copy lacks shows the 注疏's words beside the words it cites.
 """
 from __future__ import annotations
 
@@ -140,12 +140,15 @@ class ClauseTimeline:
         dur = ev.end - ev.start
         if len(zh) < 2:
             # one clause of the text (the first half is unpunctuated) glossing a long stretch of acts: the gloss
-            # paged at its semicolons, each page while its acts are done (the Chinese stays)
+            # paged at its semicolons, each page while its acts are done (the Chinese stays).  A step on the page
+            # our copy lacks shows the 注疏's words it performs beside the words it cites (主人降〔注疏：…〕)
+            lac = (ev.procedure or {}).get("lacuna")
+            shown = f"{ev.text}〔注疏：{lac}〕" if lac else ev.text
             pages = gloss_pages(en)
             if len(pages) < 2 or dur < len(pages) * MIN_CLAUSE_S:
-                return [Clause(ev.start, ev.end, ev.text, en, 0)]
+                return [Clause(ev.start, ev.end, shown, en, 0)]
             b = self._bounds(ev, _fractions(pages))
-            return [Clause(float(b[k]), float(b[k + 1]), ev.text, pg, k) for k, pg in enumerate(pages)]
+            return [Clause(float(b[k]), float(b[k + 1]), shown, pg, k) for k, pg in enumerate(pages)]
         if dur < 2 * MIN_CLAUSE_S:
             return [Clause(ev.start, ev.end, ev.text, en, 0)]
         fr = _fractions(zh)

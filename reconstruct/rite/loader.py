@@ -108,6 +108,12 @@ def join_rites(first: Rite, passage: Rite) -> Rite:
                      | {p.id for p in passage.props} - {p.id for p in first.props})
     if missing:
         raise RiteError("first.yaml", 1, f"the first half lacks the passage's {', '.join(missing[:5])}")
+    mine = {e.id: e for e in first.events}
+    both = next((e for e in passage.events if e.id in mine), None)
+    if both is not None:      # an id numbered by its place in each half (e0464) can meet: name it, in one line
+        f, _, ln = mine[both.id].source.rpartition(":")
+        raise RiteError(f or "first.yaml", int(ln) if ln.isdigit() else 0,
+                        f"event id {both.id!r} is also the passage's ({both.source}): give one of them its own id")
     last = first.events[-1].id if first.events else None
     firsts = [e.model_copy(update={"text_file": first.text_file}) for e in first.events]
     rest = [e if e.after or last is None else e.model_copy(update={"after": [last]}) for e in passage.events]

@@ -28,6 +28,14 @@ A call performs the procedure with its own people, in the place of an event::
         - {step: reset, drop: true, cite: "…"}         # the step left out
         - {after: qu, insert: {key: …, text: …, do: […]}, cite: "…"}   # a step added
 
+A step whose words are on a page our copy of the text lacks (the 注疏 reads them there) writes those words
+as its ``text`` and names with ``lacuna`` the words of our copy the missing page follows, which its event
+cites (unless the call gives words of its own)::
+
+        - key: xian
+          text: 主人實爵席前獻于大夫          # the 注疏 (文淵閣), on the page the 四部叢刊 lacks
+          lacuna: 主人降                      # cited in our copy; the plan records the 注疏's words beside it
+
 Inside a step, ``{ID}`` is the call's id, and an ``after`` entry ``.key`` names another step of the same
 call.  The steps see the script's parameters, options and groups, the call's bindings and flags, never
 the caller's loop variables: what a performance does follows from who performs it and the cited
@@ -44,7 +52,7 @@ from .yaml_lines import LDict, LList, line_of
 
 PROC_KEYS = {"about", "params", "flags", "steps", "cite"}
 STEP_KEYS = {"key", "text", "gloss", "do", "actors", "after", "option", "rule", "footnote", "note", "when",
-             "cite", "summary", "at"}
+             "cite", "summary", "at", "lacuna"}
 CALL_KEYS = {"call", "id", "with", "text", "texts", "gloss", "after", "override", "note", "cite", "footnote", "from"}
 OVERRIDE_KEYS = {"flag", "value", "step", "do", "drop", "after", "before", "insert", "cite", "text", "gloss", "when"}
 NAME = re.compile(r"[^\W\d_]\w{0,39}")
@@ -112,6 +120,9 @@ class Procedures:
             raise tpl.err(st, f"procedure {name!r}, step {st['key']!r}: unknown key(s) {', '.join(sorted(unknown))}")
         if "text" not in st or not isinstance(st["text"], str) or not st["text"]:
             raise tpl.err(st, f"procedure {name!r}, step {st['key']!r}: 'text', the words that tell it at its 初")
+        if "lacuna" in st and (not isinstance(st["lacuna"], str) or not st["lacuna"].strip()):
+            raise tpl.err(st, f"procedure {name!r}, step {st['key']!r}: lacuna: the words of our copy the missing "
+                              f"page follows (the event cites them), as text")
         if st["key"] in keys:
             raise tpl.err(st, f"procedure {name!r}: step key {st['key']!r} used twice")
         keys.add(st["key"])
@@ -202,7 +213,7 @@ class Procedures:
                         blk["text"] = said                          # the words the outer performance cites
                 out.append(("block", blk, senv, ref))
                 continue
-            node = LDict((k, v) for k, v in st.items() if k != "key")
+            node = LDict((k, v) for k, v in st.items() if k not in ("key", "lacuna"))
             node.line = line_of(st)
             key = st["key"]
             node["id"] = f"{cid}.{key}"
@@ -212,6 +223,12 @@ class Procedures:
                 node["text"] = said
                 if call.get("gloss") is not None:
                     node["gloss"] = tpl.sub(call["gloss"], env)
+            if "lacuna" in st:
+                # its words are on the page our copy lacks: the event cites the words that page follows, and the
+                # plan keeps the 注疏's words it performs
+                ref["lacuna"] = str(tpl.sub(st["text"], senv))
+                if said is None:
+                    node["text"] = tpl.sub(st["lacuna"], senv)
             if call.get("footnote") is not None:
                 node["footnote"] = call["footnote"]
             if call.get("from") is not None and not out:
