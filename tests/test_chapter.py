@@ -52,7 +52,13 @@ PART1 = ASSETS / "text" / "xiangshe_li_part1.txt"
 # 举觯者1–2, 赞者1–2 and the cups, 俎 and 羞 they carry take other ways on the hall in the 旅酬 and 無筭爵.
 # And by 當楅南 at 拾取矢: the pair 二尺 either side of the 楅's line (four 尺 apart), not 一尺五寸 (a forearm met a
 # sleeve as they turned, 皆左還): their stands there and what follows shift; shots and scores unchanged.
-PASSAGE_PLAN_SHA256 = "c98dd65b9f473dd55a45344f9636eec43116d6d721eb8ff3a53255f006e2ecf3"
+# And by 弟子相工，如其降也 (p18) performed by the procedure 相工 whose 初 is the first half's 工入 (a procedure written
+# once; 鄭: 降時如初入): the four pairs come to the foot of the 西階 in one file (瑟先), each 工 led by the hand a step
+# behind his junior on his very way (右手相), and go up one pair after another; p18.xianggong is now the call's steps
+# (p18.xianggong.xiang, .ru, .sheng, .zuo, .shouse, .lezheng: 樂正反).  The 工 sit where they sat (the same seats);
+# the junior-to-工 distance while walking is at most 1.7 m (mean under 1 m; 1.9 m before); score, shots and music the
+# same; later events shift (the passage 12 s shorter).
+PASSAGE_PLAN_SHA256 = "177607fc440e55987b428ad41672ff87a0c4099b92d99a44679a056a2433f936"
 # the first half's non-archery sections (戒賓 … 立司正, 末旅): characters [0, MINE) of part 1
 NON_ARCHERY_END = 1672
 
@@ -215,14 +221,38 @@ def test_the_musicians_go_back_up_to_their_own_places_with_their_zithers():
     their players and are handed to them (相者坐授瑟); the passage alone has no 瑟."""
     whole = planned(part="whole")
     ev = {e.id: e for e in whole.events}
+    # the procedure 相工 (f6.gong: its 初; f8.gong: 如初入，降; p18.xianggong: 如其降也，升)
+    t0, t1 = ev["p18.xianggong.xiang"].start, ev["p18.xianggong.shouse"].end
     for who in ("大师", "工2", "工3", "工4"):
-        before = whole.actors[who].track.at(np.array([ev["f6.zuo"].end]))[0][0]
-        after = whole.actors[who].track.at(np.array([ev["p18.xianggong"].end]))[0][0]
+        before = whole.actors[who].track.at(np.array([ev["f6.gong.zuo"].end]))[0][0]
+        after = whole.actors[who].track.at(np.array([t1]))[0][0]
         assert abs(before - after).max() < 0.05, (who, before, after)
     for se, player in (("瑟1", "大师"), ("瑟2", "工2")):
-        assert whole.props[se].carrier(ev["p18.xianggong"].end) == player
-        assert whole.props[se].carrier(ev["p18.xianggong"].start) is None      # lying below beside him (f8)
+        assert whole.props[se].carrier(t1) == player
+        assert whole.props[se].carrier(t0) is None      # lying below beside him (f8)
     assert "瑟1" not in planned().props
+
+
+def test_the_musicians_are_led_by_one_procedure_three_times():
+    """相工 is written once (procedures.yaml): the first half's 工入 (its 初), the 遷樂 (弟子相工如初入，降自西階) and
+    p18 (弟子相工，如其降也，升自西階，反坐) are its three performances, each repeat doing what the 初 did except where a
+    cited override says otherwise.  At the 初 the four pairs come in from the gate in one file (瑟先), each 工 a
+    step behind the junior who leads him by the hand (右手相): the file takes about as long as one pair's walk."""
+    from test_rite_procedures import _differences, _performances
+    whole = planned(part="whole")
+    perfs = _performances(whole)["相工"]
+    assert [p[0].procedure["call"] for p in perfs] == ["f6.gong", "f8.gong", "p18.xianggong"]
+    assert not [d for d in _differences(whole) if d.startswith("相工")]
+    ru = whole.event("f6.gong.ru")
+    ts = np.arange(ru.start, ru.end, 0.1)
+    walks = []
+    for g, d in (("大师", "弟子1"), ("工2", "弟子2"), ("工3", "弟子3"), ("工4", "弟子4")):
+        walking = ts[whole.actors[g].track.posture_at(ts) == "walk"]
+        a, b = whole.actors[g].track.at(walking)[0], whole.actors[d].track.at(walking)[0]
+        gap = np.hypot(a[:, 0] - b[:, 0], a[:, 1] - b[:, 1])
+        assert gap.max() <= 1.6, (g, gap.max())
+        walks.append(walking[-1] - walking[0])
+    assert ru.end - ru.start < 1.25 * max(walks)          # one file, not one pair after another
 
 
 def test_the_music_master_stays_below_when_the_musicians_go_back_up(plan):
@@ -230,7 +260,7 @@ def test_the_music_master_stays_below_when_the_musicians_go_back_up(plan):
     musicians; he stands below east of the 西階, facing north, where he stood after 正歌備 (f6), and goes up only
     to receive the 旅 at the top of the 西階 (皆升，受酬于西階上)."""
     ev = {e.id: e for e in plan.events}
-    t = ev["p18.xianggong"].end
+    t = ev["p18.xianggong.lezheng"].end
     x, y, z = plan.actors["乐正"].track.at(np.array([t]))[0][0]
     stair = plan.landmarks["西阶"].position
     assert z < 0.05 and y < stair[1] and x > stair[0] + 1.5, (x, y, z)     # below, east of the 西階

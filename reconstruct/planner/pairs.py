@@ -248,11 +248,11 @@ class Pairs:
         return ([(x, y, z, level) for x, y in pts] + [(goal[0], goal[1], z, level)], max(body.t, t_up), len(lead),
                 which)
 
-    def walk_behind(self, b: Body, w: Way):
-        """One led by the hand where he cannot walk beside the one who leads him (the way beside runs into a
-        stair or a fixture, or others): a step behind him on his very way, setting out as he has gone a step,
-        to his own place, or where that lies past the leader, to a step behind him.  Returns (delay from when
-        he could set out, timed way), or None."""
+    def walk_behind(self, b: Body, w: Way, first_only: bool = False):
+        """One led by the hand (相工; tried first for his own place, then beside the leader, then a step behind
+        him): a step behind the one who leads him on his very way, setting out as he has gone a step,
+        to his own place, or where that lies past the leader, to a step behind him (``first_only``: not the
+        other if the first cannot be reached).  Returns (delay from when he could set out, timed way), or None."""
         last = self.partner_walk(b)
         if last is None:
             return None
@@ -262,12 +262,24 @@ class Pairs:
         gx, gy, glevel = w.legs[-1]
         level = b.level if b.level in (COURT, HALL) else glevel
         way = [(up_start[0], up_start[1], b.z, level), *up_plan[:-1]]
-        t_go = max(w.t0, t_up + LEAD_STEP)
+        # a step behind him on his way: he sets out for the leader's first spot as the leader leaves it, so as
+        # to be there a step after him (右手相: the hand held), not a step after him plus the way to it
+        leg = math.dist((b.x, b.y), up_start) / (self.state.pace.hall if b.level == HALL else self.state.pace.court)
+        t_go = max(w.t0, t_up + LEAD_STEP - leg)
         goals = [(gx, gy), self.step_behind(up_start, up_plan)]
-        if math.dist((gx, gy), up_plan[-1][:2]) > 1.2:
+        prev = up_plan[-2][:2] if len(up_plan) > 1 else up_start
+        on_his_way = LineString([prev, up_plan[-1][:2]]).distance(shapely.Point(gx, gy)) < 0.3
+        if math.dist((gx, gy), up_plan[-1][:2]) > 1.2 and not on_his_way:
             goals.reverse()             # his own place lies away from the leader's: stay a step behind him
+            # (unless it lies on the leader's last stretch, short of where he stops: the 工's place in the file
+            # below, the junior going on to stand behind it, 弟子相工如初入…西面北上)
+        if first_only:
+            goals = goals[:1]
         for goal in goals:
-            if goal is None or not self.occupancy.fits(glevel, goal[0], goal[1]):
+            # his own goal as the verb chose it, or a step behind the leader; up or down a stair either may lie in
+            # its lane (one pace onto the hall from its head, or on its top step behind the one who leads him)
+            if goal is None or not (self.state.ground.is_free(glevel, goal[0], goal[1]) if goal == (gx, gy) or w.stair
+                                    else self.occupancy.fits(glevel, goal[0], goal[1])):
                 continue
             plan = [*way, (goal[0], goal[1], up_plan[-1][2], glevel)]
             found = self.occupancy.first_clear(b, plan, t_go, tail=True, delays=DELAYS[:8])

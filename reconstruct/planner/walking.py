@@ -65,8 +65,13 @@ class Walking:
         w.stays = not top_step and w.legs[-1][2] != STAIR
         if aside and w.stays and self.ground.boxed_in and not self._boxed_in_by_his_leader(body, w):
             self._aside_of_the_boxed_in(body, w, list(via))
-        found = self._walk_abreast(body, w) if w.stays else None
-        if found is None and w.stays and self.pairs.is_led(body.id):
+        # one led by the hand a step behind the one who leads him on his very way (右手相), else beside him; a
+        # 下射 beside his 上射
+        led = w.stays and self.pairs.is_led(body.id)
+        found = self.pairs.walk_behind(body, w, first_only=True) if led else None
+        if found is None and w.stays:
+            found = self._walk_abreast(body, w)
+        if found is None and led:
             found = self.pairs.walk_behind(body, w)
         if found is None:
             found = self.occupancy.first_clear(body, w.plan, t0, tail=w.stays, delays=self._first_delays(body, w, first_step_at))
