@@ -228,3 +228,24 @@ def test_a_full_row_turns_as_the_reading_writes_it(reading):
         assert firsts == [(-2.0 - k, -3.0) for k in range(6)]      # the row: as far as the court's west wall
         rest = [places.formation_slot(m, f.id) for m in members[6:]]
         assert [(round(x, 2), round(y, 2), h) for x, y, _, h in rest] == expect
+
+
+def test_one_boxed_out_of_his_mat_goes_on_when_the_way_opens(reading):
+    """Going back to his mat (席) with those standing round it leaving no way in, he stands aside; once one of
+    them has gone (the next to be pledged steps up where the last stood), he goes on to it, facing as told."""
+    state = PlanState(reading)
+    me = person(state, "甲", 0.0, -3.0, heading=90.0)
+    ring = {n: person(state, n, x, y) for n, x, y in (("乙", 0.0, -7.2), ("丙", 0.8, -8.0), ("丁", -0.8, -8.0),
+                                                      ("戊", 0.0, -8.8))}
+    ring["乙"].hold_until(20.0)                                                  # he leaves at 20 s
+    walk_keys(ring["乙"], [(21.0, 1.5, -6.5), (24.0, 3.0, -5.0)])
+    occupancy, routes, moves, pairs, walking = walking_parts(state)
+    for b in ring.values():
+        b.t = 0.0
+    walking.walk(me, (0.0, -8.0, COURT), "to his mat", aside=True, seat=True)
+    assert math.dist((me.x, me.y), (0.0, -8.0)) > 0.5 and "甲" in state.to_seat    # aside, still to go
+    walking.resume(10.0)
+    assert "甲" in state.to_seat                          # the way still closed until then
+    walking.resume(60.0)
+    assert "甲" not in state.to_seat and (me.x, me.y) == pytest.approx((0.0, -8.0))
+    assert me.keys[-1][0] >= 20.0
