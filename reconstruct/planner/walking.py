@@ -115,7 +115,7 @@ class Walking:
 
     def resume(self, until: float, step: float = 1.0) -> None:
         """Those who stood aside of their mats (:attr:`.PlanState.to_seat`) and have not acted since go on to
-        them at the first moment up to ``until`` (the end of the event just planned) when the way is open and
+        them at the first second up to ``until`` (the end of the phase just planned) when the way is open and
         meets nobody: the one who closed it has moved (the next to be pledged steps up where the last stood)."""
         for who in sorted(self.state.to_seat):
             goal, heading = self.state.to_seat[who]
@@ -123,7 +123,7 @@ class Walking:
             t = math.ceil(body.t / step) * step
             while t <= until:
                 w = Way(t0=t, start=(body.x, body.y), legs=[goal], stair=None, top_step=False,
-                        why=f"on to his mat, the way open again")
+                        why="on to his mat, the way open again")
                 w.plan = self.routes.corners(body, w.legs, w)
                 if w.plan and not self.ground.boxed_in and time_path(self.pace, body, w.plan, t):
                     found = self.occupancy.first_clear(body, w.plan, t, tail=True, delays=(0.0,))
