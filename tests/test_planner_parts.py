@@ -207,3 +207,45 @@ def test_every_verb_of_the_script_has_one_function():
     assert set(actions.VERBS) == set(SCRIPT_VERBS) - {"sync"}
     with pytest.raises(ValueError, match="registered twice"):
         actions.verb("bow")(lambda p, b, a: None)
+
+
+# -- places: a file the ground does not hold
+def test_a_full_row_turns_as_the_reading_writes_it(reading):
+    """衆賓繼三耦而立東上 … 若有東面者則北上: a row facing south running west, the ground holding six of it;
+    without an overflow the rest fold into a second row behind (north of) the first; with 东面北上 they stand
+    in a file at its west end facing east, running south, a spacing apart."""
+    from dataclasses import replace
+    from reconstruct.model.reading import Formation
+    from reconstruct.planner.places import FILE_BEHIND
+    row = Formation("堂西位", (-2.0, -3.0, 0.0), 180.0, (-1.0, 0.0))
+    members = [f"甲{k}" for k in range(1, 10)]
+    for overflow, expect in ((None, [(-2.0 - k, round(-3.0 + FILE_BEHIND, 2), 180.0) for k in range(3)]),
+                             ((90.0, (0.0, -1.0)), [(-7.0, -4.0 - k, 90.0) for k in range(3)])):
+        f = replace(row, overflow=overflow)
+        state = PlanState(replace(reading, formations={f.id: f}))
+        places = Places(state, Occupancy(state), NameIndex(), {f.id: members})
+        firsts = [places.formation_slot(m, f.id)[:2] for m in members[:6]]
+        assert firsts == [(-2.0 - k, -3.0) for k in range(6)]      # the row: as far as the court's west wall
+        rest = [places.formation_slot(m, f.id) for m in members[6:]]
+        assert [(round(x, 2), round(y, 2), h) for x, y, _, h in rest] == expect
+
+
+def test_one_boxed_out_of_his_mat_goes_on_when_the_way_opens(reading):
+    """Going back to his mat (席) with those standing round it leaving no way in, he stands aside; once one of
+    them has gone (the next to be pledged steps up where the last stood), he goes on to it, facing as told."""
+    state = PlanState(reading)
+    me = person(state, "甲", 0.0, -3.0, heading=90.0)
+    ring = {n: person(state, n, x, y) for n, x, y in (("乙", 0.0, -7.2), ("丙", 0.8, -8.0), ("丁", -0.8, -8.0),
+                                                      ("戊", 0.0, -8.8))}
+    ring["乙"].hold_until(20.0)                                                  # he leaves at 20 s
+    walk_keys(ring["乙"], [(21.0, 1.5, -6.5), (24.0, 3.0, -5.0)])
+    occupancy, routes, moves, pairs, walking = walking_parts(state)
+    for b in ring.values():
+        b.t = 0.0
+    walking.walk(me, (0.0, -8.0, COURT), "to his mat", aside=True, seat=True)
+    assert math.dist((me.x, me.y), (0.0, -8.0)) > 0.5 and "甲" in state.to_seat    # aside, still to go
+    walking.resume(10.0)
+    assert "甲" in state.to_seat                          # the way still closed until then
+    walking.resume(60.0)
+    assert "甲" not in state.to_seat and (me.x, me.y) == pytest.approx((0.0, -8.0))
+    assert me.keys[-1][0] >= 20.0

@@ -599,9 +599,20 @@ class _Resolver:
                 self.fail(kp, f"facing {spec.facing!r} / senior {spec.senior!r}: write e.g. 东面 and 北上")
             sp = self.m(spec.spacing, kp + ["spacing"])
             z = self.spec.building and (0.0 if spec.level == "庭" else self.landmarks["堂"].position[2])
+            overflow = None
+            if spec.overflow is not None:
+                m = re.fullmatch(r"\s*(\S+面)\s*(\S上)\s*", spec.overflow)
+                try:
+                    if m is None:
+                        raise PlaceError(spec.overflow)
+                    oh = heading_of(m.group(1))
+                    ox, oy = DIRECTIONS[simplified(m.group(2)).removesuffix("上")]
+                except (PlaceError, KeyError):
+                    self.fail(kp + ["overflow"], f"{spec.overflow!r}: write e.g. 东面北上")
+                overflow = (oh, (-ox * sp, -oy * sp))
             out[ident] = Formation(ident, (x, y, z), heading, (-ux * sp, -uy * sp), spec.label_en,
                                    basis_text(self.basis(spec.basis)),
-                                   spec.slots)
+                                   spec.slots, overflow)
             self.add(Landmark(ident, (x, y, z), heading, None, "formation", None, spec.label_en or ident, (),
                               self.basis(spec.basis), f"{spec.at}; {spec.facing} {spec.senior}"))
         return out

@@ -171,6 +171,9 @@ class FormationSpec(_Strict):
     spacing: LengthText = "四尺"
     level: Literal["庭", "堂"] = "庭"
     slots: int | None = Field(default=None, ge=1, le=10_000)   # places the reading gives the file; none: as many as fit
+    # when the ground holds no more of the file, the rest stand in a file turned at its end, facing and senior
+    # as written here (鄭 on 衆賓繼三耦而立東上: 若有東面者則北上): e.g. "东面北上"
+    overflow: str | None = Field(default=None, max_length=8)
     basis: Basis
 
 

@@ -58,6 +58,8 @@ class Formation:
     label_en: str = ""
     cite: str = ""
     slots: int | None = None         # how many places the reading gives it (None: as many as the ground holds)
+    # the file turned at its end for those the ground does not hold in it (若有東面者則北上): (heading, step)
+    overflow: tuple[float, tuple[float, float]] | None = None
 
     def slot(self, rank: int) -> tuple[float, float, float]:
         """Position of the rank-th place (1 = senior)."""

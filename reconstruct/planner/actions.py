@@ -15,7 +15,7 @@ from typing import Callable, NamedTuple
 
 from ..model.rite import Action
 from ..text.placement import heading_of
-from ..model.vocabulary import GestureKind, Posture
+from ..model.vocabulary import GestureKind, LandmarkKind, Posture
 from .arrows import Arrows
 from .bodies import Body
 from .courtesy import Courtesy
@@ -77,10 +77,13 @@ def act(p: Parts, b: Body, a: Action) -> None:
     v = VERBS.get(a.verb)
     if v is None:
         p.state.fail(f"verb {a.verb} cannot be planned")
+    p.state.to_seat.pop(b.id, None)         # he acts again: from where he stands
     v.perform(p, b, a)
     if a.heading and v.face_after:
         p.moves.face(b, p.places.heading_toward(b, a.heading))
         p.state.stated[b.id] = (p.state.event_id, b.heading)
+    if b.id in p.state.to_seat:             # stood aside of his mat: the facing he was given there
+        p.state.to_seat[b.id] = (p.state.to_seat[b.id][0], b.heading)
 
 
 # ---------------------------------------------------------------------------------------------- walking
@@ -138,11 +141,17 @@ def _go_to(p: Parts, b: Body, a: Action) -> None:
     if a.stair:
         why += f" by the {a.stair} (stated)"
     p.walking.walk(b, (x, y, level), why, a.stair, via=via, behind=p.places.ahead(a.place) if slot else None,
-                   aside=v == "go" and slot is None)
+                   aside=v == "go" and slot is None, seat=v == "go" and slot is None and _is_mat(p, a.place))
     if slot is not None:
         p.places.set_out(b, a.place)
         if v == "exit" and not a.heading:
             p.moves.face(b, fh)         # in his place in the file outside, facing as the file faces
+
+
+def _is_mat(p: Parts, place: str) -> bool:
+    """Whether a place is a mat itself (宾席, 众宾席3 …): one's seat, which one reaches in the end."""
+    lm = p.state.reading.landmarks.get(place)
+    return lm is not None and lm.kind == LandmarkKind.MAT
 
 
 def _stair_foot(p: Parts, place: str):

@@ -162,6 +162,8 @@ class Planner:
             self._perform_phase(phase)
             st.current_who = ""
             t = max([t, *[st.body(p).t for p in people]])
+            if st.to_seat:          # one who stood aside of his mat goes on once the way opens
+                self.parts.walking.resume(t)
         return t
 
     def _perform_phase(self, phase: list) -> None:

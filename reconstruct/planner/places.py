@@ -203,7 +203,9 @@ class Places:
             return None
         # behind the last file the members fill
         self._file_slot(f, 1)                      # measures how many fit in one file
-        files = -(-len(members) // self._file_length[f.id])
+        z = f.origin[2]
+        turned = self._turned(f, HALL if z > self.reading.hall_height / 2 else COURT)   # those in the turned file
+        files = -(-max(1, len(members) - turned) // self._file_length[f.id])
         x, y, level = self._file_slot(f, rank, behind=FILE_BEHIND * max(1, files))
         return x, y, level, f.heading
 
@@ -219,31 +221,59 @@ class Places:
         if f.slots is not None and rank > f.slots:
             self.state.fail(f"{who} has no place in {f.id}: the reading gives it {f.slots} places and the rite puts "
                       f"{max(rank, len(members or []))} people in it")
-        x, y, level = self._file_slot(f, rank)
+        x, y, level, heading = self._file_place(f, rank)
         if not self.ground.is_free(level, x, y) and math.dist((x, y), self.ground.free_point(level, x, y)) > 1.0:
             self.state.fail(f"{who} has no place in {f.id}: place {rank} of the file, folded as the ground allows, "
                       f"lies at ({x:.1f}, {y:.1f}) inside walls or fixtures")
-        return x, y, level, f.heading
+        return x, y, level, heading
 
     def _file_slot(self, f, rank: int, behind: float = 0.0) -> tuple[float, float, str]:
         """The rank-th place of a file; a file longer than the ground allows folds into further files
-        behind the first (若衆則…: the text turns a long row into a file), each FILE_BEHIND further back (room for one to pass between two files)."""
+        behind the first (若衆則…: the text turns a long row into a file), each FILE_BEHIND further back (room
+        for one to pass between two files); a formation the reading gives an ``overflow`` continues first in
+        a file turned at its end, as the reading writes it (若有東面者則北上), and folds only beyond that."""
+        return self._file_place(f, rank, behind)[:3]
+
+    def _file_place(self, f, rank: int, behind: float = 0.0) -> tuple[float, float, str, float]:
+        """(x, y, level, heading) of the rank-th place of a file (see :meth:`_file_slot`)."""
         z = f.origin[2]
         level = HALL if z > self.reading.hall_height / 2 else COURT
-        length = self._file_length.get(f.id)
-        if length is None:
-            length = 1
-            while length < 400:
-                x, y, _ = f.slot(length + 1)
-                if not self.ground.is_free(level, x, y):
-                    break
-                length += 1
-            self._file_length[f.id] = length
+        length = self._length(f.id, f.slot, level)
+        turned = self._turned(f, level) if not behind else 0
+        if turned and rank > length:
+            if rank <= length + turned:
+                heading, (sx, sy) = f.overflow
+                ex, ey, _ = f.slot(length)
+                k = rank - length
+                return ex + k * sx, ey + k * sy, level, heading
+            rank -= turned
         file_no, k = divmod(rank - 1, length)
         x, y, _ = f.slot(k + 1)
         back = math.radians(f.heading + 180)
         d = behind + FILE_BEHIND * file_no
-        return x + d * math.sin(back), y + d * math.cos(back), level
+        return x + d * math.sin(back), y + d * math.cos(back), level, f.heading
+
+    def _turned(self, f, level: str) -> int:
+        """How many places the file turned at a formation's end holds (0 without an ``overflow``)."""
+        if f.overflow is None:
+            return 0
+        _, (sx, sy) = f.overflow
+        ex, ey, z = f.slot(self._length(f.id, f.slot, level))
+        return self._length(f.id + "/overflow", lambda k: (ex + k * sx, ey + k * sy, z), level, first=1)
+
+    def _length(self, key: str, slot, level: str, first: int = 2) -> int:
+        """How many places of a file, slot(1), slot(2) …, lie on free ground (the first always counts;
+        ``first=1`` counts slot(1) too, for a turned file that may have no room at all)."""
+        length = self._file_length.get(key)
+        if length is None:
+            length = first - 1
+            while length < 400:
+                x, y, _ = slot(length + 1)
+                if not self.ground.is_free(level, x, y):
+                    break
+                length += 1
+            self._file_length[key] = length
+        return length
 
     def ahead(self, place: str) -> float | None:
         """When the one ahead in a file set out, if he walked to his place in it in this event (those

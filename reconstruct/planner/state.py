@@ -53,6 +53,9 @@ class PlanState:
     current: Any = None               # the event being planned, for error messages
     current_who: str = ""             # … and the person
     deferrable: bool = False          # whether a blocked walk may be put back after the others' in its step
+    # one going back to his mat whom those standing left no way there, stood aside: who → (the mat's spot,
+    # the facing he was given); he goes on as soon as the way opens (Walking.resume), unless he acts first
+    to_seat: dict[str, tuple[tuple[float, float, str], float]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.ground is None:

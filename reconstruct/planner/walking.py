@@ -37,14 +37,15 @@ class Walking:
     def walk(self, body: Body, goal: tuple[float, float, str], why: str, stair_name: str | None = None,
              via: list[tuple[float, float, str]] = (), top_step: bool = False,
              first_step_at: float | None = None, behind: float | None = None, aside: bool = False,
-             lane: float | None = None) -> None:
+             lane: float | None = None, seat: bool = False) -> None:
         """Walk from where the body is to a goal (x, y, level), through via points, by stairs as needed;
         ``first_step_at``: not onto the stair's first step before that time; ``lane``: up the stair on this
         side of its middle (a pair standing side by side at its foot); ``behind``: the time the one
         ahead of him in a file set out (the waits tried start there: he will not pass him); ``aside``: if
         those standing there leave no way to the goal, to the nearest spot round it that can be reached
         (on a crowded hall a place named from a person, 主人之西, may lie past him where nobody can go
-        round him).
+        round him); ``seat``: the goal is his mat — stood aside of it, he goes on to it as soon as the way
+        opens (:meth:`resume`).
 
         The ways tried, in turn: beside his partner (并行), or one led by the hand a step behind the one who
         leads him; as routed, after the shortest wait; round the person met; to a spot a little aside; after a
@@ -64,7 +65,8 @@ class Walking:
             return
         w.stays = not top_step and w.legs[-1][2] != STAIR
         if aside and w.stays and self.ground.boxed_in and not self._boxed_in_by_his_leader(body, w):
-            self._aside_of_the_boxed_in(body, w, list(via))
+            if self._aside_of_the_boxed_in(body, w, list(via)) and seat and not via:
+                self.state.to_seat[body.id] = (goal, body.heading)
         # one led by the hand a step behind the one who leads him on his very way (右手相), else beside him; a
         # 下射 beside his 上射
         led = w.stays and self.pairs.is_led(body.id)
@@ -98,8 +100,9 @@ class Walking:
         self.ground.boxed_in = not free
         return free
 
-    def _aside_of_the_boxed_in(self, body: Body, w: "Way", via: list) -> None:
-        """Those standing there leave no way to the goal: the nearest spot round it that can be reached."""
+    def _aside_of_the_boxed_in(self, body: Body, w: "Way", via: list) -> bool:
+        """Those standing there leave no way to the goal: the nearest spot round it that can be reached
+        (whether one was found)."""
         gx, gy, glevel = w.legs[-1]
         standing = self.occupancy.standing(body, w.t0, glevel)
         for dx, dy in ASIDE:
@@ -112,7 +115,29 @@ class Walking:
                 w.plan, w.legs = alt, [*via, spot]
                 self.state.explain.append(f"  {body.id} stands {math.hypot(dx, dy):.1f} m aside: those standing "
                                     "there leave no way to the place")
-                return
+                return True
+        return False
+
+    def resume(self, until: float, step: float = 1.0) -> None:
+        """Those who stood aside of their mats (:attr:`.PlanState.to_seat`) and have not acted since go on to
+        them at the first second up to ``until`` (the end of the phase just planned) when the way is open and
+        meets nobody: the one who closed it has moved (the next to be pledged steps up where the last stood)."""
+        for who in sorted(self.state.to_seat):
+            goal, heading = self.state.to_seat[who]
+            body = self.state.bodies[who]
+            t = math.ceil(body.t / step) * step
+            while t <= until:
+                w = Way(t0=t, start=(body.x, body.y), legs=[goal], stair=None, top_step=False,
+                        why="on to his mat, the way open again")
+                w.plan = self.routes.corners(body, w.legs, w)
+                if w.plan and not self.ground.boxed_in and time_path(self.pace, body, w.plan, t):
+                    found = self.occupancy.first_clear(body, w.plan, t, tail=True, delays=(0.0,))
+                    if found is not None:
+                        self._write_walk(body, w, found)
+                        self.moves.face(body, heading)
+                        del self.state.to_seat[who]
+                        break
+                t += step
 
     def _walk_abreast(self, body: Body, w: "Way"):
         """Beside his partner, a little wider if someone stands in the way; through the text's via points too
