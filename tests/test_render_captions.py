@@ -34,7 +34,7 @@ def test_a_long_event_shows_each_clause_while_it_is_performed(plan):
 def test_a_long_gloss_of_one_clause_is_paged_while_its_acts_are_done():
     """The first half's events are one clause each (its text has no punctuation); a gloss too long to read at once
     (the longest, e.g. the musicians' entry, f6.ru) shrank to an unreadable size shown whole: it is shown in pages cut
-    at its semicolons, each no longer than PAGE_CHARS (two lines at the caption size), one after the other while
+    at its semicolons (then its commas), each no longer than PAGE_CHARS (two lines at the caption size), one after the other while
     the event lasts.  (The page our copy lacks, once glossed in one event of 775 characters, is now performed step by
     step by 獻大夫, each step with its own gloss.)"""
     from conftest import planned
@@ -54,6 +54,11 @@ def test_a_long_gloss_of_one_clause_is_paged_while_its_acts_are_done():
                                       for c in ClauseTimeline(first).clauses(e)))
     assert gloss_pages("short; gloss") == ["short; gloss"] and gloss_pages("") == []
     assert gloss_pages("a" * 200 + "; " + "b" * 200) == ["a" * 200 + ";", "b" * 200]
+    # a part with no semicolon, too long for a page (the 賓's 祭 of f4, since 相工 made f6.ru short): cut at commas
+    commas = ", ".join(["he kneels and takes the cup"] * 20)
+    assert all(len(q) <= PAGE_CHARS for q in gloss_pages(commas)) and " ".join(gloss_pages(commas)) == commas
+    words = " ".join(["word"] * 100)
+    assert [len(q) for q in gloss_pages(words, 100)] == [99] * 5 and " ".join(gloss_pages(words, 100)) == words
 
 
 def test_every_string_drawn_has_its_glyphs(plan):

@@ -66,11 +66,20 @@ def split_gloss(en: str) -> list[str]:
 
 def gloss_pages(en: str, limit: int = PAGE_CHARS) -> list[str]:
     """A gloss longer than ``limit`` characters cut into pages at its semicolons, each as long as fits
-    ``limit`` (a single longer part is a page of its own); a shorter gloss is one page."""
+    ``limit``; a part still longer is cut at its commas, and a clause still longer between words, so that
+    no page is longer than ``limit`` (but a single word); a shorter gloss is one page.  The pages joined
+    by single spaces give the gloss back."""
     if len(en) <= limit:
         return [en] if en else []
+
+    def pieces(text: str, marks: tuple[str, ...]) -> list[str]:
+        if len(text) <= limit or not marks:
+            return [text]
+        cut = re.split(r"\s+", text) if marks[0] == " " else re.split(rf"(?<={re.escape(marks[0])})\s+", text)
+        return [q for part in cut for q in pieces(part, marks[1:])]
+
     pages: list[str] = []
-    for part in re.split(r"(?<=;)\s+", en):
+    for part in pieces(en, (";", ",", " ")):
         if pages and len(pages[-1]) + 1 + len(part) <= limit:
             pages[-1] += " " + part
         else:
