@@ -3,6 +3,7 @@ hall with two stairs, a gate) and a few people placed by hand, without the rite.
 from __future__ import annotations
 
 import math
+import types
 
 import numpy as np
 import pytest
@@ -249,3 +250,26 @@ def test_one_boxed_out_of_his_mat_goes_on_when_the_way_opens(reading):
     walking.resume(60.0)
     assert "甲" not in state.to_seat and (me.x, me.y) == pytest.approx((0.0, -8.0))
     assert me.keys[-1][0] >= 20.0
+
+
+def test_one_led_by_the_hand_goes_down_the_stair_not_off_the_hall(reading):
+    """弟子相工…降自西階 on a shallow hall: the junior has come to the stair's head on the hall and not yet gone
+    down (his way down is planned after his 工's); the 工 led by the hand does not follow that way of his on the
+    hall to a goal below (straight off the hall's edge, at the hall's height: 義疏's reading, f8, 3 findings), he
+    goes down the steps."""
+    state = PlanState(reading)
+    lead = person(state, "相", -3.0, 1.5, level=HALL)
+    led = person(state, "工", -2.0, 2.5, level=HALL)
+    occupancy, routes, moves, pairs, walking = walking_parts(state)
+    pairs.take_by_hand("相", "工", [0.0, None, "lead", "工"])
+    state.current = types.SimpleNamespace(id="f8.gong.ru")        # both walks of one event (as partner_walk asks)
+    walking.walk(lead, (-3.8, 0.6, HALL), "to the stair's head")
+    walking.walk(led, (-3.0, -1.6, COURT), "down, led by the hand", "西阶")
+    k = np.asarray([r[:4] for r in led.keys])
+    t = np.linspace(k[0, 0], k[-1, 0], 400)
+    x, y, z = (np.interp(t, k[:, 0], k[:, i]) for i in (1, 2, 3))
+    off = y <= -0.45                                      # past the stair's first tread south of the hall's edge
+    assert off.any() and led.level == COURT and led.z == 0.0 and k[-1, 3] == 0.0
+    assert (z[off] <= H - 0.23 + 1e-6).all()             # a step down or more there, never in the air
+    on_run = off & (y > -0.9)                             # over the stair's run (3 treads of 0.3 m)
+    assert (np.abs(x[on_run] + 3.0) <= 0.6 + 1e-6).all()  # within the stair's width

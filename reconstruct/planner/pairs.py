@@ -260,6 +260,10 @@ class Pairs:
         if not up_plan or math.dist(up_start, (b.x, b.y)) > 2.5 or math.dist(up_plan[-1][:2], w.legs[-1][:2]) > 2.5:
             return None
         gx, gy, glevel = w.legs[-1]
+        if up_plan[-1][3] != glevel:
+            # the leader's last way ends on another level than this one (he has come up to the stair's head and
+            # not yet gone down it): no way of his to follow
+            return None
         level = b.level if b.level in (COURT, HALL) else glevel
         way = [(up_start[0], up_start[1], b.z, level), *up_plan[:-1]]
         # a step behind him on his way: he sets out for the leader's first spot as the leader leaves it, so as
