@@ -13,6 +13,7 @@ import pytest
 
 from reconstruct.checks.audit import sample
 from reconstruct.layout import load_reading
+from reconstruct.model.plan import Plan
 from reconstruct.rite import load_rite
 
 BOWS = ("bow", "kneel_bow")
@@ -287,6 +288,76 @@ def test_host_steps_off_his_mat_to_the_stair_head(case):
     x, y, *_ = where(case, "主人", e.end)
     mat = case.landmarks["主人席"]
     assert y < mat.position[1] - mat.size[0] / 2 if mat.size else y < mat.position[1] - 0.8
+
+
+# ------------------------------------------------------------------ 徹俎 (115)
+def grandees_stands_cleared(p, rite) -> list[str]:
+    """What is wrong with the clearing of the 大夫's stands in plan p (empty: nothing): 大夫取俎，還授弟子，弟子以降
+    自西階，遂出授從者。大夫從之降，立于賓南 — for every 大夫 (each has his 俎: 記 若有尊者則俎其餘體也), by events citing
+    those words; he takes his own 俎 on the hall and hands it to a junior (弟子, 賓黨: 鄭 on 命弟子俟徹俎), who hands it
+    to the 大夫's own attendant outside the gate (鄭 on the 賓's: 授賓家從來者也), who keeps it to the end; the 大夫
+    comes down after it and stands south of the guest, each further one south of the one before; the dish brought
+    up for him (乃羞) lies where his 俎 stood, the 俎 gone."""
+    g, out = rite.groups, []
+    gate_y, hall = p.landmarks["门"].position[1], p.hall_height
+    t_stand = ev(p, "p21.zhongbin").start
+    first = ev(p, "p21.dafu")
+    south_of = "宾"
+    for d, attendant in zip(g["大夫"], g["大夫从者"]):
+        sfx = "" if d == "大夫" else f".{d}"
+        e, down = p.event(f"p21.dafu{sfx}"), p.event(f"p21.dafujiang{sfx}")
+        if e is None or down is None:
+            out.append(f"{d}: no event p21.dafu{sfx} / p21.dafujiang{sfx}")
+            continue
+        if e.span != first.span or d not in e.actors:
+            out.append(f"{d}: p21.dafu{sfx} does not cite 大夫取俎… as the first's ({e.span}, {first.span})")
+        zu = p.props[f"{d}俎"]
+        rows = [(t, c) for t, c in zu.carriers.rows() if c is not None and t >= ev(p, "p21.qing").start]
+        if [c for _, c in rows] != [d, "弟子3", attendant]:
+            out.append(f"{d}俎 carried by {[c for _, c in rows]}, not {d} → 弟子3 → {attendant}")
+            continue
+        (t_take, _), (t_junior, _), (t_out, _) = rows
+        if not e.start <= t_take < t_junior < t_out <= e.end:
+            out.append(f"{d}俎 not taken, handed on and handed out within p21.dafu{sfx}")
+        if abs(where(p, d, t_junior)[2] - hall) > 0.01:
+            out.append(f"{d} hands his 俎 over off the hall")
+        if where(p, attendant, t_out)[1] > gate_y:
+            out.append(f"{d}俎 handed to {attendant} inside the gate")
+        for t in (t_stand, ev(p, "p22.ju").start, p.duration):
+            x, y, z, _ = where(p, f"{d}俎", t)
+            if zu.carrier(t) != attendant or y > gate_y:
+                out.append(f"{d}俎 at {t:.0f} s: held by {zu.carrier(t)}, y {y:.1f} (the gate {gate_y:.1f})")
+        me, other = where(p, d, t_stand), where(p, south_of, t_stand)
+        if down.start < t_out or me[2] > 0.01 or not 0.3 < other[1] - me[1] < 1.5 or abs(other[0] - me[0]) > 0.5:
+            out.append(f"{d} not come down after his 俎 to stand south of {south_of} ({me[:3]}, {other[:3]})")
+        stood = where(p, f"{d}俎", ev(p, "p21.qing").start)
+        dish = where(p, f"{d}羞", ev(p, "p22.ju").start)
+        if math.dist(stood[:2], dish[:2]) > 0.3 or abs(dish[2] - stood[2]) > 0.01:
+            out.append(f"{d}羞 not where his 俎 stood")
+        south_of = d
+    return out
+
+
+def test_every_grandee_clears_his_own_stand(plan, plan_of, rite_of):
+    """With 2 大夫 each takes his own 俎, turns and hands it to the junior, who takes it down and out of the gate to
+    that 大夫's own attendant; each comes down after it and stands south of the guest (the second south of the
+    first); the delicacies are set where the stands stood.  Before, the second's 俎 stayed on the hall beside his
+    dish, and he on his mat: the check finds that when the plan is made so."""
+    p = plan_of("zheng_xuan", dafu=2)
+    rite = rite_of(p)
+    assert rite.groups["大夫从者"] == ["从者2", "从者3"]
+    assert grandees_stands_cleared(p, rite) == [] and grandees_stands_cleared(plan, rite_of(plan)) == []
+    raw = p.to_dict()
+    raw["props"]["大夫2俎"]["carrier"] = []
+    raw["props"]["大夫2俎"]["keys"] = raw["props"]["大夫2俎"]["keys"][:1]     # left where it stood
+    raw["actors"]["大夫2"]["keys"] = raw["actors"]["大夫2"]["keys"][:1]       # and he on his mat
+    found = grandees_stands_cleared(Plan.from_dict(raw), rite)
+    assert any(f.startswith("大夫2俎 carried by []") for f in found), found
+    assert not any(f.startswith("大夫俎") or f.startswith("大夫 ") for f in found), found
+    raw = p.to_dict()
+    raw["actors"]["大夫2"]["keys"] = raw["actors"]["大夫2"]["keys"][:1]       # his 俎 carried off, he on his mat
+    assert [f.split(" (")[0] for f in grandees_stands_cleared(Plan.from_dict(raw), rite)] == [
+        "大夫2 not come down after his 俎 to stand south of 大夫"]
 
 
 # ------------------------------------------------------------------ 立者東面北上 (記 128)
