@@ -58,7 +58,11 @@ PART1 = ASSETS / "text" / "xiangshe_li_part1.txt"
 # (p18.xianggong.xiang, .ru, .sheng, .zuo, .shouse, .lezheng: 樂正反).  The 工 sit where they sat (the same seats);
 # the junior-to-工 distance while walking is at most 1.7 m (mean under 1 m; 1.9 m before); score, shots and music the
 # same; later events shift (the passage 12 s shorter).
-PASSAGE_PLAN_SHA256 = "177607fc440e55987b428ad41672ff87a0c4099b92d99a44679a056a2433f936"
+# And by 大夫從之降 (p21): the 大夫 follows his 俎 down as soon as the junior has taken it down the west stair (從之, as
+# the 賓 follows the 司正: 宾從之降), while the junior takes it on out of the gate (遂出授從者, its own event
+# p21.dafuchu, as the 賓's p21.chu), not some 160 s later when the junior is back from the gate; later events shift
+# (the passage 1.9 min shorter), nothing else changes its order.
+PASSAGE_PLAN_SHA256 = "e0e5b9d8831e811ae9d2e4099d0538bb545a7b80be95d98cbbe8111c1854947a"
 # the first half's non-archery sections (戒賓 … 立司正, 末旅): characters [0, MINE) of part 1
 NON_ARCHERY_END = 1672
 

@@ -305,9 +305,9 @@ def grandees_stands_cleared(p, rite) -> list[str]:
     south_of = "宾"
     for d, attendant in zip(g["大夫"], g["大夫从者"]):
         sfx = "" if d == "大夫" else f".{d}"
-        e, down = p.event(f"p21.dafu{sfx}"), p.event(f"p21.dafujiang{sfx}")
-        if e is None or down is None:
-            out.append(f"{d}: no event p21.dafu{sfx} / p21.dafujiang{sfx}")
+        e, out_, down = p.event(f"p21.dafu{sfx}"), p.event(f"p21.dafuchu{sfx}"), p.event(f"p21.dafujiang{sfx}")
+        if e is None or out_ is None or down is None:
+            out.append(f"{d}: no event p21.dafu{sfx} / p21.dafuchu{sfx} / p21.dafujiang{sfx}")
             continue
         if e.span != first.span or d not in e.actors:
             out.append(f"{d}: p21.dafu{sfx} does not cite 大夫取俎… as the first's ({e.span}, {first.span})")
@@ -317,18 +317,21 @@ def grandees_stands_cleared(p, rite) -> list[str]:
             out.append(f"{d}俎 carried by {[c for _, c in rows]}, not {d} → 弟子3 → {attendant}")
             continue
         (t_take, _), (t_junior, _), (t_out, _) = rows
-        if not e.start <= t_take < t_junior < t_out <= e.end:
-            out.append(f"{d}俎 not taken, handed on and handed out within p21.dafu{sfx}")
+        if not e.start <= t_take < t_junior <= e.end or not out_.start <= t_out <= out_.end:
+            out.append(f"{d}俎 not taken and handed on within p21.dafu{sfx}, handed out within p21.dafuchu{sfx}")
         if abs(where(p, d, t_junior)[2] - hall) > 0.01:
             out.append(f"{d} hands his 俎 over off the hall")
         if where(p, attendant, t_out)[1] > gate_y:
             out.append(f"{d}俎 handed to {attendant} inside the gate")
-        for t in (t_stand, ev(p, "p22.ju").start, p.duration):
+        for t in (out_.end, ev(p, "p22.ju").start, p.duration):
             x, y, z, _ = where(p, f"{d}俎", t)
             if zu.carrier(t) != attendant or y > gate_y:
                 out.append(f"{d}俎 at {t:.0f} s: held by {zu.carrier(t)}, y {y:.1f} (the gate {gate_y:.1f})")
         me, other = where(p, d, t_stand), where(p, south_of, t_stand)
-        if down.start < t_out or me[2] > 0.01 or not 0.3 < other[1] - me[1] < 1.5 or abs(other[0] - me[0]) > 0.5:
+        # 從之降: after the junior has gone down with it (as the 賓 after the 司正), not once it is out of the gate
+        ts = np.arange(down.start, down.end + 0.05, 0.1)
+        down_at = ts[np.argmax(sample(p.track(d), ts)[:, 2] < 0.01)]
+        if not t_junior < down_at < t_out or me[2] > 0.01 or not 0.3 < other[1] - me[1] < 1.5 or abs(other[0] - me[0]) > 0.5:
             out.append(f"{d} not come down after his 俎 to stand south of {south_of} ({me[:3]}, {other[:3]})")
         stood = where(p, f"{d}俎", ev(p, "p21.qing").start)
         dish = where(p, f"{d}羞", ev(p, "p22.ju").start)
