@@ -179,8 +179,8 @@ class _Grammar:
         self.hall_h = plan.hall_height
         self.range_y = float(lms["侯"].position[1]) * 0.55 if "侯" in lms else -30.0
         self.gate_y = float(lms["门"].position[1]) if "门" in lms else None
-        self.events = sorted((e for e in plan.events if any(a in plan.actors for a in e.actors)),
-                             key=lambda e: (e.start, e.id))
+        # in the plan's order by start, as the captions take them (Plan.current_event)
+        self.events = [e for e in plan.events_by_start() if any(a in plan.actors for a in e.actors)]
         self.obstacles = self._obstacles()
         self.court = self._court()
         self.sides: dict[tuple, float] = {}          # the side of a line of action, kept across cuts
@@ -238,7 +238,9 @@ class _Grammar:
             if not live:
                 continue
             first = max(e.start for e in live)
-            prim = [e for e in live if e.start == first]
+            # of acts begun at once, the one the caption shows (the last in the plan: Plan.current_event) first:
+            # its people are the shot's principal
+            prim = [e for e in reversed(live) if e.start == first]
             who = tuple(dict.fromkeys(x for e in prim for x in e.actors if x in self.s.col))
             ids = tuple(e.id for e in prim)
             if acts and acts[-1][2] == who and acts[-1][1] >= a - 1e-9:

@@ -14,6 +14,7 @@ MOVING = 0.25           # m/s: faster than this, a person is walking
 APART = 2.5             # m: two people of one close shot farther apart than this are both framed with their faces
 FACE_WEIGHT = {"close": 6.0, "medium": 3.5, "walk": 1.0, "establish": 0.0}   # how much a view of backs costs
 WALL_GAP = 1.8          # m: a camera nearer a wall than this sees the wall fill part of the frame
+HIDDEN = 90.0           # a view in which one of those filmed is hidden throughout (walls, columns, the 乏); in part: its share
 
 
 def _crosses(eyes: np.ndarray, qs: np.ndarray, lo: np.ndarray, hi: np.ndarray, top: np.ndarray) -> np.ndarray:
@@ -180,6 +181,10 @@ class Director:
         if g.obstacles:
             lo, hi, top = (np.array([o[i] for o in g.obstacles], float) for i in range(3))
             score += 6.0 * _crosses(eyes, chests, lo, hi, top).sum(1)
+            # one hidden behind them for most of the shot (a wall between him and the camera at two of its start,
+            # middle and end) is hardly filmed: worse than a cut too like the last (a walk's 40)
+            blocked = np.stack([_crosses(eyes, q[None], lo, hi, top).any(1) for q in chests], axis=1)   # (k, m)
+            score += HIDDEN * blocked.reshape(len(eyes), len(who), len(jj)).mean(2).sum(1)
             wall = (hi - lo).max(1) > 2.0            # a wall: a camera hugging it sees a wall fill the frame
             gap = np.linalg.norm(np.maximum(np.maximum(lo[None, wall] - eyes[:, None, :2],
                                                        eyes[:, None, :2] - hi[None, wall]), 0.0), axis=2)
@@ -231,7 +236,9 @@ class Director:
         if self.shots and self.shots[-1].kind == p.kind and set(self.shots[-1].people) == set(who):
             pd = self.dirs[-1]
             ang = np.degrees(np.arccos(np.clip(dh @ pd, -1.0, 1.0)))
-            score += 40.0 * (ang < WALK_CUT) if p.kind == "walk" else 10.0 * (ang < SAME_ANGLE)
+            # never nearly the same angle (a jump cut); a walk's stretches further apart (WALK_CUT) unless that
+            # hides the walker (HIDDEN)
+            score += 100.0 * (ang < SAME_ANGLE) + (40.0 * (ang < WALK_CUT) if p.kind == "walk" else 0.0)
         return score
 
     def _line(self, p: Piece, who, feet_mid, hd_mid, ii):
