@@ -119,6 +119,10 @@ def _go_to(p: Parts, b: Body, a: Action) -> None:
         # the 有司 waiting behind the archers at 堂西); else an ad-hoc file: 北上 / 東上, one place each
         slot = (p.places.behind_slot(a.place, a.rank)
                 or p.places.adhoc_slot(b, a.place, a.rank, a.heading))
+    # places on the hall that a reading gives as a row (工席位: the 工's seats; 相者位: the juniors by them) are
+    # each one's own place, come to one pair after another as to any named place, not a file walked into in
+    # rank order (those are in the court: 射位, 堂西位, 门外位 …)
+    row_on_hall = slot is not None and slot[2] == HALL
     if slot is not None:
         x, y, level, fh = slot
     # a pair sent side by side to a stair's foot stands there to go up (others keep the lanes clear)
@@ -140,9 +144,10 @@ def _go_to(p: Parts, b: Body, a: Action) -> None:
         why += " (出: through the 门, the only way out)"
     if a.stair:
         why += f" by the {a.stair} (stated)"
-    p.walking.walk(b, (x, y, level), why, a.stair, via=via, behind=p.places.ahead(a.place) if slot else None,
-                   aside=v == "go" and slot is None, seat=v == "go" and slot is None and _is_mat(p, a.place))
-    if slot is not None:
+    as_file = slot is not None and not row_on_hall
+    p.walking.walk(b, (x, y, level), why, a.stair, via=via, behind=p.places.ahead(a.place) if as_file else None,
+                   aside=v == "go" and not as_file, seat=v == "go" and slot is None and _is_mat(p, a.place))
+    if as_file:
         p.places.set_out(b, a.place)
         if v == "exit" and not a.heading:
             p.moves.face(b, fh)         # in his place in the file outside, facing as the file faces

@@ -136,6 +136,10 @@ class Handling:
         level = other.level if other.level != STAIR else HALL
         if not (b.posture == Posture.KNEEL and math.hypot(other.x - b.x, other.y - b.y) <= KNEEL_REACH):
             self.walking.approach(b, other.x, other.y, level, HAND_REACH, why, roomy)
+            if roomy and other.posture == Posture.KNEEL and math.hypot(other.x - b.x, other.y - b.y) > HAND_GAP:
+                # the roomy spot lies beyond the reach of one who kneels and does not rise to him (迭飲於坐,
+                # the dishes before his mat): the nearest free spot within reach instead
+                self.walking.approach(b, other.x, other.y, level, HAND_REACH, why, False)
         b.hold_until(max(b.t, other.t))
         if math.hypot(other.x - b.x, other.y - b.y) > HAND_GAP and other.posture != Posture.KNEEL:
             # no free spot within reach of him: he comes the rest of the way (the hands must meet)
