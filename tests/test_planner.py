@@ -17,7 +17,7 @@ import shapely
 
 from reconstruct.checks.audit import audit, sample
 from reconstruct.checks.conservation import conservation
-from reconstruct.model.plan import FORMAT, POSTURES, PROP_POSTURES
+from reconstruct.model.plan import FORMAT, POSTURES, PROP_POSTURES, Plan
 from reconstruct.layout.reading import load_reading
 from reconstruct.rite.loader import load_rite
 from reconstruct.planner.walkable import COURT, HALL, PERSON_GAP, Ground
@@ -159,6 +159,20 @@ def test_audit_whole_passage(plan, reading):
     found = audit(plan, reading, limit=10_000)
     assert not found, [str(f) for f in found][:5]
     assert plan.conflicts == []
+
+
+def test_a_thing_blocks_its_place_only_while_it_stands_there(plan, reading):
+    """The 中 (and the 楅) are things carried to their places: the audit counts one standing in the 中's place as
+    inside a fixture while the 中 stands there, not before it is brought (the whole chapter's first half, before
+    設中: 周尺's 工3 walked over its empty place in f6 and was reported inside the 中)."""
+    spot = reading.landmarks["中"].position
+    raw = plan.to_dict()
+    raw["actors"]["司马"]["keys"] = [[0.0, spot[0], spot[1], 0.0, 0.0, "stand"],
+                                    [plan.duration, spot[0], spot[1], 0.0, 0.0, "stand"]]
+    inside = [f for f in audit(Plan.from_dict(raw), reading, limit=10_000) if f.kind == "fixture"]
+    assert [(f.who, f.detail) for f in inside] == [("司马", "inside the 中")]
+    raw["props"]["中"]["keys"] = [[k[0], k[1] + 5.0, *k[2:]] for k in raw["props"]["中"]["keys"]]   # elsewhere
+    assert not [f for f in audit(Plan.from_dict(raw), reading, limit=10_000) if f.kind == "fixture"]
 
 
 def test_more_guests(reading, plan_of):

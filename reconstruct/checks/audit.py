@@ -39,6 +39,9 @@ def sample(track: Track, ts: np.ndarray) -> np.ndarray:
     return np.c_[xyz, heading]
 
 
+PLACED = 0.3        # m: a thing this near its landmark stands in its place
+
+
 def audit(plan: Plan, reading: Reading, step: float = STEP, limit: int = 50) -> list[Finding]:
     """Every problem found, earliest first per kind (at most ``limit`` of each kind)."""
     ts = np.arange(0.0, plan.duration + 1e-9, step)
@@ -69,6 +72,14 @@ def audit(plan: Plan, reading: Reading, step: float = STEP, limit: int = 50) -> 
     stairs = [Polygon(((s.x - s.width / 2, -s.run), (s.x + s.width / 2, -s.run), (s.x + s.width / 2, 0.0),
                        (s.x - s.width / 2, 0.0))).buffer(0.05) for s in reading.stairs.values()]
     shapely.prepare([hall, *stairs, *(sh for _, sh, _ in shapes)])
+    # a fixture that is a thing of the plan (the 中 set in the first half's 設中, the 楅 laid at 設楅) blocks its place
+    # only while it stands there: before it is brought and after it is taken away the ground is free
+    placed = {}
+    for name, _, _ in shapes:
+        if name in plan.props:
+            xy = plan.props[name].track.at(ts)[0][:, :2]
+            placed[name] = np.hypot(*(xy - np.asarray(reading.landmarks[name].position[:2])).T) < PLACED
+
     for a in ids:
         p = P[ids.index(a)]
         px, py = p[:, 0], p[:, 1]
@@ -76,6 +87,8 @@ def audit(plan: Plan, reading: Reading, step: float = STEP, limit: int = 50) -> 
         for name, shape, up in shapes:
             x0, y0, x1, y1 = shape.bounds
             near = np.flatnonzero((px >= x0) & (px <= x1) & (py >= y0) & (py <= y1) & (on_hall == up))
+            if name in placed:                  # a thing carried to its place (the 中, the 楅): there only when set
+                near = near[placed[name][near]]
             inside = near[shapely.contains_xy(shape, px[near], py[near])]
             if len(inside):
                 add(Finding("fixture", a, float(ts[inside[0]]), f"inside the {name}"))
