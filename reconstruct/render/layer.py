@@ -202,7 +202,7 @@ class MovingLayer:
                     aid, h = ident.split(":", 1)
                     holder = aid if h in bodies[aid][2] else None
                 if holder is not None:
-                    M, strings = self._held(ident, pk, kind, holder, bodies, carried, tucked, t)
+                    M, strings = self._held(ident, kind, holder, bodies, carried, tucked, t)
                 elif kind == "prop" and pk == "侯":
                     M = HIDDEN                    # the ground draws the 侯 as the reading builds it, 正 and all
                 elif kind == "prop":
@@ -236,27 +236,19 @@ class MovingLayer:
         self._resting_cache[pid] = (key, M)
         return M
 
-    def _held(self, ident, pk, kind, holder, bodies, carried, tucked, t):
+    def _held(self, ident, kind, holder, bodies, carried, tucked, t):
         """(world 4x4, string halves or None) of a thing in ``holder``'s hands (:func:`.handling.held_matrix`),
         the same objects as the frame before while nothing it depends on changed: the holder's pose (his
-        signature in ``_cache``), his gestures, what else he holds, and what :func:`.handling.held_matrix` reads
-        of ``t`` (an arrow's being tucked and its place among his tucked arrows, the flag's lean)."""
+        signature in ``_cache``), his gestures, what else he holds, and what it reads of ``t``
+        (:func:`.handling.held_reading`)."""
         w, hd, holding, gestures = bodies[holder]
         others = holding + carried.get(holder, []) if kind == "prop" else holding
-        name = ident.split(":")[-1]
-        extra = None
-        if pk == "矢" and HD.acting_on(gestures, ("nock", "draw")) != name and kind == "prop" \
-                and str(self.sampler.props[ident].track.posture_at([t])[0]) == "tucked":
-            tucked[holder] = tucked.get(holder, -1) + 1          # as held_matrix counts them
-            extra = tucked[holder]
-        elif pk == "旌":
-            extra = HD.flag_lean(self.sampler.last_gesture(holder, t, ("raise_flag", "lower_flag")), t)
-        key = (holder, self._cache[holder][0], tuple(gestures), tuple(others), extra)
+        reading = HD.held_reading(self.sampler, ident, holder, gestures, tucked, t, is_prop=kind == "prop")
+        key = (holder, self._cache[holder][0], tuple(gestures), tuple(others), reading)
         hit = self._held_cache.get(ident)
         if hit is not None and hit[0] == key:
             return hit[1]
-        own = {holder: extra - 1} if pk == "矢" and extra is not None else {}
-        out = HD.held_matrix(self.sampler, ident, holder, w, hd, gestures, others, own, t, is_prop=kind == "prop")
+        out = HD.pose_held(ident, w, hd, gestures, others, reading, is_prop=kind == "prop")
         self._held_cache[ident] = (key, out)
         return out
 

@@ -16,7 +16,7 @@ from .figures import FigureGeometry, _flatten, _rx, _rz, _t, _tube, hand_positio
 from .props import CUPS, _bow, held_prop_transform, prop_kind
 
 __all__ = ["AIMING", "aiming", "unstrung_bow_matrix", "flag_in_hands", "flag_lean", "FLAG_LOWERED", "bow_geometry", "bow_pose", "string_matrices", "arrow_on_string", "tucked_arrow",
-           "tally_in_hand", "resting_prop", "segment_matrix", "acting_on", "held_matrix"]
+           "tally_in_hand", "resting_prop", "segment_matrix", "acting_on", "held_matrix", "held_reading", "pose_held"]
 
 AIMING = ("nock", "draw", "loose")
 BOW_TIP = 0.78           # m, grip to each tip along the bow (local z)
@@ -192,6 +192,42 @@ def unstrung_bow_matrix(world: dict, heading_deg: float, holding=()) -> np.ndarr
     return M
 
 
+def held_reading(sampler, ident: str, holder: str, gestures, tucked: dict, t: float, is_prop: bool = True):
+    """What the pose of a thing in ``holder``'s hands reads of the time ``t`` beyond his pose and gestures:
+    for an arrow tucked in the belt its place among his tucked arrows (counted in ``tucked``, the holder's
+    tucked arrows posed so far at ``t``), for the flag its lean; else None."""
+    name = ident.split(":")[-1]
+    pk = prop_kind(name)
+    if pk == "矢" and is_prop and acting_on(gestures, ("nock", "draw")) != name \
+            and str(sampler.props[ident].track.posture_at([t])[0]) == "tucked":
+        tucked[holder] = tucked.get(holder, -1) + 1
+        return tucked[holder]
+    if pk == "旌":
+        return flag_lean(sampler.last_gesture(holder, t, ("raise_flag", "lower_flag")), t)
+    return None
+
+
+def pose_held(ident: str, world: dict, heading_deg: float, gestures, others, reading, is_prop: bool = True,
+              strings: bool = True) -> tuple[np.ndarray, tuple | None]:
+    """(world 4x4, the string's halves or None) of a thing held, from the holder's pose, his gestures, what
+    else he holds and :func:`held_reading` (``reading``)."""
+    name = ident.split(":")[-1]
+    pk = prop_kind(name)
+    if pk == "弓":
+        M, mid = bow_pose(world, heading_deg, gestures)
+        return M, string_matrices(M, mid) if strings else None
+    if pk == "矢":
+        if acting_on(gestures, ("nock", "draw")) == name:
+            return arrow_on_string(*bow_pose(world, heading_deg, gestures)), None
+        if reading is not None:
+            return tucked_arrow(world, reading), None
+    if pk == "旌":
+        return flag_in_hands(world, heading_deg, reading), None
+    if pk == "算" and acting_on(gestures, ("lay_tally",)) == name:
+        return tally_in_hand(world, heading_deg), None
+    return held_prop_transform(ident if is_prop else name, world, heading_deg, others), None
+
+
 def held_matrix(sampler, ident: str, holder: str, world: dict, heading_deg: float, gestures, others, tucked: dict,
                 t: float, is_prop: bool = True, strings: bool = True) -> tuple[np.ndarray, tuple | None]:
     """(world 4x4, the string's halves or None) of a thing in ``holder``'s hands at ``t``, as the video and
@@ -201,20 +237,5 @@ def held_matrix(sampler, ident: str, holder: str, world: dict, heading_deg: floa
     holds it.  ``ident``: a prop id, or ``"actor:thing"`` for a thing held by state (``is_prop`` False);
     ``others``: what else the holder holds; ``gestures``: his active gestures (``state["gestures"]``);
     ``strings``: False leaves the string's halves out (None)."""
-    pk = prop_kind(ident.split(":")[-1])
-    if pk == "弓":
-        M, mid = bow_pose(world, heading_deg, gestures)
-        return M, string_matrices(M, mid) if strings else None
-    name = ident.split(":")[-1]
-    if pk == "矢":
-        if acting_on(gestures, ("nock", "draw")) == name:
-            return arrow_on_string(*bow_pose(world, heading_deg, gestures)), None
-        if is_prop and str(sampler.props[ident].track.posture_at([t])[0]) == "tucked":
-            tucked[holder] = tucked.get(holder, -1) + 1
-            return tucked_arrow(world, tucked[holder]), None
-    if pk == "旌":
-        last = sampler.last_gesture(holder, t, ("raise_flag", "lower_flag"))
-        return flag_in_hands(world, heading_deg, flag_lean(last, t)), None
-    if pk == "算" and acting_on(gestures, ("lay_tally",)) == name:
-        return tally_in_hand(world, heading_deg), None
-    return held_prop_transform(ident if is_prop else name, world, heading_deg, others), None
+    reading = held_reading(sampler, ident, holder, gestures, tucked, t, is_prop)
+    return pose_held(ident, world, heading_deg, gestures, others, reading, is_prop, strings)
