@@ -16,5 +16,7 @@ def dumps(table: dict) -> str:
 
 if __name__ == "__main__":
     table = solved_table()
-    ARM_POSES.write_text(dumps(table), encoding="utf-8")
+    tmp = ARM_POSES.with_suffix(".json.tmp")             # nothing half-written: a temporary name, then renamed
+    tmp.write_text(dumps(table), encoding="utf-8")
+    tmp.replace(ARM_POSES)
     print(f"wrote {ARM_POSES}: {len(table['poses'])} fits")

@@ -15,11 +15,18 @@ APART = 2.5             # m: two people of one close shot farther apart than thi
 FACE_WEIGHT = {"close": 6.0, "medium": 3.5, "walk": 1.0, "establish": 0.0}   # how much a view of backs costs
 WALL_GAP = 1.8          # m: a camera nearer a wall than this sees the wall fill part of the frame
 HIDDEN = 90.0           # a view in which one of those filmed is hidden throughout (walls, columns, the 乏); in part: its share
+JUMP_CUT = 100.0        # a cut into the same people and kind from within SAME_ANGLE
+WALK_TURN = 40.0        # a walk's next stretch seen from within WALK_CUT of the last
 
 
 def _crosses(eyes: np.ndarray, qs: np.ndarray, lo: np.ndarray, hi: np.ndarray, top: np.ndarray) -> np.ndarray:
     """Which boxes ([lo, hi] (b, 2) in plan, up to ``top`` (b,)) the segments from ``eyes`` (k, 3) to any of
     the points ``qs`` (m, 3) pass through: (k, b)."""
+    return _crossings(eyes, qs, lo, hi, top).any(1)
+
+
+def _crossings(eyes: np.ndarray, qs: np.ndarray, lo: np.ndarray, hi: np.ndarray, top: np.ndarray) -> np.ndarray:
+    """Which boxes the segment from each eye to each point passes through: (k, m, b)."""
     e = eyes[:, None, None, :]                                   # (k, 1, 1, 3)
     q = qs[None, :, None, :]                                     # (1, m, 1, 3)
     d = (q - e)[..., :2]                                         # (k, m, 1, 2)
@@ -32,7 +39,7 @@ def _crosses(eyes: np.ndarray, qs: np.ndarray, lo: np.ndarray, hi: np.ndarray, t
     t_hi = np.where(small, np.where(inside, np.inf, -np.inf), np.maximum(t1, t2))
     enter, leave = t_lo.max(-1), t_hi.min(-1)                    # (k, m, b)
     z = e[..., 2] + (q[..., 2] - e[..., 2]) * np.clip(enter, 0.0, 1.0)
-    return ((enter < leave) & (leave > 0.0) & (enter < 0.97) & (z < top[None, None])).any(1)
+    return (enter < leave) & (leave > 0.0) & (enter < 0.97) & (z < top[None, None])
 
 
 def _hdir(heading) -> np.ndarray:
@@ -180,11 +187,11 @@ class Director:
         chests = s.xyz[[s.col[a] for a in who]][:, jj].reshape(-1, 3) + [0.0, 0.0, 1.1 if p.kind != "close" else 0.9]
         if g.obstacles:
             lo, hi, top = (np.array([o[i] for o in g.obstacles], float) for i in range(3))
-            score += 6.0 * _crosses(eyes, chests, lo, hi, top).sum(1)
+            crossed = _crossings(eyes, chests, lo, hi, top)                      # (k, m, b)
+            score += 6.0 * crossed.any(1).sum(1)
             # one hidden behind them for most of the shot (a wall between him and the camera at two of its start,
-            # middle and end) is hardly filmed: worse than a cut too like the last (a walk's 40)
-            blocked = np.stack([_crosses(eyes, q[None], lo, hi, top).any(1) for q in chests], axis=1)   # (k, m)
-            score += HIDDEN * blocked.reshape(len(eyes), len(who), len(jj)).mean(2).sum(1)
+            # middle and end) is hardly filmed: worse than a cut too like the last (WALK_TURN)
+            score += HIDDEN * crossed.any(2).reshape(len(eyes), len(who), len(jj)).mean(2).sum(1)
             wall = (hi - lo).max(1) > 2.0            # a wall: a camera hugging it sees a wall fill the frame
             gap = np.linalg.norm(np.maximum(np.maximum(lo[None, wall] - eyes[:, None, :2],
                                                        eyes[:, None, :2] - hi[None, wall]), 0.0), axis=2)
@@ -238,7 +245,7 @@ class Director:
             ang = np.degrees(np.arccos(np.clip(dh @ pd, -1.0, 1.0)))
             # never nearly the same angle (a jump cut); a walk's stretches further apart (WALK_CUT) unless that
             # hides the walker (HIDDEN)
-            score += 100.0 * (ang < SAME_ANGLE) + (40.0 * (ang < WALK_CUT) if p.kind == "walk" else 0.0)
+            score += JUMP_CUT * (ang < SAME_ANGLE) + (WALK_TURN * (ang < WALK_CUT) if p.kind == "walk" else 0.0)
         return score
 
     def _line(self, p: Piece, who, feet_mid, hd_mid, ii):
