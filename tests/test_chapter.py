@@ -65,7 +65,9 @@ PART1 = ASSETS / "text" / "xiangshe_li_part1.txt"
 # And by the readings' formations 工席位 and 相者位 (the 工's seats on their mat and the juniors' places by them, where
 # the text gives no spacing: declared once in the reading, so that a reading on a short 尺 can keep a seated man's
 # room): the plan lists them among its landmarks; every track, event and thing the same.
-PASSAGE_PLAN_SHA256 = "e71e28c35f1dc503688f7307efa5975b7b6b97c8491e2c8c1ae21ae178f4dc05"
+# And by 相工 written as its 初 (f6 calls it as written; p18's 反坐 overrides the steps from below, cited): the
+# plan's procedure records of p18.xianggong.xiang and .sheng carry those overrides; every track, time and thing the same.
+PASSAGE_PLAN_SHA256 = "9e9047da54e6bba9a84f416d8b62a26005b412c81ee851a26a0707ed058d0527"
 # the first half's non-archery sections (戒賓 … 立司正, 末旅): characters [0, MINE) of part 1
 NON_ARCHERY_END = 1672
 
