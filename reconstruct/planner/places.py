@@ -206,8 +206,28 @@ class Places:
         z = f.origin[2]
         turned = self._turned(f, HALL if z > self.reading.hall_height / 2 else COURT)   # those in the turned file
         files = -(-max(1, len(members) - turned) // self._file_length[f.id])
-        x, y, level = self._file_slot(f, rank, behind=FILE_BEHIND * max(1, files))
+        x, y, level = self._file_slot(f, rank, behind=self._behind_depth(f, files, len(members)))
         return x, y, level, f.heading
+
+    def _behind_depth(self, f, files: int, n: int) -> float:
+        """How far behind a formation's file its second row (one file long, ``n`` at most) stands: behind the
+        last file its members fill, and further back, a file's depth at a time, while a place of that row
+        would lie on a named standing place of the ground (a mark: where the rite makes somebody stand; the
+        賓's and the 大夫's 袒位 west of the hall, where they bare their arms and lay their bows, stay free of
+        the 弟子 waiting behind the archers)."""
+        level = HALL if f.origin[2] > self.reading.hall_height / 2 else COURT
+        marks = np.asarray([lm.position[:2] for lm in self.reading.landmarks.values()
+                            if lm.kind == LandmarkKind.MARK and lm.footprint is None
+                            and (HALL if lm.position[2] > self.reading.hall_height / 2 else COURT) == level]
+                           or np.empty((0, 2)))
+        depth = FILE_BEHIND * max(1, files)
+        for _ in range(3):
+            row = np.asarray([self._file_slot(f, k, behind=depth)[:2]
+                              for k in range(1, min(n, self._file_length[f.id]) + 1)])
+            if not len(marks) or np.min(np.linalg.norm(row[:, None, :] - marks[None, :, :], axis=2)) >= PERSON_GAP:
+                break
+            depth += FILE_BEHIND
+        return depth
 
     def formation_slot(self, who: str, name: str, rank: int | None = None):
         members = self.formations.get(name)
