@@ -93,6 +93,21 @@ def test_diagram_at_an_event_and_a_footnote(tmp_path):
     assert len(svgs) == 1
     s = svgs[0].read_text(encoding="utf-8")
     assert "释获者" in s and "西阶" in s and "侯" in s
+    # well-formed, and its labels in the font cut down to them and embedded: every character it writes has a
+    # glyph in the embedded font (a machine without the font shows them, not boxes)
+    import base64
+    import io
+    import re
+    import xml.etree.ElementTree as ET
+
+    from fontTools.ttLib import TTFont
+
+    root = ET.fromstring(s.encode("utf-8"))
+    labels = "".join(t.text or "" for t in root.iter("{http://www.w3.org/2000/svg}text"))
+    woff = re.search(r"data:font/woff;base64,([A-Za-z0-9+/=]+)", s)
+    assert woff and "释获者" in labels
+    cmap = TTFont(io.BytesIO(base64.b64decode(woff.group(1)))).getBestCmap()
+    assert not {c for c in labels if not c.isspace() and ord(c) not in cmap}
     from PIL import Image
 
     im = Image.open(svgs[0].with_suffix(".png"))

@@ -90,3 +90,20 @@ def test_at_most_six_name_tags_kept_from_frame_to_frame():
     acting = tc.choose(0, near, {"p9"})
     assert "p9" in acting and len(acting) == MAX_TAGS and len(set(acting) & set(first)) == MAX_TAGS - 1
     assert tc.choose(1, {"p3": 1.0}, set()) == ["p3"]                    # a new shot chooses again
+
+
+def test_subtitle_files_are_read_back_by_a_parser(tmp_path):
+    """The cue files (webvtt-py writes them): read back by the same library's parser, the cues in order with
+    their times to the millisecond; an empty or zero-length cue dropped; '-->' in a text (which would end the
+    cue's timing line) written as an arrow, a blank line inside a text closed up."""
+    import webvtt
+
+    cues = [(0.5, 7.25, "賓升\nThe guest goes up"), (7.25, 7.25, "zero"), (8.0, 9.0, ""),
+            (3661.0014, 3662.5, "a --> b\n\nc")]
+    C.write_vtt(tmp_path / "c.vtt", cues)
+    C.write_srt(tmp_path / "c.srt", cues)
+    for doc in (webvtt.read(tmp_path / "c.vtt"), webvtt.from_srt(tmp_path / "c.srt")):
+        got = [(c.start, c.end, c.text) for c in doc]
+        assert got == [("00:00:00.500", "00:00:07.250", "賓升\nThe guest goes up"),
+                       ("01:01:01.001", "01:01:02.500", "a → b\nc")]
+    assert C.vtt_time(-2) == "00:00:00.000" and C.srt_time(59.9996) == "00:01:00,000"

@@ -340,13 +340,13 @@ def write_report(layout: str | Path, plan: Plan, out: str | Path, *, other: Plan
 
     d = paradata(layout, plan, option_decl=option_decl, replan=replan, replan_keys=replan_keys)
     name = d["reading"]["name"]
-    diagrams = {"evidence": evidence_map(plan, f"{name}: every landmark in the colour of its evidence").svg()}
+    diagrams = {"evidence": evidence_map(plan, f"{name}: every landmark in the colour of its evidence").svg(inline=True)}
     if plan.events:
         last = max(plan.events, key=lambda ev: ev.end)
         diagrams[f"the ground and everyone at the end ({last.id})"] = diagram(
-            plan, last.end, None, title=f"{name} — {last.id}").svg()
+            plan, last.end, None, title=f"{name} — {last.id}").svg(inline=True)
     if other is not None:
-        diagrams[f"{name} (blue) and {other.layout.name} (red)"] = overlay(plan, other, name, other.layout.name).svg()
+        diagrams[f"{name} (blue) and {other.layout.name} (red)"] = overlay(plan, other, name, other.layout.name).svg(inline=True)
     with atomic_path(out) as tmp:
         tmp.write_text(paradata_html(d, diagrams), encoding="utf-8")
     return d

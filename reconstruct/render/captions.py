@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
+import webvtt
 
 from ..model.plan import Plan
 from ..text.fonts import pil_font
@@ -317,33 +318,35 @@ def blit_rgba(frame: np.ndarray, sprite: np.ndarray, cx: float, bottom: float) -
 
 
 def vtt_time(seconds: float) -> str:
-    ms = int(round(max(0.0, seconds) * 1000))
-    hh, rem = divmod(ms, 3_600_000)
-    mm, rem = divmod(rem, 60_000)
-    ss, ms = divmod(rem, 1000)
-    return f"{hh:02d}:{mm:02d}:{ss:02d}.{ms:03d}"
-
-
-def write_vtt(path: str | Path, cues: list[tuple[float, float, str]]) -> None:
-    """Write a WebVTT file of (start, end, text) cues in video seconds."""
-    out = ["WEBVTT", ""]
-    for i, (a, b, text) in enumerate(cues, 1):
-        if b <= a or not text:
-            continue
-        out += [str(i), f"{vtt_time(a)} --> {vtt_time(b)}", text.replace("-->", "→"), ""]
-    Path(path).write_text("\n".join(out), encoding="utf-8")
+    """hh:mm:ss.mmm of a time in video seconds (negative times clamp to 0), rounded to the millisecond."""
+    return str(webvtt.models.Timestamp.from_seconds(max(0.0, float(seconds))))
 
 
 def srt_time(seconds: float) -> str:
     return vtt_time(seconds).replace(".", ",")
 
 
-def write_srt(path: str | Path, cues: list[tuple[float, float, str]]) -> None:
-    """Write a SubRip file of (start, end, text) cues in video seconds (UTF-8, numbered from 1)."""
-    out, n = [], 0
+def _cues(cues: list[tuple[float, float, str]]) -> webvtt.WebVTT:
+    """The cues as webvtt-py captions, numbered from 1: empty or zero-length cues dropped, "-->" (which a cue's
+    text may not hold) written as an arrow, blank lines closed up."""
+    doc = webvtt.WebVTT()
     for a, b, text in cues:
+        text = "\n".join(line for line in (text or "").replace("-->", "→").splitlines() if line.strip())
         if b <= a or not text:
             continue
-        n += 1
-        out += [str(n), f"{srt_time(a)} --> {srt_time(b)}", text.replace("-->", "→"), ""]
-    Path(path).write_text("\n".join(out), encoding="utf-8")
+        doc.captions.append(webvtt.Caption(start=vtt_time(a), end=vtt_time(b), text=text,
+                                           identifier=str(len(doc.captions) + 1)))
+    return doc
+
+
+def write_vtt(path: str | Path, cues: list[tuple[float, float, str]]) -> None:
+    """Write a WebVTT file of (start, end, text) cues in video seconds (webvtt-py)."""
+    with open(path, "w", encoding="utf-8") as f:
+        _cues(cues).write(f, format="vtt")
+
+
+def write_srt(path: str | Path, cues: list[tuple[float, float, str]]) -> None:
+    """Write a SubRip file of (start, end, text) cues in video seconds (UTF-8, numbered from 1; webvtt-py)."""
+    with open(path, "w", encoding="utf-8") as f:
+        _cues(cues).write(f, format="srt")
+        f.write("\n")

@@ -11,9 +11,10 @@ scale, the empty stretch between them is shortened and marked with a break line.
 """
 from __future__ import annotations
 
-import html
+import base64
 import math
 
+import drawsvg as dw
 import numpy as np
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,7 +23,7 @@ from PIL import Image, ImageDraw
 
 from ..outputs import atomic_path
 from ..model.plan import Plan
-from ..text.fonts import font_face, pil_font
+from ..text.fonts import font_subset_woff, pil_font
 
 INK = "#222222"
 PAPER = "#fbf8f0"
@@ -33,6 +34,11 @@ BLUE = "#1f5fa8"
 # Who is drawn, with a short label (the text's own names).
 SHORT = {"上耦上射": "上耦上", "上耦下射": "上耦下", "次耦上射": "次耦上", "次耦下射": "次耦下",
          "下耦上射": "下耦上", "下耦下射": "下耦下", "举觯者1": "举觯1", "举觯者2": "举觯2"}
+
+
+def _coords(pts) -> list[float]:
+    """x0, y0, x1, y1 … of pixel points, to a tenth of a pixel (as drawsvg's Lines takes them)."""
+    return [round(v, 1) for p in pts for v in p]
 
 
 @dataclass
@@ -82,34 +88,35 @@ class Canvas:
         self.ops.append(("text", (X, Y), s, size, color, anchor))
 
     # writers
-    def svg(self) -> str:
-        font = font_face()[0]
-        out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{self.width}" height="{self.height}" '
-               f'viewBox="0 0 {self.width} {self.height}" font-family="Noto Sans CJK SC, Noto Sans SC, sans-serif">',
-               f'<style>@font-face {{ font-family: "Noto Sans CJK SC"; src: local("Noto Sans CJK SC"), '
-               f'url("{font.name}"); }}</style>',
-               f'<rect width="100%" height="100%" fill="{PAPER}"/>']
+    def svg(self, inline: bool = False) -> str:
+        """The drawing as SVG text (drawsvg), the page's colour behind, its Chinese in the shipped font cut down
+        to the drawing's characters and embedded (the file shows its labels on a machine without the font);
+        ``inline``: to stand inside an HTML page, without the XML declaration, in the page's own font."""
+        if inline:          # the page's font (inherited)
+            d = dw.Drawing(self.width, self.height)
+        else:
+            d = dw.Drawing(self.width, self.height, font_family="Noto Sans CJK SC, Noto Sans SC, sans-serif")
+            woff = font_subset_woff("".join(op[2] for op in self.ops if op[0] == "text"))
+            d.append_css('@font-face { font-family: "Noto Sans CJK SC"; '
+                         f'src: url("data:font/woff;base64,{base64.b64encode(woff).decode("ascii")}"); }}')
+        d.append(dw.Rectangle(0, 0, "100%", "100%", fill=PAPER))
         for op in self.ops:
             kind = op[0]
             if kind == "line":
                 _, pts, color, w, dash = op
-                d = " ".join(f"{x:.1f},{y:.1f}" for x, y in pts)
-                extra = ' stroke-dasharray="5,4"' if dash else ""
-                out.append(f'<polyline points="{d}" fill="none" stroke="{color}" stroke-width="{w}"{extra} '
-                           f'stroke-linejoin="round" stroke-linecap="round"/>')
+                extra = {"stroke_dasharray": "5,4"} if dash else {}
+                d.append(dw.Lines(*_coords(pts), fill="none", stroke=color, stroke_width=w,
+                                  stroke_linejoin="round", stroke_linecap="round", **extra))
             elif kind == "poly":
                 _, pts, fill, color, w = op
-                d = " ".join(f"{x:.1f},{y:.1f}" for x, y in pts)
-                out.append(f'<polygon points="{d}" fill="{fill}" stroke="{color}" stroke-width="{w}"/>')
+                d.append(dw.Lines(*_coords(pts), close=True, fill=fill, stroke=color, stroke_width=w))
             elif kind == "circle":
                 _, (x, y), r, fill, color = op
-                out.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{r}" fill="{fill}" stroke="{color}"/>')
+                d.append(dw.Circle(round(x, 1), round(y, 1), r, fill=fill, stroke=color))
             elif kind == "text":
                 _, (x, y), s, size, color, anchor = op
-                out.append(f'<text x="{x:.1f}" y="{y + size * 0.35:.1f}" font-size="{size}" fill="{color}" '
-                           f'text-anchor="{anchor}">{html.escape(s)}</text>')
-        out.append("</svg>")
-        return "\n".join(out)
+                d.append(dw.Text(s, size, round(x, 1), round(y + size * 0.35, 1), fill=color, text_anchor=anchor))
+        return d.as_svg(header="" if inline else '<?xml version="1.0" encoding="UTF-8"?>\n')
 
     def png(self, ss: int = 2) -> Image.Image:
         W, H = self.width * ss, self.height * ss
