@@ -421,7 +421,11 @@ def test_first_half_spatial_clauses_measured(plan, tmp_path):
     assert len(cat) >= 25 and {"洗", "水", "篚", "县", "尊", "上篚", "乏", "宾席", "主人席", "工席"} <= {s.subject for s in cat}
     results = evaluate_all(planned(part="first"), cat)
     assert [(r.statement.id, r.message) for r in results if r.status != "pass"] == []
-    assert all(r.event and r.event.startswith(("f2.", "f6.")) for r in results)
+    assert all(r.event and r.event.startswith(("f2.", "f6.", "f7.")) for r in results)
+    # 由楹內 (鄭: 楹北): the 司正's way passes both pillars on their north (on 敖's, 義疏's and 鄭's 庠 halls,
+    # shallower by the 室, it does not yet: the musicians' and the guests' dishes close the way north of the
+    # musicians, and it goes back round them and south of the 西楹 — open, see the README)
+    assert {r.statement.id for r in results if r.event and r.event.startswith("f7.")} == {"g28", "g29"}
     g13 = next(r for r in results if r.statement.id == "g13")            # 南北以堂深
     assert abs(g13.measured - 6.006) < 0.01
     assert PlanView(plan).by_part["first"] == [] and evaluate_all(plan, cat) == []
