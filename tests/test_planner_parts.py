@@ -273,3 +273,33 @@ def test_one_led_by_the_hand_goes_down_the_stair_not_off_the_hall(reading):
     assert (z[off] <= H - 0.23 + 1e-6).all()             # a step down or more there, never in the air
     on_run = off & (y > -0.9)                             # over the stair's run (3 treads of 0.3 m)
     assert (np.abs(x[on_run] + 3.0) <= 0.6 + 1e-6).all()  # within the stair's width
+
+
+# -- arrows
+def test_a_junior_lays_his_arrows_on_the_rack_from_within_reach(reading):
+    """弟子…北面坐委于楅: one coming up while the junior before him still kneels at the rack stands aside of him;
+    once that one has gone, he steps up and lays his arrows from within reach (鄭's 庠: 1.39 m away, f10)."""
+    from dataclasses import replace
+    from reconstruct.planner.archery import RackLayout
+    from reconstruct.planner.arrows import ARM, Arrows
+    rack = Landmark("楅", (0.0, -6.0, 0.0), kind="mark")
+    state = PlanState(replace(reading, landmarks={**reading.landmarks, "楅": rack}))
+    before = person(state, "甲", -0.589, -6.8)                 # on the spot, laying his, until 12 s
+    before.hold_until(12.0)
+    walk_keys(before, [(13.0, -2.0, -7.5), (15.0, -4.0, -8.0)])
+    before.t = 0.0
+    me = person(state, "乙", -0.589, -10.0)
+    custody = Custody(state)
+    for k in (1, 2):
+        state.props[f"乙矢{k}"] = PropBody(f"乙矢{k}", "矢", me.x, me.y, 1.0, 0.0)
+        custody.carry(f"乙矢{k}", "乙", 0.0)
+    occupancy, routes, moves, pairs, walking = walking_parts(state)
+    places = Places(state, occupancy, NameIndex())
+    arrows = Arrows(state, custody, moves, walking, Handling(state, walking, moves, custody, places), occupancy,
+                    places, ["乙"], RackLayout(state.reading, 1))
+    arrows.lay(me)
+    for k in (1, 2):
+        pr = state.props[f"乙矢{k}"]
+        assert pr.carrier is None and abs(pr.y + 6.0) < 0.1
+        assert math.dist((me.x, me.y), (pr.x, pr.y)) <= ARM
+    assert me.keys[-1][0] > 12.0

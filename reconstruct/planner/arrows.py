@@ -171,6 +171,11 @@ class Arrows:
         if math.hypot(hx - b.x, hy - b.y) > ARM:          # within reach of where they go on the rack
             self.walking.approach(b, hx, hy - 0.5, COURT, 0.3, "within reach of the 楅", False)
             self.moves.face(b, 0.0)
+        if math.hypot(hx - b.x, hy - b.y) > ARM:
+            # the junior before him still kneels there laying his: he has stood aside of him, and steps up to the
+            # rack once that one has gone (he lays them from within reach, not from where he waited)
+            self.walking.walk(b, (hx, hy - 0.8, COURT), "up to the 楅 once the one before him has gone")
+            self.moves.face(b, 0.0)
         self.moves.posture(b, Posture.KNEEL, self.pace.kneel)
         b.gesture(b.t, b.t + self.pace.handle, GestureKind.LAY_ARROWS, None)
         for i, ar in enumerate(mine):
