@@ -303,3 +303,21 @@ def test_a_junior_lays_his_arrows_on_the_rack_from_within_reach(reading):
         assert pr.carrier is None and abs(pr.y + 6.0) < 0.1
         assert math.dist((me.x, me.y), (pr.x, pr.y)) <= ARM
     assert me.keys[-1][0] > 12.0
+
+
+# -- handling
+def test_one_kneeling_leans_to_take_up_what_lies_within_his_reach(reading):
+    """坐奠觶，拜，執觶興: the cup set down before him, a step back to bow, kneeling still he takes it up again,
+    leaning to it (within KNEEL_REACH), not getting up to walk to it (周尺's 舉觶者2 at p19.xi walked off round
+    the seated 工 and took it from 2.7 m)."""
+    from reconstruct.planner.handling import KNEEL_REACH, REACH
+    state = PlanState(reading)
+    me = person(state, "甲", 0.0, -5.0)
+    state.props["觯"] = PropBody("觯", "觯", 0.0, -5.0 + (REACH + KNEEL_REACH) / 2, 0.0, 0.0)
+    occupancy, routes, moves, pairs, walking = walking_parts(state)
+    custody = Custody(state)
+    handling = Handling(state, walking, moves, custody, Places(state, occupancy, NameIndex()))
+    moves.posture(me, "kneel", 1.0)
+    handling.take(me, "觯")
+    assert (me.x, me.y) == (0.0, -5.0) and me.posture == "kneel"
+    assert state.props["觯"].carrier == "甲"
