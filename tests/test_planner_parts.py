@@ -321,3 +321,21 @@ def test_one_kneeling_leans_to_take_up_what_lies_within_his_reach(reading):
     handling.take(me, "觯")
     assert (me.x, me.y) == (0.0, -5.0) and me.posture == "kneel"
     assert state.props["觯"].carrier == "甲"
+
+
+def test_a_step_back_for_room_to_bow_does_not_land_on_a_dish(reading):
+    """One with another too close in front steps back, or aside, to have room to bow: not onto a dish lying
+    behind him (周尺, p18.dafu2: the 主人 stepped onto the 大師's 薦)."""
+    from reconstruct.planner.occupancy import DISH_GAP
+    state = PlanState(reading)
+    me = person(state, "甲", 0.0, -5.0, heading=0.0)
+    person(state, "乙", 0.0, -4.3, heading=180.0)                # 0.7 m before him: he needs 0.3 m more
+    state.props["荐"] = PropBody("荐", "荐", 0.0, -5.5, 0.0, 0.0)
+    state.prop_kinds["荐"] = "荐"
+    occupancy, routes, moves, pairs, walking = walking_parts(state)
+    places = Places(state, occupancy, NameIndex())
+    custody = Custody(state)
+    courtesy = Courtesy(state, occupancy, moves, places, pairs, Handling(state, walking, moves, custody, places))
+    courtesy.kneel_bow(me)
+    assert any("to have room to bow" in line for line in state.explain)
+    assert math.dist((me.x, me.y), (0.0, -5.5)) >= DISH_GAP
