@@ -339,3 +339,28 @@ def test_a_step_back_for_room_to_bow_does_not_land_on_a_dish(reading):
     courtesy.kneel_bow(me)
     assert any("to have room to bow" in line for line in state.explain)
     assert math.dist((me.x, me.y), (0.0, -5.5)) >= DISH_GAP
+
+
+def test_one_walking_beside_his_partner_does_not_step_over_a_dish(reading):
+    """A 下射 walks beside his 上射 (並行) on the 上射's way 0.7 m to its side, which is not routed round the dishes
+    lying there: where it would pass over one, he goes his own way round it (義疏, f4.yirang: 众宾3 went up to his
+    mat beside 众宾2 over 众宾2's 薦)."""
+    from reconstruct.planner.occupancy import DISH_GAP
+    state = PlanState(reading)
+    up = person(state, "上", 0.0, -10.0)
+    down = person(state, "下", 0.7, -10.0)
+    state.props["荐"] = PropBody("荐", "荐", 0.7, -6.5, 0.0, 0.0)
+    state.prop_kinds["荐"] = "荐"
+    occupancy = Occupancy(state)
+    routes = Routes(state, occupancy)
+    moves = Moves(state, occupancy)
+    pairs = Pairs(state, occupancy, routes, {"下": "上"})
+    walking = Walking(state, occupancy, routes, pairs, moves)
+    state.current = types.SimpleNamespace(id="e1")           # both walk in one event
+    walking.walk(up, (0.0, -3.0, COURT), "north")
+    walking.walk(down, (0.7, -3.0, COURT), "north")
+    k = np.asarray([r[:3] for r in down.keys])
+    ts = np.linspace(k[0, 0], k[-1, 0], 400)
+    xy = np.c_[np.interp(ts, k[:, 0], k[:, 1]), np.interp(ts, k[:, 0], k[:, 2])]
+    assert np.hypot(xy[:, 0] - 0.7, xy[:, 1] + 6.5).min() >= DISH_GAP
+    assert (down.x, down.y) == pytest.approx((0.7, -3.0))
