@@ -67,7 +67,11 @@ PART1 = ASSETS / "text" / "xiangshe_li_part1.txt"
 # room): the plan lists them among its landmarks; every track, event and thing the same.
 # And by 相工 written as its 初 (f6 calls it as written; p18's 反坐 overrides the steps from below, cited): the
 # plan's procedure records of p18.xianggong.xiang and .sheng carry those overrides; every track, time and thing the same.
-PASSAGE_PLAN_SHA256 = "9e9047da54e6bba9a84f416d8b62a26005b412c81ee851a26a0707ed058d0527"
+# And by 退反位 after each arrow taken up at the 楅 (上射揖進，坐…取一个…興…退反位): one who steps up to arrows beyond
+# his reach steps back to where he stood, not a step the other way from the arrows (the step up turned round the
+# rack: the 上耦下射 ended the first taking-up of the passage, p8.1.qu, 0.6 m south of his place 楅东三尺五寸);
+# later events shift (the passage 13 s shorter).
+PASSAGE_PLAN_SHA256 = "890b197bc28b348228c2652c655357b3b91117bdbe7a321e3e4bff522f53ebd5"
 # the first half's non-archery sections (戒賓 … 立司正, 末旅): characters [0, MINE) of part 1
 NON_ARCHERY_END = 1672
 

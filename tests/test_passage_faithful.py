@@ -322,3 +322,18 @@ def test_any_number_of_grandees_each_with_his_partner(plan_of, dafu):
         assert any(s.archer == f"众宾{k}" and s.side == "右" for s in plan.shots)
     if dafu == 2:
         assert plan.landmarks["大夫席2"].position[0] > plan.landmarks["大夫席"].position[0]
+
+
+def test_each_archer_goes_back_to_his_place_at_the_rack_after_each_arrow(plan):
+    """上射揖進，坐…取一个…興…退反位 … 下射進…其他如上射: a step up to the arrows where they lie beyond reach, and back
+    to where he stood beside the 楅 after each one, not a little further off with every arrow (the steps up turned
+    round the rack itself: the 上耦下射 had ended his taking-up 0.6 m south of his place)."""
+    for eid in ("p8.1.qu", "p8.2.qu", "p8.3.qu", "p9.qu", "p9.zhong.1.qu", "p16.1.qu", "p16.zh1.qu"):
+        ev = _ev(plan, eid)
+        for who in ev.actors:
+            start, _ = _at(plan, who, ev.start)
+            ends = [g.t1 + 2.0 for g in plan.actors[who].gestures if g.kind == "take_arrow" and ev.start <= g.t0 < ev.end]
+            assert ends, (eid, who)
+            for t in [*ends, ev.end]:
+                here, _ = _at(plan, who, min(t, ev.end))
+                assert math.dist(here, start) < 0.05, (eid, who, t, here, start)

@@ -273,3 +273,94 @@ def test_one_led_by_the_hand_goes_down_the_stair_not_off_the_hall(reading):
     assert (z[off] <= H - 0.23 + 1e-6).all()             # a step down or more there, never in the air
     on_run = off & (y > -0.9)                             # over the stair's run (3 treads of 0.3 m)
     assert (np.abs(x[on_run] + 3.0) <= 0.6 + 1e-6).all()  # within the stair's width
+
+
+# -- arrows
+def test_a_junior_lays_his_arrows_on_the_rack_from_within_reach(reading):
+    """弟子…北面坐委于楅: one coming up while the junior before him still kneels at the rack stands aside of him;
+    once that one has gone, he steps up and lays his arrows from within reach (鄭's 庠: 1.39 m away, f10)."""
+    from dataclasses import replace
+    from reconstruct.planner.archery import RackLayout
+    from reconstruct.planner.arrows import ARM, Arrows
+    rack = Landmark("楅", (0.0, -6.0, 0.0), kind="mark")
+    state = PlanState(replace(reading, landmarks={**reading.landmarks, "楅": rack}))
+    before = person(state, "甲", -0.589, -6.8)                 # on the spot, laying his, until 12 s
+    before.hold_until(12.0)
+    walk_keys(before, [(13.0, -2.0, -7.5), (15.0, -4.0, -8.0)])
+    before.t = 0.0
+    me = person(state, "乙", -0.589, -10.0)
+    custody = Custody(state)
+    for k in (1, 2):
+        state.props[f"乙矢{k}"] = PropBody(f"乙矢{k}", "矢", me.x, me.y, 1.0, 0.0)
+        custody.carry(f"乙矢{k}", "乙", 0.0)
+    occupancy, routes, moves, pairs, walking = walking_parts(state)
+    places = Places(state, occupancy, NameIndex())
+    arrows = Arrows(state, custody, moves, walking, Handling(state, walking, moves, custody, places), occupancy,
+                    places, ["乙"], RackLayout(state.reading, 1))
+    arrows.lay(me)
+    for k in (1, 2):
+        pr = state.props[f"乙矢{k}"]
+        assert pr.carrier is None and abs(pr.y + 6.0) < 0.1
+        assert math.dist((me.x, me.y), (pr.x, pr.y)) <= ARM
+    assert me.keys[-1][0] > 12.0
+
+
+# -- handling
+def test_one_kneeling_leans_to_take_up_what_lies_within_his_reach(reading):
+    """坐奠觶，拜，執觶興: the cup set down before him, a step back to bow, kneeling still he takes it up again,
+    leaning to it (within KNEEL_REACH), not getting up to walk to it (周尺's 舉觶者2 at p19.xi walked off round
+    the seated 工 and took it from 2.7 m)."""
+    from reconstruct.planner.handling import KNEEL_REACH, REACH
+    state = PlanState(reading)
+    me = person(state, "甲", 0.0, -5.0)
+    state.props["觯"] = PropBody("觯", "觯", 0.0, -5.0 + (REACH + KNEEL_REACH) / 2, 0.0, 0.0)
+    occupancy, routes, moves, pairs, walking = walking_parts(state)
+    custody = Custody(state)
+    handling = Handling(state, walking, moves, custody, Places(state, occupancy, NameIndex()))
+    moves.posture(me, "kneel", 1.0)
+    handling.take(me, "觯")
+    assert (me.x, me.y) == (0.0, -5.0) and me.posture == "kneel"
+    assert state.props["觯"].carrier == "甲"
+
+
+def test_a_step_back_for_room_to_bow_does_not_land_on_a_dish(reading):
+    """One with another too close in front steps back, or aside, to have room to bow: not onto a dish lying
+    behind him (周尺, p18.dafu2: the 主人 stepped onto the 大師's 薦)."""
+    from reconstruct.planner.occupancy import DISH_GAP
+    state = PlanState(reading)
+    me = person(state, "甲", 0.0, -5.0, heading=0.0)
+    person(state, "乙", 0.0, -4.3, heading=180.0)                # 0.7 m before him: he needs 0.3 m more
+    state.props["荐"] = PropBody("荐", "荐", 0.0, -5.5, 0.0, 0.0)
+    state.prop_kinds["荐"] = "荐"
+    occupancy, routes, moves, pairs, walking = walking_parts(state)
+    places = Places(state, occupancy, NameIndex())
+    custody = Custody(state)
+    courtesy = Courtesy(state, occupancy, moves, places, pairs, Handling(state, walking, moves, custody, places))
+    courtesy.kneel_bow(me)
+    assert any("to have room to bow" in line for line in state.explain)
+    assert math.dist((me.x, me.y), (0.0, -5.5)) >= DISH_GAP
+
+
+def test_one_walking_beside_his_partner_does_not_step_over_a_dish(reading):
+    """A 下射 walks beside his 上射 (並行) on the 上射's way 0.7 m to its side, which is not routed round the dishes
+    lying there: where it would pass over one, he goes his own way round it (義疏, f4.yirang: 众宾3 went up to his
+    mat beside 众宾2 over 众宾2's 薦)."""
+    from reconstruct.planner.occupancy import DISH_GAP
+    state = PlanState(reading)
+    up = person(state, "上", 0.0, -10.0)
+    down = person(state, "下", 0.7, -10.0)
+    state.props["荐"] = PropBody("荐", "荐", 0.7, -6.5, 0.0, 0.0)
+    state.prop_kinds["荐"] = "荐"
+    occupancy = Occupancy(state)
+    routes = Routes(state, occupancy)
+    moves = Moves(state, occupancy)
+    pairs = Pairs(state, occupancy, routes, {"下": "上"})
+    walking = Walking(state, occupancy, routes, pairs, moves)
+    state.current = types.SimpleNamespace(id="e1")           # both walk in one event
+    walking.walk(up, (0.0, -3.0, COURT), "north")
+    walking.walk(down, (0.7, -3.0, COURT), "north")
+    k = np.asarray([r[:3] for r in down.keys])
+    ts = np.linspace(k[0, 0], k[-1, 0], 400)
+    xy = np.c_[np.interp(ts, k[:, 0], k[:, 1]), np.interp(ts, k[:, 0], k[:, 2])]
+    assert np.hypot(xy[:, 0] - 0.7, xy[:, 1] + 6.5).min() >= DISH_GAP
+    assert (down.x, down.y) == pytest.approx((0.7, -3.0))

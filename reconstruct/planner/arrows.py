@@ -65,6 +65,7 @@ class Arrows:
         cy = sum(props[a].y for a in arrows) / len(arrows)
         d = math.hypot(cx - b.x, cy - b.y)
         step = d - ARM + 0.3 if d > ARM else 0.0
+        x0, y0 = b.x, b.y
         if step:
             h = b.heading
             self.moves.nudge(b, math.degrees(math.atan2(cx - b.x, cy - b.y)), step)
@@ -76,7 +77,13 @@ class Arrows:
         self.moves.hold(b, P.take_arrow)
         self.moves.posture(b, Posture.STAND, P.rise)
         if step:
-            self.moves.nudge(b, math.degrees(math.atan2(b.x - cx, b.y - cy)), step)
+            # back to where he stood (退反位), not a step the other way from the arrows: the step up may have been
+            # shortened or turned aside (round the 楅 itself, or round one standing near); undone as taken, he does
+            # not drift a little further off his place with each arrow (with 9 衆賓 on the shallow halls, onto the
+            # 司正's 薦 north of the rack)
+            back = math.hypot(x0 - b.x, y0 - b.y)
+            if back > 1e-9:
+                self.moves.nudge(b, math.degrees(math.atan2(x0 - b.x, y0 - b.y)), back)
         b.set_state(b.t, holding=sorted({*b.state.get("holding", []), *arrows}))
 
     def tuck(self, b: Body) -> None:
@@ -163,6 +170,11 @@ class Arrows:
         hx, hy, _, _ = self.rack.heap(n0 + len(mine) // 2)
         if math.hypot(hx - b.x, hy - b.y) > ARM:          # within reach of where they go on the rack
             self.walking.approach(b, hx, hy - 0.5, COURT, 0.3, "within reach of the 楅", False)
+            self.moves.face(b, 0.0)
+        if math.hypot(hx - b.x, hy - b.y) > ARM:
+            # the junior before him still kneels there laying his: he has stood aside of him, and steps up to the
+            # rack once that one has gone (he lays them from within reach, not from where he waited)
+            self.walking.walk(b, (hx, hy - 0.8, COURT), "up to the 楅 once the one before him has gone")
             self.moves.face(b, 0.0)
         self.moves.posture(b, Posture.KNEEL, self.pace.kneel)
         b.gesture(b.t, b.t + self.pace.handle, GestureKind.LAY_ARROWS, None)

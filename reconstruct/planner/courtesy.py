@@ -123,8 +123,10 @@ class Courtesy:
             for way in ways or ROOM_WAYS:
                 a = math.radians(h + way)
                 x, y = b.x + math.sin(a) * d, b.y + math.cos(a) * d
-                if self.state.ground.is_free(level, x, y) and self.occupancy.clear_of_lanes(level, np.asarray([[x, y]]))[0] \
-                        and room(x, y) >= 0.0:
+                spot = np.asarray([[x, y]])
+                # not onto a dish lying there (周尺, p18.dafu2: the 主人 stepped 0.6 m onto the 大師's 薦)
+                if self.state.ground.is_free(level, x, y) and self.occupancy.clear_of_lanes(level, spot)[0] \
+                        and self.occupancy.off_dishes(level, spot)[0] and room(x, y) >= 0.0:
                     self.state.explain.append(f"  {b.id} steps {d:.1f} m {'back' if way == 180.0 else 'aside'} "
                                         "to have room to bow")
                     self.moves.nudge(b, h + way, d)

@@ -56,7 +56,9 @@ class Handling:
         else:
             level = HALL if pr.z > self.state.reading.hall_height / 2 else COURT
             self.reach(b, pr.x, pr.y, level, 0.6, f"to take the {prop}")
-            if math.hypot(pr.x - b.x, pr.y - b.y) > REACH:      # the spot beside it was taken: closer still
+            if not self._leaning(b, pr.x, pr.y, level) and math.hypot(pr.x - b.x, pr.y - b.y) > REACH:
+                # the spot beside it was taken: closer still (not one kneeling who leans to it: the 舉觶者 who set
+                # his cup down before him, stepped back to bow and takes it up again, 奠觶，拜，執觶興)
                 self.walking.approach(b, pr.x, pr.y, level, 0.6, f"within reach of the {prop}", False)
             b.gesture(b.t, b.t + P.handle, GestureKind.TAKE, prop)
             self.moves.hold(b, P.handle)
@@ -66,10 +68,14 @@ class Handling:
     def reach(self, b: Body, x: float, y: float, level: str, within: float, why: str) -> None:
         """Come within reach of a spot: kneeling (坐取, 坐奠, 不興), one leans to it without rising when it
         lies within ``KNEEL_REACH``; otherwise one walks up to it."""
+        if not self._leaning(b, x, y, level):
+            self.walking.approach(b, x, y, level, within, why)
+
+    @staticmethod
+    def _leaning(b: Body, x: float, y: float, level: str) -> bool:
+        """Whether one kneeling reaches a spot by leaning to it, without rising (within ``KNEEL_REACH``)."""
         blevel = b.level if b.level != STAIR else HALL
-        if b.posture == Posture.KNEEL and blevel == level and math.hypot(x - b.x, y - b.y) <= KNEEL_REACH:
-            return
-        self.walking.approach(b, x, y, level, within, why)
+        return b.posture == Posture.KNEEL and blevel == level and math.hypot(x - b.x, y - b.y) <= KNEEL_REACH
 
     def put(self, b: Body, prop: str | None, place: str | None = None) -> None:
         """奠 / 設: set a prop down at a place (on a stand's top, or at its foot: 丰上, 丰下), or half a

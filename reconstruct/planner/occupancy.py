@@ -210,6 +210,15 @@ class Occupancy:
             return np.ones(len(pts), bool)
         return np.sqrt(((pts[:, None, :] - dishes[None, :, :]) ** 2).sum(axis=2)).min(axis=1) >= DISH_GAP
 
+    def crosses_dishes(self, level: str, pts) -> bool:
+        """Whether a way through the points (n, 2) on a level passes closer than ``DISH_GAP`` to a dish lying
+        there (one who is not routed round them, walking beside his partner, steps over them)."""
+        dishes = self._dishes(level)
+        if not len(dishes) or len(pts) < 2:
+            return False
+        return bool((shapely.distance(shapely.linestrings(np.asarray(pts, float)[:, :2]),
+                                      shapely.points(dishes)) < DISH_GAP).any())
+
     def _dishes(self, level: str) -> np.ndarray:
         """Where the dishes lie on a level now (n, 2): 薦, 俎 and 羞 set down, not in anyone's hands."""
         hall = level != COURT

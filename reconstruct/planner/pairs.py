@@ -240,6 +240,8 @@ class Pairs:
         way = LineString([(body.x, body.y), *pts, goal[:2]])
         if not shapely.covers(self.state.ground.levels[level].prepared, way):
             return None                # the side way runs into a wall or a fixture
+        if self.occupancy.crosses_dishes(level, way.coords):
+            return None                # … or over a dish lying there (義疏, f4.yirang: 众宾3 beside 众宾2 over his 薦)
         # to his side round anyone standing near (not through them)
         lead = self.routes.route(body, level, (body.x, body.y), pts[0], body.t)[1:-1]
         pts = [*lead, *pts]
