@@ -184,7 +184,8 @@ class Occupancy:
         ok = allowed.copy()
         if in_lane:
             ok[0] = bool(self.ground.is_free(level, x, y))
-        ok &= self.off_dishes(level, cand)     # nobody stands on the dishes served (薦, 俎, 羞 lying on the ground)
+        # nobody stands on the dishes served (薦, 俎, 羞 lying on the ground): tested only where still allowed
+        ok[ok] = self.off_dishes(level, cand[ok])
         if others:
             o = np.asarray(others)
             near = np.sqrt(((cand[:, None, 0] - o[None, :, 0]) ** 2 + (cand[:, None, 1] - o[None, :, 1]) ** 2).min(axis=1))
@@ -208,7 +209,9 @@ class Occupancy:
         dishes = self._dishes(level)
         if not len(dishes):
             return np.ones(len(pts), bool)
-        return np.sqrt(((pts[:, None, :] - dishes[None, :, :]) ** 2).sum(axis=2)).min(axis=1) >= DISH_GAP
+        # the root of the least square distance (the least distance: sqrt is monotone), one root per point
+        d2 = (pts[:, None, 0] - dishes[None, :, 0]) ** 2 + (pts[:, None, 1] - dishes[None, :, 1]) ** 2
+        return np.sqrt(d2.min(axis=1)) >= DISH_GAP
 
     def crosses_dishes(self, level: str, pts) -> bool:
         """Whether a way through the points (n, 2) on a level passes closer than ``DISH_GAP`` to a dish lying
