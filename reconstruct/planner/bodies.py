@@ -126,15 +126,19 @@ class Body:
     kinds: dict = field(default_factory=dict, repr=False)   # prop id → kind (what he holds shapes his outline)
 
     # the keys as numbers too (t, x, y, z, walking 1/0, how far he reaches beyond a standing figure), kept
-    # in step with ``keys`` for fast queries
-    _buf: np.ndarray = field(default_factory=lambda: np.zeros((64, 6)), repr=False)
+    # in step with ``keys`` for fast queries; stored column by column (Fortran order), so that a column (the
+    # times, the x …) is one contiguous array, which searchsorted and interp take as it is (a strided column
+    # they would copy whole at every call)
+    _buf: np.ndarray = field(default_factory=lambda: np.zeros((64, 6), order="F"), repr=False)
     _n: int = 0
     index: TrackIndex | None = field(default=None, repr=False)
     slot: int = 0                       # this person's row in the index
 
     def _put_row(self, i: int, row: list) -> None:
         if i >= len(self._buf):
-            self._buf = np.vstack([self._buf, np.zeros_like(self._buf)])
+            grown = np.zeros((2 * len(self._buf), 6), order="F")
+            grown[:len(self._buf)] = self._buf
+            self._buf = grown
         self._buf[i] = (row[0], row[1], row[2], row[3], 1.0 if row[5] == Posture.WALK else 0.0, self.beyond(row[5]))
         self._n = max(self._n, i + 1)
         if self.index is not None:
