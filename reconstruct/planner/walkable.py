@@ -105,6 +105,8 @@ class Ground:
         court_free = court_free.difference(blocked)
         self._vis_cache: dict[tuple, np.ndarray] = {}
         self._route_cache: dict[tuple, object] = {}
+        self._static_cache: dict[tuple, object] = {}     # see _route_static
+        self._free_cache: dict[tuple, object] = {}       # see free_point
         self._disc_ids: dict[tuple, int] = {}    # ways round people standing (see _disc)
         self._discs: list[_Disc] = []
         self._link_cache: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
@@ -148,13 +150,19 @@ class Ground:
         return (1 if up else -1) * min(0.4, stair.width / 4)
 
     def free_point(self, level: str, x: float, y: float) -> tuple[float, float]:
-        """The point itself if a body centre may stand there, else the nearest one that may."""
-        area = self.levels[level].area
-        p = shapely.points((x, y))
-        if shapely.covers(self.levels[level].prepared, p):
-            return x, y
-        q = nearest_points(area.buffer(-1e-3), p)[0]
-        return q.x, q.y
+        """The point itself if a body centre may stand there, else the nearest one that may (remembered per
+        point: routes start and end where people stand, again and again)."""
+        key = (level, x, y)
+        if key not in self._free_cache:
+            if len(self._free_cache) > 20000:
+                self._free_cache.clear()
+            p = shapely.points((x, y))
+            if shapely.covers(self.levels[level].prepared, p):
+                self._free_cache[key] = None
+            else:
+                q = nearest_points(self.levels[level].area.buffer(-1e-3), p)[0]
+                self._free_cache[key] = (q.x, q.y)
+        return self._free_cache[key] or (x, y)
 
     def is_free(self, level: str, x: float, y: float) -> bool:
         return bool(shapely.covers(self.levels[level].prepared, shapely.points((x, y))))
@@ -223,7 +231,14 @@ class Ground:
         def hits(path) -> list[int]:
             if len(path) < 2 or pts_o is None:
                 return []
-            return list(np.flatnonzero(shapely.distance(shapely.linestrings(path), pts_o) < radii - 1e-3))
+            # only those nearer the way's box than their radius can come near the way itself (the box is
+            # never farther than the way: the 1e-3 the test below keeps is far more than any rounding)
+            p = np.asarray(path, float)
+            off = np.maximum(np.maximum(p.min(0) - centres, centres - p.max(0)), 0.0)
+            cand = np.flatnonzero(np.hypot(off[:, 0], off[:, 1]) < radii)
+            if not len(cand):
+                return []
+            return cand[shapely.distance(shapely.linestrings(path), pts_o[cand]) < radii[cand] - 1e-3].tolist()
 
         for _ in range(5):
             idx = hits(path)
@@ -245,9 +260,26 @@ class Ground:
 
     def _route_static(self, lv: Level, start, goal) -> list[tuple[float, float]]:
         """Shortest path round the fixtures only: straight if the way is clear, else through the corners
-        each end sees, joined by the corners' shortest ways computed once."""
+        each end sees, joined by the corners' shortest ways computed once (the corners between remembered
+        per start and goal: the same ways are asked for again and again)."""
+        key = (lv.name, tuple(start), tuple(goal))
+        between = self._static_cache.get(key)
+        if between is None:
+            try:
+                between = self._static_between(lv, start, goal)
+            except ValueError as e:
+                between = e
+            if len(self._static_cache) > 20000:
+                self._static_cache.clear()
+            self._static_cache[key] = between
+        if isinstance(between, ValueError):
+            raise between
+        return [start, *between, goal]
+
+    def _static_between(self, lv: Level, start, goal) -> tuple[tuple[float, float], ...]:
+        """The corners of :meth:`_route_static` between its start and its goal."""
         if math.dist(start, goal) < 1e-6 or shapely.covers(lv.prepared, shapely.linestrings([start, goal])):
-            return [start, goal]
+            return ()
         s_xy, g_xy = np.asarray(start, float), np.asarray(goal, float)
         vs, vg = self._visible(lv, s_xy), self._visible(lv, g_xy)
         if not len(vs) or not len(vg):
@@ -262,7 +294,7 @@ class Ground:
         way = [b]
         while way[-1] != a:
             way.append(int(lv.pred[a, way[-1]]))
-        return [start, *(tuple(map(float, lv.nodes[k])) for k in reversed(way)), goal]
+        return tuple(tuple(map(float, lv.nodes[k])) for k in reversed(way))
 
     def _visible(self, lv: Level, p: np.ndarray) -> np.ndarray:
         """Indices of the static nodes visible from a point (cached: people stand on the same spots)."""
