@@ -33,11 +33,15 @@ class Track:
         """From rows ``[t, x, y, z, heading, posture]``; a missing heading (null) keeps the one before
         (0 for the first key), a missing posture is ``stand``."""
         keys = np.zeros(len(rows), KEY_DTYPE)
-        last = 0.0
-        for i, r in enumerate(rows):
-            h = r[4] if len(r) > 4 and r[4] is not None else last
-            keys[i] = (r[0], r[1], r[2], r[3], h, r[5] if len(r) > 5 else Posture.STAND)
-            last = h
+        headings, last = [], 0.0
+        for r in rows:
+            last = r[4] if len(r) > 4 and r[4] is not None else last
+            headings.append(last)
+        # column by column (the same numbers as row by row, a list of them converted at once)
+        for j, name in enumerate(("t", "x", "y", "z")):
+            keys[name] = [r[j] for r in rows]
+        keys["heading"] = headings
+        keys["posture"] = [r[5] if len(r) > 5 else Posture.STAND for r in rows]
         return cls(keys)
 
     def rows(self) -> list[list]:
