@@ -175,12 +175,14 @@ class Occupancy:
         others = self.standing(me, t, level) + self._stops_after(me, t, level)
 
         # the place, then rings of candidates round it (starting south, turning anticlockwise); which of
-        # them the ground and the lanes allow is remembered per place (places are named again and again)
+        # them the ground and the lanes allow, and which lie near enough the place for an aisle to be sought
+        # there, is remembered per place (places are named again and again)
+        reach = AISLE_REACH if level == COURT else AISLE_REACH_HALL
         if (level, x, y) not in self._spots:
             cand = np.vstack([[x, y], *[np.column_stack((x + r * np.sin(_RING), y + r * np.cos(_RING))) for r in _RADII]])
             allowed = self.ground.are_free(level, cand) & self.clear_of_lanes(level, cand)
-            self._spots[(level, x, y)] = (cand, allowed)
-        cand, allowed = self._spots[(level, x, y)]
+            self._spots[(level, x, y)] = (cand, allowed, np.hypot(cand[:, 0] - x, cand[:, 1] - y) <= reach)
+        cand, allowed, within_reach = self._spots[(level, x, y)]
         ok = allowed.copy()
         if in_lane:
             ok[0] = bool(self.ground.is_free(level, x, y))
@@ -188,10 +190,14 @@ class Occupancy:
         ok[ok] = self.off_dishes(level, cand[ok])
         if others:
             o = np.asarray(others)
-            near = np.sqrt(((cand[:, None, 0] - o[None, :, 0]) ** 2 + (cand[:, None, 1] - o[None, :, 1]) ** 2).min(axis=1))
+            # how far the nearest other stands, worked out only for the spots still allowed (both tests below
+            # are and-ed with that; 0 elsewhere)
+            live = np.flatnonzero(ok)
+            near = np.zeros(len(cand))
+            near[live] = np.sqrt(((cand[live, None, 0] - o[None, :, 0]) ** 2
+                                  + (cand[live, None, 1] - o[None, :, 1]) ** 2).min(axis=1))
             # room for someone to pass between (an aisle) near the place, else at least a body's gap
-            reach = AISLE_REACH if level == COURT else AISLE_REACH_HALL
-            spacious = ok & (near >= AISLE) & (np.hypot(cand[:, 0] - x, cand[:, 1] - y) <= reach)
+            spacious = ok & (near >= AISLE) & within_reach
             ok &= near >= PERSON_GAP + 0.05
             if roomy and spacious.any() and not ok[0]:   # the place itself when free, else a roomy spot near it
                 ok = spacious
