@@ -234,7 +234,8 @@ class Pairs:
         # join him at his side where he will be when one gets there (both walk at one pace), keep
         # beside him, then step to one's own place
         along = np.linspace(0.0, min(side.length, 6.0), 61)
-        join = min(along, key=lambda d: abs(math.dist((body.x, body.y), side.interpolate(d).coords[0]) - d))
+        at = shapely.get_coordinates(shapely.line_interpolate_point(side, along)).tolist()   # (side.interpolate, all at once)
+        join = along[min(range(len(along)), key=lambda k: abs(math.dist((body.x, body.y), at[k]) - along[k]))]
         rest = [c for c in side.coords if side.project(shapely.Point(c)) > join + 1e-6]
         pts = [side.interpolate(join).coords[0], *rest]
         way = LineString([(body.x, body.y), *pts, goal[:2]])
