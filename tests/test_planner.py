@@ -240,6 +240,20 @@ def test_way_out_of_a_crowd_in_the_open_court(reading):
     assert shapely.covers(g.levels[COURT].prepared, shapely.LineString(path))   # round walls and fixtures
 
 
+def test_a_way_round_people_weighs_each_link_once(reading):
+    """The links of the way-graph are summed by the sparse matrix when listed twice: someone met twice (his
+    disc given again) made the links round him weigh double, and the way went round the far side of the next
+    person (6.94 m against 6.16 m). Each link counts once, whoever is met again."""
+    g = Ground(reading)
+    lv = g.levels[COURT]
+    start, goal = (-3.0, -10.0), (3.0, -10.4)
+    a, b = ((0.0, -10.2), PERSON_GAP), ((0.4, -9.2), PERSON_GAP)
+    once = g._route_with_uncached(lv, start, goal, [a, b], True)
+    again = g._route_with_uncached(lv, start, goal, [a, b, a], True)
+    assert again == once
+    assert sum(math.dist(p, q) for p, q in zip(once, once[1:])) == pytest.approx(6.1565, abs=1e-3)
+
+
 def test_deterministic_and_the_cli_plan_json(plan, tmp_path):
     """Planned again (in a fresh process, by the command line), the passage is the same byte for byte, and
     the command writes it in the plan format (one plan made for both: planning is the slow part)."""

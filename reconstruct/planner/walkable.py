@@ -65,6 +65,20 @@ _A = np.arange(8) * math.pi / 4 + math.pi / 8
 _RING = np.c_[np.cos(_A) / math.cos(math.pi / 8), np.sin(_A) / math.cos(math.pi / 8)]
 
 
+def _one_link_each(n: int, r: np.ndarray, c: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The links between corners, each pair once (the shortest, whichever way round it was listed): a sparse
+    matrix adds up the weights of a link listed twice, and the links round one person were listed again for
+    each time he was met, so a way past him weighed two to six times its length."""
+    if not len(r):
+        return r, c, w
+    a, b = np.minimum(r, c), np.maximum(r, c)
+    order = np.lexsort((w, b, a))
+    a, b, w = a[order], b[order], w[order]
+    first = np.ones(len(a), bool)
+    first[1:] = (a[1:] != a[:-1]) | (b[1:] != b[:-1])
+    return a[first], b[first], w[first]
+
+
 class Ground:
     """The two walkable levels of a reading and how to route across them."""
 
@@ -366,7 +380,7 @@ class Ground:
             rows.append(a_idx)
             cols.append(b_idx)
             wts.append(np.hypot(*(pts[a_idx] - pts[b_idx]).T))
-        r, c, w = np.concatenate(rows), np.concatenate(cols), np.concatenate(wts)
+        r, c, w = _one_link_each(n, np.concatenate(rows), np.concatenate(cols), np.concatenate(wts))
         m = csr_matrix((np.maximum(w, 1e-9), (r, c)), shape=(n, n))
         dist, pred = dijkstra(m, directed=False, indices=s_i, return_predecessors=True)
         if not np.isfinite(dist[g_i]):
