@@ -176,6 +176,15 @@ class Arrows:
             # rack once that one has gone (he lays them from within reach, not from where he waited)
             self.walking.walk(b, (hx, hy - 0.8, COURT), "up to the 楅 once the one before him has gone")
             self.moves.face(b, 0.0)
+        spots = [self.rack.heap(n0 + i)[:2] for i in range(len(mine))]
+        if max(math.hypot(x - b.x, y - b.y) for x, y in spots) > ARM:
+            # many arrows (27 衆賓): his share runs past the rack's end and on from its west end behind; he kneels
+            # before the middle of the rack's length they take, within reach of both ends
+            xs = [x for x, _ in spots]
+            cx, cy = (min(xs) + max(xs)) / 2, max(y for _, y in spots)
+            self.walking.approach(b, cx, cy - 0.5, COURT, 0.2, "within reach of both ends of his share on the 楅",
+                                  False)
+            self.moves.face(b, 0.0)
         self.moves.posture(b, Posture.KNEEL, self.pace.kneel)
         b.gesture(b.t, b.t + self.pace.handle, GestureKind.LAY_ARROWS, None)
         for i, ar in enumerate(mine):
