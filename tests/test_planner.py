@@ -254,6 +254,33 @@ def test_a_way_round_people_weighs_each_link_once(reading):
     assert sum(math.dist(p, q) for p, q in zip(once, once[1:])) == pytest.approx(6.1565, abs=1e-3)
 
 
+def test_way_round_long_files_standing_across_it():
+    """大射法 with 27 衆賓, the last to drink below going from the 篚 back to his place at 堂西 (p22: 卒受者以虛觶降
+    奠于篚): the 立者 (東面北上, three 尺 apart) stand in a file 16 m long west of the court and the archers'
+    file (射位) runs 21 m south beside it.  He goes round their ends, not through them (five ways round, each
+    round the few it met and their neighbours, still met the next of a file: he walked through the 司射 and
+    the 立者, 0.36 m from them)."""
+    g = Ground(load_reading("dashe_fa"))
+    start, goal = (8.891, -6.452), (-19.404, 0.693)
+    standing = ([(-11.319, -1.617 - 0.693 * k) for k in range(24)]            # 立者位
+                + [(-6.006, -7.854 - 0.924 * k) for k in range(24)]           # the archers' file (射位)
+                + [(-12.474 - 1.386 * k, 0.693) for k in range(5)]            # the 三耦 at 堂西
+                + [(-7.91, -6.986), (0.0, -4.62), (0.0, -3.927), (-3.234, -1.155), (-21.853, -6.844),
+                   (-12.474, 1.893), (-12.474, -0.507), (-13.605, -0.438), (-17.11, 5.573), (-18.961, 5.545),
+                   (-16.17, 4.158), (-17.097, 4.473), (-18.018, 4.158), (-18.946, 4.445), (14.091, 3.003),
+                   (14.531, 3.241), (-2.481, -76.278), (-2.455, -77.075)]
+                + [(11.319, 0.693 - 0.693 * k) for k in range(5)]
+                + [(x, -3.333 - 0.693 * k) for x in (14.107, 13.414) for k in range(4)])
+    path = g.route(COURT, start, goal, standing)
+    assert not g.boxed_in
+    line = np.asarray(path)
+    for p in standing:
+        a, b = line[:-1], line[1:]
+        t = np.clip(((p - a) * (b - a)).sum(1) / ((b - a) ** 2).sum(1), 0, 1)
+        assert np.hypot(*(a + t[:, None] * (b - a) - p).T).min() >= PERSON_GAP - 1e-6, p
+    assert shapely.covers(g.levels[COURT].prepared, shapely.LineString(path))
+
+
 def test_deterministic_and_the_cli_plan_json(plan, tmp_path):
     """Planned again (in a fresh process, by the command line), the passage is the same byte for byte, and
     the command writes it in the plan format (one plan made for both: planning is the slow part)."""

@@ -15,7 +15,7 @@ from typing import NamedTuple
 import numpy as np
 import shapely
 from scipy.sparse import csr_matrix
-from scipy.sparse.csgraph import dijkstra
+from scipy.sparse.csgraph import connected_components, dijkstra
 from shapely.geometry import Point, Polygon, box
 from shapely.ops import nearest_points
 
@@ -254,12 +254,19 @@ class Ground:
                 return []
             return cand[shapely.distance(shapely.linestrings(path), pts_o[cand]) < radii[cand] - 1e-3].tolist()
 
-        for _ in range(5):
+        chains = None
+        for attempt in range(10):
             idx = hits(path)
-            if idx:       # those standing next to the ones hit are in the way of any way round them too
+            if idx and attempt < 5:   # those standing next to the ones hit are in the way of any way round them too
                 near = np.hypot(centres[:, None, 0] - centres[None, idx, 0],
                                 centres[:, None, 1] - centres[None, idx, 1]).min(axis=1) < 1.2
                 idx = sorted(set(idx) | set(np.flatnonzero(near).tolist()))
+            elif idx:     # five ways round still meet someone: a long file or row (24 衆賓 standing three 尺 apart).
+                # Nobody passes between two standing closer than 2 × PERSON_GAP, so the whole chain of those
+                # hit, neighbour to neighbour, is one wall: go round all of it
+                if chains is None:
+                    chains = _chains(centres, 1.2)
+                idx = sorted(np.flatnonzero(np.isin(chains, chains[idx])).tolist())
             hit = [other(i) for i in idx if other(i) not in discs]
             if not hit:
                 return path
@@ -568,6 +575,12 @@ class Ground:
             sel = ok[s:s + n]
             out[k] = cache[pairs[k]] = (ga[s:s + n][sel], gb[s:s + n][sel])
         return out
+
+
+def _chains(centres: np.ndarray, gap: float) -> np.ndarray:
+    """A label per person standing: the same for those joined by a chain of neighbours closer than ``gap``."""
+    d = np.hypot(centres[:, None, 0] - centres[None, :, 0], centres[:, None, 1] - centres[None, :, 1])
+    return connected_components(csr_matrix(d < gap), directed=False)[1]
 
 
 class _Discs:
