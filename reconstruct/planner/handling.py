@@ -54,7 +54,7 @@ class Handling:
             giver.hold_until(b.t)
             self.custody.hold_things(giver, b.t, remove=prop)
         else:
-            level = HALL if pr.z > self.state.reading.hall_height / 2 else COURT
+            level = self.state.ground.level_of_height(pr.z)
             self.reach(b, pr.x, pr.y, level, 0.6, f"to take the {prop}")
             if not self._leaning(b, pr.x, pr.y, level) and math.hypot(pr.x - b.x, pr.y - b.y) > REACH:
                 # the spot beside it was taken: closer still (not one kneeling who leans to it: the 舉觶者 who set

@@ -204,7 +204,7 @@ class Places:
         # behind the last file the members fill
         self._file_slot(f, 1)                      # measures how many fit in one file
         z = f.origin[2]
-        turned = self._turned(f, HALL if z > self.reading.hall_height / 2 else COURT)   # those in the turned file
+        turned = self._turned(f, self.ground.level_of_height(z))   # those in the turned file
         files = -(-max(1, len(members) - turned) // self._file_length[f.id])
         x, y, level = self._file_slot(f, rank, behind=self._behind_depth(f, files, len(members)))
         return x, y, level, f.heading
@@ -215,10 +215,10 @@ class Places:
         would lie on a named standing place of the ground (a mark: where the rite makes somebody stand; the
         賓's and the 大夫's 袒位 west of the hall, where they bare their arms and lay their bows, stay free of
         the 弟子 waiting behind the archers)."""
-        level = HALL if f.origin[2] > self.reading.hall_height / 2 else COURT
+        level = self.ground.level_of_height(f.origin[2])
         marks = np.asarray([lm.position[:2] for lm in self.reading.landmarks.values()
                             if lm.kind == LandmarkKind.MARK and lm.footprint is None
-                            and (HALL if lm.position[2] > self.reading.hall_height / 2 else COURT) == level]
+                            and self.ground.level_of_height(lm.position[2]) == level]
                            or np.empty((0, 2)))
         depth = FILE_BEHIND * max(1, files)
         for _ in range(3):
@@ -257,7 +257,7 @@ class Places:
     def _file_place(self, f, rank: int, behind: float = 0.0) -> tuple[float, float, str, float]:
         """(x, y, level, heading) of the rank-th place of a file (see :meth:`_file_slot`)."""
         z = f.origin[2]
-        level = HALL if z > self.reading.hall_height / 2 else COURT
+        level = self.ground.level_of_height(z)
         length = self._length(f.id, f.slot, level)
         turned = self._turned(f, level) if not behind else 0
         if turned and rank > length:

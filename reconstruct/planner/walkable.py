@@ -26,6 +26,7 @@ BODY_RADIUS = 0.25          # half a shoulder width, metres
 CLEARANCE = 0.05            # extra room kept from walls and fixtures
 PERSON_GAP = 0.6            # centre to centre, kept between any two people: two figures side by side
                             # need 0.64 m (model.footprint), less the outlines' 0.022 m margin each side
+NEIGHBOURS = 2 * PERSON_GAP  # two standing closer than this leave no way between them (1.2 m)
 END_REACH = 1.5             # corners round people this near the start or goal link to every other corner
 ROUTE_MARGIN = 0.03         # routes keep a little more, so a way round someone is not at the gap exactly
 
@@ -65,7 +66,28 @@ _A = np.arange(8) * math.pi / 4 + math.pi / 8
 _RING = np.c_[np.cos(_A) / math.cos(math.pi / 8), np.sin(_A) / math.cos(math.pi / 8)]
 
 
-def _one_link_each(n: int, r: np.ndarray, c: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+CACHE_SIZE = 20000          # answers a ground remembers of each kind before it forgets them all
+
+
+def _remembered(cache: dict, key, compute):
+    """``compute()`` remembered under ``key`` (the planner asks the same ways, points and corners again and
+    again); a ValueError it raises (no way) is remembered too and raised again.  The cache forgets everything
+    once it holds CACHE_SIZE answers."""
+    hit = cache.get(key)
+    if hit is None:
+        try:
+            hit = compute()
+        except ValueError as e:
+            hit = e
+        if len(cache) > CACHE_SIZE:
+            cache.clear()
+        cache[key] = hit
+    if isinstance(hit, ValueError):
+        raise hit
+    return hit
+
+
+def _one_link_each(r: np.ndarray, c: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The links between corners, each pair once (the shortest, whichever way round it was listed): a sparse
     matrix adds up the weights of a link listed twice, and the links round one person were listed again for
     each time he was met, so a way past him weighed two to six times its length."""
@@ -141,6 +163,10 @@ class Ground:
         for s in self.reading.stairs.values():
             if _on_stair(s, x, y, z):
                 return STAIR
+        return self.level_of_height(z)
+
+    def level_of_height(self, z: float) -> str:
+        """hall or court for a height alone (above half the hall's height: the hall)."""
         return HALL if z > self.reading.hall_height / 2 else COURT
 
     def levels_at(self, x: np.ndarray, y: np.ndarray, z: np.ndarray) -> np.ndarray:
@@ -166,17 +192,14 @@ class Ground:
     def free_point(self, level: str, x: float, y: float) -> tuple[float, float]:
         """The point itself if a body centre may stand there, else the nearest one that may (remembered per
         point: routes start and end where people stand, again and again)."""
-        key = (level, x, y)
-        if key not in self._free_cache:
-            if len(self._free_cache) > 20000:
-                self._free_cache.clear()
+        def nearest() -> tuple[float, float]:
             p = shapely.points((x, y))
             if shapely.covers(self.levels[level].prepared, p):
-                self._free_cache[key] = None
-            else:
-                q = nearest_points(self.levels[level].area.buffer(-1e-3), p)[0]
-                self._free_cache[key] = (q.x, q.y)
-        return self._free_cache[key] or (x, y)
+                return x, y
+            q = nearest_points(self.levels[level].area.buffer(-1e-3), p)[0]
+            return q.x, q.y
+
+        return _remembered(self._free_cache, (level, x, y), nearest)
 
     def is_free(self, level: str, x: float, y: float) -> bool:
         return bool(shapely.covers(self.levels[level].prepared, shapely.points((x, y))))
@@ -259,13 +282,13 @@ class Ground:
             idx = hits(path)
             if idx and attempt < 5:   # those standing next to the ones hit are in the way of any way round them too
                 near = np.hypot(centres[:, None, 0] - centres[None, idx, 0],
-                                centres[:, None, 1] - centres[None, idx, 1]).min(axis=1) < 1.2
+                                centres[:, None, 1] - centres[None, idx, 1]).min(axis=1) < NEIGHBOURS
                 idx = sorted(set(idx) | set(np.flatnonzero(near).tolist()))
             elif idx:     # five ways round still meet someone: a long file or row (24 衆賓 standing three 尺 apart).
-                # Nobody passes between two standing closer than 2 × PERSON_GAP, so the whole chain of those
+                # Nobody passes between two standing closer than NEIGHBOURS, so the whole chain of those
                 # hit, neighbour to neighbour, is one wall: go round all of it
                 if chains is None:
-                    chains = _chains(centres, 1.2)
+                    chains = _chains(centres, NEIGHBOURS)
                 idx = sorted(np.flatnonzero(np.isin(chains, chains[idx])).tolist())
             hit = [other(i) for i in idx if other(i) not in discs]
             if not hit:
@@ -283,18 +306,8 @@ class Ground:
         """Shortest path round the fixtures only: straight if the way is clear, else through the corners
         each end sees, joined by the corners' shortest ways computed once (the corners between remembered
         per start and goal: the same ways are asked for again and again)."""
-        key = (lv.name, tuple(start), tuple(goal))
-        between = self._static_cache.get(key)
-        if between is None:
-            try:
-                between = self._static_between(lv, start, goal)
-            except ValueError as e:
-                between = e
-            if len(self._static_cache) > 20000:
-                self._static_cache.clear()
-            self._static_cache[key] = between
-        if isinstance(between, ValueError):
-            raise between
+        between = _remembered(self._static_cache, (lv.name, tuple(start), tuple(goal)),
+                              lambda: self._static_between(lv, start, goal))
         return [start, *between, goal]
 
     def _static_between(self, lv: Level, start, goal) -> tuple[tuple[float, float], ...]:
@@ -319,16 +332,12 @@ class Ground:
 
     def _visible(self, lv: Level, p: np.ndarray) -> np.ndarray:
         """Indices of the static nodes visible from a point (cached: people stand on the same spots)."""
-        key = (lv.name, round(float(p[0]), 3), round(float(p[1]), 3))
-        hit = self._vis_cache.get(key)
-        if hit is None:
+        def seen() -> np.ndarray:
             turn = np.flatnonzero(_tangent(lv, np.arange(len(lv.nodes)), np.repeat(p[None], len(lv.nodes), 0)))
             segs = shapely.linestrings(np.stack([np.repeat(p[None], len(turn), 0), lv.nodes[turn]], axis=1))
-            hit = turn[shapely.covers(lv.prepared, segs)]       # only corners one turns at, and sees
-            if len(self._vis_cache) > 20000:
-                self._vis_cache.clear()
-            self._vis_cache[key] = hit
-        return hit
+            return turn[shapely.covers(lv.prepared, segs)]       # only corners one turns at, and sees
+
+        return _remembered(self._vis_cache, (lv.name, round(float(p[0]), 3), round(float(p[1]), 3)), seen)
 
     def _route_with(self, lv: Level, start, goal, discs, local: bool = True,
                     extent: str = "near") -> list[tuple[float, float]]:
@@ -339,19 +348,8 @@ class Ground:
         corner round people); if no way is found, "ends": those next to the start and the goal to every
         fixture's corner they see too; last, "all": every corner round people to every other and to every
         fixture's corner it sees (one hemmed in where no fixture is near gets out round those beside him)."""
-        key = (lv.name, tuple(start), tuple(goal), tuple(discs), local, extent)
-        hit = self._route_cache.get(key)
-        if hit is None:
-            try:
-                hit = self._route_with_uncached(lv, start, goal, discs, local, extent)
-            except ValueError as e:
-                hit = e
-            if len(self._route_cache) > 20000:
-                self._route_cache.clear()
-            self._route_cache[key] = hit
-        if isinstance(hit, ValueError):
-            raise hit
-        return list(hit)
+        return list(_remembered(self._route_cache, (lv.name, tuple(start), tuple(goal), tuple(discs), local, extent),
+                                lambda: self._route_with_uncached(lv, start, goal, discs, local, extent)))
 
     def _route_with_uncached(self, lv: Level, start, goal, discs, local: bool,
                              extent: str = "near") -> list[tuple[float, float]]:
@@ -387,7 +385,7 @@ class Ground:
             rows.append(a_idx)
             cols.append(b_idx)
             wts.append(np.hypot(*(pts[a_idx] - pts[b_idx]).T))
-        r, c, w = _one_link_each(n, np.concatenate(rows), np.concatenate(cols), np.concatenate(wts))
+        r, c, w = _one_link_each(np.concatenate(rows), np.concatenate(cols), np.concatenate(wts))
         m = csr_matrix((np.maximum(w, 1e-9), (r, c)), shape=(n, n))
         dist, pred = dijkstra(m, directed=False, indices=s_i, return_predecessors=True)
         if not np.isfinite(dist[g_i]):
