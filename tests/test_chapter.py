@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import planned
+from conftest import planned, reading_named
 
 from reconstruct.checks.audit import audit
 from reconstruct.checks.chapter import seam
@@ -71,7 +71,7 @@ PART1 = ASSETS / "text" / "xiangshe_li_part1.txt"
 # his reach steps back to where he stood, not a step the other way from the arrows (the step up turned round the
 # rack: the 上耦下射 ended the first taking-up of the passage, p8.1.qu, 0.6 m south of his place 楅东三尺五寸);
 # later events shift (the passage 13 s shorter).
-PASSAGE_PLAN_SHA256 = "b2c55498a8a83e4ff51ed76ac43166f3c364cfe7a246e59b44b984e41e856120"
+PASSAGE_PLAN_SHA256 = "7849340fcdb6f86f929a1b6d0da419730e419bfbd59264ec31edd2b4c1522b44"
 # the first half's non-archery sections (戒賓 … 立司正, 末旅): characters [0, MINE) of part 1
 NON_ARCHERY_END = 1672
 
@@ -251,7 +251,7 @@ def test_the_musicians_go_back_up_to_their_own_places_with_their_zithers():
     whole = planned(part="whole")
     ev = {e.id: e for e in whole.events}
     # the procedure 相工 (f6.gong: its 初; f8.gong: 如初入，降; p18.xianggong: 如其降也，升)
-    t0, t1 = ev["p18.xianggong.xiang"].start, ev["p18.xianggong.shouse"].end
+    t0, t1 = ev["p18.xianggong.xiang"].start, ev["p18.xianggong.sheng"].end
     for who in ("大师", "工2", "工3", "工4"):
         before = whole.actors[who].track.at(np.array([ev["f6.gong.zuo"].end]))[0][0]
         after = whole.actors[who].track.at(np.array([t1]))[0][0]
@@ -260,6 +260,36 @@ def test_the_musicians_go_back_up_to_their_own_places_with_their_zithers():
         assert whole.props[se].carrier(t1) == player
         assert whole.props[se].carrier(t0) is None      # lying below beside him (f8)
     assert "瑟1" not in planned().props
+
+
+def test_the_musicians_sit_at_the_front_edge_and_the_overseer_passes_behind_the_pillars():
+    """席工于西階上少東 (鄉飲酒禮: 設席于堂廉，東上; 賈: 鄉飲酒工位與此同): the 工's mat lies along the hall's front
+    edge, south of the 楹, a little east of the 西階; so the 司正's way 由楹內 (鄭: 楹北) is open on every reading,
+    the shallow halls with a 室 too (敖's: before, the seated row north of the 楹 and the dishes before it and
+    before the 衆賓 closed it, and he went round south of the 西楹).  Each 工 sits on his place of the mat at the
+    初 and again after 反坐 (p18), his junior a step behind him at most, never closer than 0.5 m to him."""
+    from reconstruct.checks.statements import evaluate_all, load_catalogue
+    whole = planned(part="whole")
+    r = reading_named()
+    mat = r.landmarks["工席"]
+    ys = [y for _, y in mat.footprint]
+    assert min(ys) >= 0.0 and max(ys) < r.landmarks["西楹"].position[1] - 0.3
+    stair = r.stairs["西阶"]
+    assert min(x for x, _ in mat.footprint) > stair.x + stair.width / 2
+    seats = r.formations["工席位"]
+    ev = {e.id: e for e in whole.events}
+    for at in (ev["f6.gong.shouse"].end, ev["p18.xianggong.sheng"].end):
+        for k, who in enumerate(("大师", "工2", "工3", "工4"), start=1):
+            xy = whole.actors[who].track.at(np.array([at]))[0][0][:2]
+            assert np.hypot(*(xy - np.asarray(seats.slot(k)[:2]))) < 0.05, (who, at, xy)
+    ts = np.arange(ev["p18.xianggong.sheng"].start, ev["p18.xianggong.sheng"].end, 0.1)
+    for g, d in (("大师", "弟子1"), ("工2", "弟子2"), ("工3", "弟子3"), ("工4", "弟子4")):
+        a, b = whole.actors[g].track.at(ts)[0], whole.actors[d].track.at(ts)[0]
+        same = np.abs(a[:, 2] - b[:, 2]) < 0.3
+        assert np.hypot(*(a[same, :2] - b[same, :2]).T).min() > 0.5, (g, d)
+    cat = [s for s in load_catalogue() if s.id in ("g28", "g29")]
+    for plan in (planned(part="first"), planned("ao_jigong", part="first")):
+        assert {(x.statement.id, x.status) for x in evaluate_all(plan, cat)} == {("g28", "pass"), ("g29", "pass")}
 
 
 def test_the_musicians_are_led_by_one_procedure_three_times():
@@ -426,9 +456,8 @@ def test_first_half_spatial_clauses_measured(plan, tmp_path):
     results = evaluate_all(planned(part="first"), cat)
     assert [(r.statement.id, r.message) for r in results if r.status != "pass"] == []
     assert all(r.event and r.event.startswith(("f2.", "f6.", "f7.")) for r in results)
-    # 由楹內 (鄭: 楹北): the 司正's way passes both pillars on their north (on 敖's, 義疏's and 鄭's 庠 halls,
-    # shallower by the 室, it does not yet: the musicians' and the guests' dishes close the way north of the
-    # musicians, and it goes back round them and south of the 西楹 — open, see the README)
+    # 由楹內 (鄭: 楹北): the 司正's way passes both pillars on their north (the musicians sit before the 楹, at
+    # the hall's edge: test_the_musicians_sit_at_the_front_edge_and_the_overseer_passes_behind_the_pillars)
     assert {r.statement.id for r in results if r.event and r.event.startswith("f7.")} == {"g28", "g29"}
     g13 = next(r for r in results if r.statement.id == "g13")            # 南北以堂深
     assert abs(g13.measured - 6.006) < 0.01
