@@ -143,6 +143,7 @@ class Ground:
         self._route_cache: dict[tuple, object] = {}
         self._static_cache: dict[tuple, object] = {}     # see _route_static
         self._free_cache: dict[tuple, object] = {}       # see free_point
+        self._way_cache: dict[tuple, object] = {}        # see route
         self._disc_ids: dict[tuple, int] = {}    # ways round people standing (see _disc)
         self._discs: list[_Disc] = []
         self._link_cache: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
@@ -245,9 +246,20 @@ class Ground:
 
         Returns the corner points from ``start`` to ``goal``; raises ValueError if unreachable.
         """
-        lv = self.levels[level]
         start = self.free_point(level, *start)
         goal = self.free_point(level, *goal)
+        self.boxed_in = False
+        # the same way round the same people is asked for again and again (a walk, then its side way or
+        # its spot aside): the answer remembered, with whether it was boxed in
+        path, self.boxed_in = _remembered(self._way_cache, (level, start, goal, tuple(map(tuple, standing))),
+                                          lambda: self._route_round(level, start, goal, standing))
+        return list(path)
+
+    def _route_round(self, level: str, start: tuple[float, float], goal: tuple[float, float],
+                     standing) -> tuple[list[tuple[float, float]], bool]:
+        """:meth:`route` from free points: the corners, and whether the way still passes too close to
+        someone (no way round those standing there)."""
+        lv = self.levels[level]
         # A person standing closer than PERSON_GAP to the start or the goal is kept at the distance
         # he already is (or will be) from it; everyone else at PERSON_GAP.
         sp = np.asarray(standing, dtype=float).reshape(-1, 2)
@@ -261,7 +273,6 @@ class Ground:
             return (xy[i][0], xy[i][1]), rr[i]
 
         discs: list[tuple[tuple[float, float], float]] = []
-        self.boxed_in = False
         path = self._route_static(lv, start, goal)
         pts_o = shapely.points(centres) if len(centres) else None
 
@@ -292,15 +303,13 @@ class Ground:
                 idx = sorted(np.flatnonzero(np.isin(chains, chains[idx])).tolist())
             hit = [other(i) for i in idx if other(i) not in discs]
             if not hit:
-                return path
+                return path, False
             try:
                 path = self._route_with(lv, start, goal, discs + hit)
                 discs.extend(hit)
-            except ValueError:
-                self.boxed_in = True   # no way round the people standing there: keep the path; the planner
-                return path            # waits them out or tries another side
-        self.boxed_in = bool(hits(path))
-        return path
+            except ValueError:          # no way round the people standing there: keep the path; the planner
+                return path, True       # waits them out or tries another side
+        return path, bool(hits(path))
 
     def _route_static(self, lv: Level, start, goal) -> list[tuple[float, float]]:
         """Shortest path round the fixtures only: straight if the way is clear, else through the corners
