@@ -144,6 +144,7 @@ class Ground:
         self._static_cache: dict[tuple, object] = {}     # see _route_static
         self._free_cache: dict[tuple, object] = {}       # see free_point
         self._way_cache: dict[tuple, object] = {}        # see route
+        self._round_cache: dict[tuple, object] = {}      # see _round_people
         self._disc_ids: dict[tuple, int] = {}    # ways round people standing (see _disc)
         self._discs: list[_Disc] = []
         self._link_cache: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
@@ -369,28 +370,24 @@ class Ground:
         if shapely.covers(lv.prepared, shapely.linestrings([start, goal])) and people.clear(s_xy[None], g_xy[None])[0]:
             return [start, goal]
         nb = len(lv.nodes)
-        ids, info, keep, new_index, extra, owner = self._corners_round(lv, discs, people)
+        extra, owner, known_a, known_b = _remembered(self._round_cache, (lv.name, tuple(discs)),
+                                                     lambda: self._round_people(lv, discs, people))
         pts = np.vstack([lv.nodes, extra, s_xy[None], g_xy[None]])
         n = len(pts)
         s_i, g_i = n - 2, n - 1
         rows, cols, wts = self._static_links(lv, s_xy, g_xy, people, local)
-        known_a = known_b = np.zeros(0, int)
-        if len(info) and extent != "all":
-            known_a, known_b = self._known_links(lv, ids, info, keep, new_index, people)
+        if extent == "all":
+            known_a = known_b = np.zeros(0, int)
         a_idx, b_idx = self._new_links(lv, pts, nb, len(extra), owner, people, extent)
-        n_known = len(known_a)
-        a_idx, b_idx = np.concatenate([known_a, a_idx]), np.concatenate([known_b, b_idx])
-        if len(a_idx):
+        if len(known_a) or len(a_idx):
             ok = people.clear(pts[a_idx], pts[b_idx])
-            # on the ground is known for the links above and for those to the fixtures' corners seen; the
-            # rest is checked here
-            need = ok.copy()
-            need[:n_known] = False
-            need &= ~(b_idx < nb)
+            # on the ground is known for the links round people and for those to the fixtures' corners seen;
+            # the rest is checked here
+            need = ok & ~(b_idx < nb)
             if need.any():
                 segs = shapely.linestrings(np.stack([pts[a_idx[need]], pts[b_idx[need]]], axis=1))
                 ok[np.flatnonzero(need)] = shapely.covers(lv.prepared, segs)
-            a_idx, b_idx = a_idx[ok], b_idx[ok]
+            a_idx, b_idx = np.concatenate([known_a, a_idx[ok]]), np.concatenate([known_b, b_idx[ok]])
             rows.append(a_idx)
             cols.append(b_idx)
             wts.append(np.hypot(*(pts[a_idx] - pts[b_idx]).T))
@@ -408,6 +405,24 @@ class Ground:
         while idx[-1] != s_i:
             idx.append(int(pred[idx[-1]]))
         return [tuple(map(float, pts[k])) for k in reversed(idx)]
+
+    def _round_people(self, lv: Level, discs, people: "_Discs") -> tuple[np.ndarray, ...]:
+        """What a way round these people has whatever its start and goal (remembered per level and people:
+        many walk round the same people standing): the corners round them (kept ones, (m, 2)), whose each
+        is, and the links known among them and to the fixtures' corners that keep clear of them all (as
+        node numbers: the fixtures' corners first, then these)."""
+        nb = len(lv.nodes)
+        ids, info, keep, new_index, extra, owner = self._corners_round(lv, discs, people)
+        known_a = known_b = np.zeros(0, int)
+        if len(info):
+            known_a, known_b = self._known_links(lv, ids, info, keep, new_index, people)
+            if len(known_a):
+                pts = np.vstack([lv.nodes, extra])
+                ok = people.clear(pts[known_a], pts[known_b])
+                known_a, known_b = known_a[ok], known_b[ok]
+        for x in (extra, owner, known_a, known_b):
+            x.flags.writeable = False
+        return extra, owner, known_a, known_b
 
     def _corners_round(self, lv: Level, discs, people: "_Discs"):
         """The corners round each person that the ground allows and nobody else's disc covers: (disc ids,
