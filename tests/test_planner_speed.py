@@ -11,7 +11,7 @@ from reconstruct.planner.bodies import Body, _beyond_standing
 from reconstruct.planner.geometry import _way, _ways
 from reconstruct.planner.occupancy import Occupancy
 from reconstruct.planner.state import PlanState
-from reconstruct.planner.walkable import COURT
+from reconstruct.planner.walkable import COURT, PERSON_GAP
 
 from test_planner_parts import person, tiny_reading, walk_keys
 
@@ -99,3 +99,71 @@ def test_pairs_are_the_upper_triangle_and_read_only():
         assert np.array_equal(i, want[0]) and np.array_equal(j, want[1])
         with pytest.raises(ValueError):
             i[:] = 0            # shared between calls: nobody may write into them
+
+
+def test_the_way_graph_is_the_coordinate_lists_matrix():
+    """Links sorted by row, then column, each once, made into the graph straight from the rows' counts:
+    the very matrix scipy makes from them as a coordinate list (the same indices, pointers and weights)."""
+    from scipy.sparse import csr_matrix
+    from reconstruct.planner.walkable import _one_link_each, _sorted_graph
+    rng = np.random.default_rng(5)
+    for n, m in ((6, 0), (7, 1), (30, 60), (200, 900)):
+        r, c = rng.integers(0, n, m), rng.integers(0, n, m)
+        r, c, w = _one_link_each(r[r != c], c[r != c], rng.uniform(0.1, 3.0, m)[r != c])
+        mine, theirs = _sorted_graph(r, c, w, n), csr_matrix((w, (r, c)), shape=(n, n))
+        for x in ("indices", "indptr", "data"):
+            a, b = getattr(mine, x), getattr(theirs, x)
+            assert a.dtype == b.dtype and np.array_equal(a, b), (n, m, x)
+
+
+def test_a_stand_of_a_minute_is_in_each_bucket_it_reaches():
+    """A stretch reaching several buckets nobody's box had yet has the same box in each (they are written
+    at once), and the boxes of the buckets it only passes through grow as before."""
+    from reconstruct.planner.bodies import TrackIndex
+    ti = TrackIndex(1)
+    ti.add(0, None, [3.0, 1.0, 2.0, 0.0])
+    ti.add(0, [3.0, 1.0, 2.0, 0.0], [5.0, -1.0, 4.0, 0.0])      # a walk within bucket 0
+    ti.add(0, [5.0, -1.0, 4.0, 0.0], [65.0, -1.0, 4.0, 0.0])    # stands until 65 s: buckets 0 … 6
+    assert np.array_equal(ti.lo[0, 0], (-1.0, 2.0)) and np.array_equal(ti.hi[0, 0], (1.0, 4.0))
+    for k in range(1, 7):
+        assert np.array_equal(ti.lo[k, 0], (-1.0, 4.0)) and np.array_equal(ti.hi[k, 0], (-1.0, 4.0)), k
+    assert np.isinf(ti.lo[7:, 0]).all()
+    assert ti._boxes[0][3] is not ti._boxes[0][4]          # each bucket's box its own, grown alone
+    ti.add(0, [65.0, -1.0, 4.0, 0.0], [66.0, 0.5, 4.5, 0.0])
+    assert np.array_equal(ti.hi[6, 0], (0.5, 4.5)) and np.array_equal(ti.hi[5, 0], (-1.0, 4.0))
+
+
+def test_a_way_asked_again_is_the_way_found_first(reading):
+    """The ground remembers its ways: asked again, the same corners, and boxed in as it was, whatever was
+    asked between (a way out of a ring of people is boxed in, the one after it is not); as a ground that
+    never answered before finds them."""
+    from reconstruct.planner.walkable import Ground
+    g = Ground(reading)
+    ring = [(-6.0 + 0.7 * np.sin(a), -20.0 + 0.7 * np.cos(a)) for a in np.radians(np.arange(0, 360, 45))]
+    shut = ((-6.0, -20.0), (-6.0, -30.0), ring)
+    open_ = ((-3.0, -10.0), (3.0, -10.4), [(0.0, -10.2), (0.4, -9.2)])
+    first = [(g.route(COURT, *q), g.boxed_in) for q in (shut, open_)]
+    assert [b for _, b in first] == [True, False]
+    again = [(g.route(COURT, *q), g.boxed_in) for q in (open_, shut, shut, open_)]
+    assert again == [first[1], first[0], first[0], first[1]]
+    fresh = Ground(reading)
+    assert [(fresh.route(COURT, *q), fresh.boxed_in) for q in (open_, shut)] == [first[1], first[0]]
+    p = g.route(COURT, *open_)
+    p.append((0.0, 0.0))                  # the caller's copy: what is remembered is not changed
+    assert g.route(COURT, *open_) == first[1][0]
+
+
+def test_ways_round_the_same_people_from_elsewhere_are_found_afresh(reading):
+    """What a way round people has whatever its start and goal is worked out once per people: ways round
+    the same people from other starts and goals are those a ground that never routed round them finds."""
+    from reconstruct.planner.walkable import Ground
+    people = [((0.0, -10.2), PERSON_GAP), ((0.4, -9.2), PERSON_GAP), ((-1.5, -9.8), 0.5)]
+    ends = [((-3.0, -10.0), (3.0, -10.4)), ((-2.5, -7.0), (2.0, -12.0)), ((3.0, -8.0), (-3.0, -11.5))]
+    g = Ground(reading)
+    lv = g.levels[COURT]
+    for s, e in ends:
+        way = g._route_with_uncached(lv, s, e, people, True)
+        fresh = Ground(reading)
+        assert way == fresh._route_with_uncached(fresh.levels[COURT], s, e, people, True)
+        assert way == g._route_with_uncached(lv, s, e, people, True)
+    assert len(g._round_cache) == 1

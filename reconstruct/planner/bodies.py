@@ -57,11 +57,12 @@ class TrackIndex:
             self.lo = np.concatenate([self.lo, np.full((grow, n, 2), np.inf)])
             self.hi = np.concatenate([self.hi, np.full((grow, n, 2), -np.inf)])
         boxes = self._boxes[i]
-        for k in range(k0, k1 + 1):      # the stretch lies in one bucket, nearly always
+        new = []                         # the buckets this stretch is the first to reach (one standing a
+        for k in range(k0, k1 + 1):      # minute reaches six): their boxes written at once, below
             box = boxes.get(k)
             if box is None:
                 boxes[k] = [x0, y0, x1, y1]
-                self.lo[k, i], self.hi[k, i] = (x0, y0), (x1, y1)
+                new.append(k)
                 continue
             if x0 < box[0] or y0 < box[1]:
                 box[0], box[1] = min(box[0], x0), min(box[1], y0)
@@ -69,6 +70,10 @@ class TrackIndex:
             if x1 > box[2] or y1 > box[3]:
                 box[2], box[3] = max(box[2], x1), max(box[3], y1)
                 self.hi[k, i] = box[2], box[3]
+        if len(new) == 1:
+            self.lo[new[0], i], self.hi[new[0], i] = (x0, y0), (x1, y1)
+        elif new:
+            self.lo[new, i], self.hi[new, i] = (x0, y0), (x1, y1)
         if t >= self._last[i]:
             self._last[i] = t
             self.last_t[i], self.last_xyz[i] = t, (bx, by, b[3])
@@ -132,6 +137,7 @@ class Body:
     _buf: np.ndarray = field(default_factory=lambda: np.zeros((64, 6), order="F"), repr=False)
     _n: int = 0
     index: TrackIndex | None = field(default=None, repr=False)
+    _last_row: tuple | None = field(default=None, repr=False)   # (i, the numbers of row i) last written
     slot: int = 0                       # this person's row in the index
 
     def _put_row(self, i: int, row: list) -> None:
@@ -139,10 +145,15 @@ class Body:
             grown = np.zeros((2 * len(self._buf), 6), order="F")
             grown[:len(self._buf)] = self._buf
             self._buf = grown
-        self._buf[i] = (row[0], row[1], row[2], row[3], 1.0 if row[5] == Posture.WALK else 0.0, self.beyond(row[5]))
+        mine = [row[0], row[1], row[2], row[3], 1.0 if row[5] == Posture.WALK else 0.0, self.beyond(row[5])]
+        self._buf[i] = mine
         self._n = max(self._n, i + 1)
         if self.index is not None:
-            self.index.add(self.slot, self._buf[i - 1].tolist() if i else None, self._buf[i].tolist())
+            # the row before as it was written (kept, not read back from the buffer), unless shifted since
+            last = self._last_row
+            before = (last[1] if last is not None and last[0] == i - 1 else self._buf[i - 1].tolist()) if i else None
+            self.index.add(self.slot, before, mine)
+        self._last_row = (i, mine)
 
     @property
     def hold(self) -> str:
@@ -190,6 +201,7 @@ class Body:
         for i in range(start, len(self.keys)):
             self.keys[i][0] = round(self.keys[i][0] + dt, 3)
             self._buf[i, 0] = self.keys[i][0]
+        self._last_row = None
         if self.index is not None:
             self.index.rebuild(self.slot, self.array())
 

@@ -30,6 +30,9 @@ class Document:
 
     def __init__(self, state: PlanState, rite) -> None:
         self.state, self.rite = state, rite
+        # a carrier's hand while he carries, per (carrier, from, to, how): the things carried together (a
+        # bow and its four arrows, 乘矢) are in the same hand at the same times
+        self._in_hand: dict[tuple, list[list]] = {}
 
     def _hands(self, b: Body, ts, how: str = PropPosture.CARRIED) -> list[list]:
         """Where a carried prop is at times ts: in the right hand, a little forward and to the right, at
@@ -72,9 +75,12 @@ class Document:
             handed = any(a <= t0 - 0.3 <= (end if e is None else e) for _, a, e, _ in pr.intervals)
             if lying and t0 - 0.3 > lying[-1][0] and not handed:
                 keys.append([round(t0 - 0.3, 3), *lying[-1][1:5], PropPosture.REST])
-            times = b.array()[:, 0]
-            i0, i1 = np.searchsorted(times, t0 - 1e-6, side="left"), np.searchsorted(times, t1 + 1e-6, side="right")
-            keys += self._hands(b, [*times[i0:i1], t0, t1], how)
+            hand = self._in_hand.get((who, t0, t1, how))
+            if hand is None:
+                times = b.array()[:, 0]
+                i0, i1 = np.searchsorted(times, t0 - 1e-6, side="left"), np.searchsorted(times, t1 + 1e-6, side="right")
+                hand = self._in_hand[(who, t0, t1, how)] = self._hands(b, [*times[i0:i1], t0, t1], how)
+            keys += hand
         keys.sort(key=lambda k: (k[0], k[5] not in (PropPosture.CARRIED, PropPosture.TUCKED)))
         out: list[list] = []
         for k in keys:

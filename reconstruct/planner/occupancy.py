@@ -51,6 +51,11 @@ ASIDE = tuple((round(r * math.sin(a), 3), round(r * math.cos(a), 3))
               for a in np.radians(np.arange(n) * 360 / n + 90))
 
 
+# the rings of spots round a place (:meth:`Occupancy.free_spot`), as offsets east and north, ring after ring
+_RINGS_X = np.concatenate([r * np.sin(_RING) for r in _RADII])
+_RINGS_Y = np.concatenate([r * np.cos(_RING) for r in _RADII])
+
+
 def keepout_of(reading, ground) -> list[tuple[float, float, str]]:
     """Points nobody stops near: where the stairs' lanes meet the court and the hall (others must pass
     there), and the gate's passage, inside and out (those who leave or come in pass there)."""
@@ -179,7 +184,7 @@ class Occupancy:
         # there, is remembered per place (places are named again and again)
         reach = AISLE_REACH if level == COURT else AISLE_REACH_HALL
         if (level, x, y) not in self._spots:
-            cand = np.vstack([[x, y], *[np.column_stack((x + r * np.sin(_RING), y + r * np.cos(_RING))) for r in _RADII]])
+            cand = np.vstack([[x, y], np.column_stack((x + _RINGS_X, y + _RINGS_Y))])
             allowed = self.ground.are_free(level, cand) & self.clear_of_lanes(level, cand)
             self._spots[(level, x, y)] = (cand, allowed, np.hypot(cand[:, 0] - x, cand[:, 1] - y) <= reach)
         cand, allowed, within_reach = self._spots[(level, x, y)]

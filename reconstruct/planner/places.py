@@ -8,7 +8,7 @@ import numpy as np
 
 from ..model.vocabulary import SET_OUT, LandmarkKind
 from ..text.names import NameIndex
-from ..text.placement import PlaceError, heading_of, parse_place, unit_vector
+from ..text.placement import Place, PlaceError, heading_of, parse_place, unit_vector
 from .bodies import Body
 from .geometry import _bearing
 from .occupancy import GAP, Occupancy
@@ -52,15 +52,13 @@ class Places:
         self._behind: dict[str, int] = {}      # formation → how many wait behind its file
         self._file_length: dict[str, int] = {}
         self._procession: dict[tuple[str, str], float] = {}   # (event, file) → when the last one set out
+        self._parsed: dict[str, Place] = {}    # place expressions read (the text names the same places again and again)
 
     def resolve(self, text: str, who: str | None = None) -> tuple[float, float, str, float | None]:
         """A place expression → (x, y, level, heading-or-None), against the ground and current positions:
         its base (a landmark, a person where he stands, a prop where it lies), then the modifier (西阶上 is
         the head of the 西阶), then the offsets (西阶东: east of it)."""
-        try:
-            place = parse_place(text, self.names)
-        except PlaceError as e:
-            self.state.fail(str(e))
+        place = self.parse(text)
         x, y, level, heading, extent = self._base(place)
         if place.modifier and place.base is not None:
             x, y, level = self._modified(place, x, y, level, extent)
@@ -72,6 +70,17 @@ class Places:
                 d = 1.0 if place.modifier else extent(direction)
             x, y = x + ux * d, y + uy * d
         return x, y, level, heading
+
+    def parse(self, text: str) -> Place:
+        """A place expression read against the names (each expression read once: the names do not change
+        while a rite is planned); one that cannot be read stops the plan."""
+        place = self._parsed.get(text)
+        if place is None:
+            try:
+                place = self._parsed[text] = parse_place(text, self.names)
+            except PlaceError as e:
+                self.state.fail(str(e))
+        return place
 
     def _base(self, place):
         """(x, y, level, heading, extent) of a place's base; ``extent(direction)`` is how far beside it
@@ -145,7 +154,7 @@ class Places:
         stands on one's way (the 司馬 up on the hall as 司正 is not passed in the court): None then.
         A via nobody can pass is an error."""
         x, y, level, _ = self.resolve(text, b.id)
-        place = parse_place(text, self.names)
+        place = self.parse(text)
         mine = {b.level if b.level != STAIR else HALL, goal_level}
         if level not in mine:
             base = place.base

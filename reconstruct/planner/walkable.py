@@ -143,6 +143,8 @@ class Ground:
         self._route_cache: dict[tuple, object] = {}
         self._static_cache: dict[tuple, object] = {}     # see _route_static
         self._free_cache: dict[tuple, object] = {}       # see free_point
+        self._way_cache: dict[tuple, object] = {}        # see route
+        self._round_cache: dict[tuple, object] = {}      # see _round_people
         self._disc_ids: dict[tuple, int] = {}    # ways round people standing (see _disc)
         self._discs: list[_Disc] = []
         self._link_cache: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
@@ -245,9 +247,20 @@ class Ground:
 
         Returns the corner points from ``start`` to ``goal``; raises ValueError if unreachable.
         """
-        lv = self.levels[level]
         start = self.free_point(level, *start)
         goal = self.free_point(level, *goal)
+        self.boxed_in = False
+        # the same way round the same people is asked for again and again (a walk, then its side way or
+        # its spot aside): the answer remembered, with whether it was boxed in
+        path, self.boxed_in = _remembered(self._way_cache, (level, start, goal, tuple(map(tuple, standing))),
+                                          lambda: self._route_round(level, start, goal, standing))
+        return list(path)
+
+    def _route_round(self, level: str, start: tuple[float, float], goal: tuple[float, float],
+                     standing) -> tuple[list[tuple[float, float]], bool]:
+        """:meth:`route` from free points: the corners, and whether the way still passes too close to
+        someone (no way round those standing there)."""
+        lv = self.levels[level]
         # A person standing closer than PERSON_GAP to the start or the goal is kept at the distance
         # he already is (or will be) from it; everyone else at PERSON_GAP.
         sp = np.asarray(standing, dtype=float).reshape(-1, 2)
@@ -261,7 +274,6 @@ class Ground:
             return (xy[i][0], xy[i][1]), rr[i]
 
         discs: list[tuple[tuple[float, float], float]] = []
-        self.boxed_in = False
         path = self._route_static(lv, start, goal)
         pts_o = shapely.points(centres) if len(centres) else None
 
@@ -292,15 +304,13 @@ class Ground:
                 idx = sorted(np.flatnonzero(np.isin(chains, chains[idx])).tolist())
             hit = [other(i) for i in idx if other(i) not in discs]
             if not hit:
-                return path
+                return path, False
             try:
                 path = self._route_with(lv, start, goal, discs + hit)
                 discs.extend(hit)
-            except ValueError:
-                self.boxed_in = True   # no way round the people standing there: keep the path; the planner
-                return path            # waits them out or tries another side
-        self.boxed_in = bool(hits(path))
-        return path
+            except ValueError:          # no way round the people standing there: keep the path; the planner
+                return path, True       # waits them out or tries another side
+        return path, bool(hits(path))
 
     def _route_static(self, lv: Level, start, goal) -> list[tuple[float, float]]:
         """Shortest path round the fixtures only: straight if the way is clear, else through the corners
@@ -360,34 +370,30 @@ class Ground:
         if shapely.covers(lv.prepared, shapely.linestrings([start, goal])) and people.clear(s_xy[None], g_xy[None])[0]:
             return [start, goal]
         nb = len(lv.nodes)
-        ids, info, keep, new_index, extra, owner = self._corners_round(lv, discs, people)
+        extra, owner, known_a, known_b = _remembered(self._round_cache, (lv.name, tuple(discs)),
+                                                     lambda: self._round_people(lv, discs, people))
         pts = np.vstack([lv.nodes, extra, s_xy[None], g_xy[None]])
         n = len(pts)
         s_i, g_i = n - 2, n - 1
         rows, cols, wts = self._static_links(lv, s_xy, g_xy, people, local)
-        known_a = known_b = np.zeros(0, int)
-        if len(info) and extent != "all":
-            known_a, known_b = self._known_links(lv, ids, info, keep, new_index, people)
+        if extent == "all":
+            known_a = known_b = np.zeros(0, int)
         a_idx, b_idx = self._new_links(lv, pts, nb, len(extra), owner, people, extent)
-        n_known = len(known_a)
-        a_idx, b_idx = np.concatenate([known_a, a_idx]), np.concatenate([known_b, b_idx])
-        if len(a_idx):
+        if len(known_a) or len(a_idx):
             ok = people.clear(pts[a_idx], pts[b_idx])
-            # on the ground is known for the links above and for those to the fixtures' corners seen; the
-            # rest is checked here
-            need = ok.copy()
-            need[:n_known] = False
-            need &= ~(b_idx < nb)
+            # on the ground is known for the links round people and for those to the fixtures' corners seen;
+            # the rest is checked here
+            need = ok & ~(b_idx < nb)
             if need.any():
                 segs = shapely.linestrings(np.stack([pts[a_idx[need]], pts[b_idx[need]]], axis=1))
                 ok[np.flatnonzero(need)] = shapely.covers(lv.prepared, segs)
-            a_idx, b_idx = a_idx[ok], b_idx[ok]
+            a_idx, b_idx = np.concatenate([known_a, a_idx[ok]]), np.concatenate([known_b, b_idx[ok]])
             rows.append(a_idx)
             cols.append(b_idx)
             wts.append(np.hypot(*(pts[a_idx] - pts[b_idx]).T))
         r, c, w = _one_link_each(np.concatenate(rows), np.concatenate(cols), np.concatenate(wts))
-        m = csr_matrix((np.maximum(w, 1e-9), (r, c)), shape=(n, n))
-        dist, pred = dijkstra(m, directed=False, indices=s_i, return_predecessors=True)
+        dist, pred = dijkstra(_sorted_graph(r, c, np.maximum(w, 1e-9), n), directed=False, indices=s_i,
+                              return_predecessors=True)
         if not np.isfinite(dist[g_i]):
             if local:
                 return self._route_with(lv, start, goal, discs, local=False)
@@ -399,6 +405,24 @@ class Ground:
         while idx[-1] != s_i:
             idx.append(int(pred[idx[-1]]))
         return [tuple(map(float, pts[k])) for k in reversed(idx)]
+
+    def _round_people(self, lv: Level, discs, people: "_Discs") -> tuple[np.ndarray, ...]:
+        """What a way round these people has whatever its start and goal (remembered per level and people:
+        many walk round the same people standing): the corners round them (kept ones, (m, 2)), whose each
+        is, and the links known among them and to the fixtures' corners that keep clear of them all (as
+        node numbers: the fixtures' corners first, then these)."""
+        nb = len(lv.nodes)
+        ids, info, keep, new_index, extra, owner = self._corners_round(lv, discs, people)
+        known_a = known_b = np.zeros(0, int)
+        if len(info):
+            known_a, known_b = self._known_links(lv, ids, info, keep, new_index, people)
+            if len(known_a):
+                pts = np.vstack([lv.nodes, extra])
+                ok = people.clear(pts[known_a], pts[known_b])
+                known_a, known_b = known_a[ok], known_b[ok]
+        for x in (extra, owner, known_a, known_b):
+            x.flags.writeable = False
+        return extra, owner, known_a, known_b
 
     def _corners_round(self, lv: Level, discs, people: "_Discs"):
         """The corners round each person that the ground allows and nobody else's disc covers: (disc ids,
@@ -573,6 +597,16 @@ class Ground:
             sel = ok[s:s + n]
             out[k] = cache[pairs[k]] = (ga[s:s + n][sel], gb[s:s + n][sel])
         return out
+
+
+def _sorted_graph(r: np.ndarray, c: np.ndarray, w: np.ndarray, n: int) -> csr_matrix:
+    """The (n, n) sparse matrix of links listed by row, by column within a row, each once (as
+    :func:`_one_link_each` gives them), made straight from its rows' counts: the same matrix as
+    ``csr_matrix((w, (r, c)))`` makes by way of a coordinate list, in a quarter of the time (a route round
+    people builds one each time)."""
+    indptr = np.zeros(n + 1, np.int32)
+    np.cumsum(np.bincount(r, minlength=n), out=indptr[1:])
+    return csr_matrix((w, c.astype(np.int32), indptr), shape=(n, n))
 
 
 def _chains(centres: np.ndarray, gap: float) -> np.ndarray:
