@@ -2,9 +2,12 @@
 the slowest step of the suite), and every test that needs it reads the same :class:`Plan`."""
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import hashlib
+import io
 import os
+import re
 import sys
 import tempfile
 from functools import lru_cache
@@ -151,3 +154,23 @@ def camera_file(size: tuple[int, int] = (1280, 720)) -> Path:
 def camera_of():
     """``camera_of((w, h))``: the default plan's camera path file at that size, made once per run."""
     return camera_file
+
+
+@pytest.fixture(scope="session")
+def api_example(tmp_path_factory):
+    """docs/api.md's example, run once per process from a folder of its own: its namespace (``r``, ``plan``, …),
+    what it printed and the folder (plan.json, xiangshe.glb). tests/test_api.py checks that it runs; the animated
+    GLB's tests (tests/test_exchange_animation.py) read the whole passage's GLB it exported (5 衆賓), rather than
+    exporting the session's passage again (about 19 s CPU): both modules are on one xdist worker."""
+    code = "\n".join(re.findall(r"```python\n(.*?)```", (ROOT / "docs" / "api.md").read_text(encoding="utf-8"), re.S))
+    folder = tmp_path_factory.mktemp("api")
+    namespace: dict = {}
+    printed = io.StringIO()
+    here = os.getcwd()
+    os.chdir(folder)
+    try:
+        with contextlib.redirect_stdout(printed):
+            exec(compile(code, str(ROOT / "docs" / "api.md"), "exec"), namespace)
+    finally:
+        os.chdir(here)
+    return {"code": code, "namespace": namespace, "printed": printed.getvalue(), "folder": folder}
