@@ -312,18 +312,30 @@ def test_cli_plan_unreachable(tmp_path):
     assert not out.exists()
 
 
-def _plan_fails(args, tmp_path):
+def _plan_fails(args, tmp_path, capsys):
+    """``render.py plan ARGS --json out`` through the command's entry point in this process (reconstruct.cli.main,
+    what render.py calls; test_cli_plan_unreachable runs the script in a fresh interpreter): exit 2, one line on
+    stderr (warnings a fresh interpreter would print counted), no output."""
+    import warnings
+
+    from reconstruct import cli
+
     out = tmp_path / "plan.json"
-    r = subprocess.run([sys.executable, "render.py", "plan", *map(str, args), "--json", str(out)], cwd=ROOT,
-                       capture_output=True, text=True)
-    assert r.returncode == 2, r.stdout + r.stderr
-    assert "Traceback" not in r.stderr
-    assert len(r.stderr.strip().splitlines()) == 1, r.stderr
+    capsys.readouterr()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("default")
+        rc = cli.main(["plan", *map(str, args), "--json", str(out)])
+    err = capsys.readouterr().err + "".join(
+        f"{w.category.__name__}: {w.message}\n" for w in caught
+        if not issubclass(w.category, (DeprecationWarning, PendingDeprecationWarning, ImportWarning, ResourceWarning)))
+    assert rc == 2, err
+    assert "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1, err
     assert not out.exists()
-    return r.stderr.strip()
+    return err.strip()
 
 
-def test_cli_plan_formation_too_small(tmp_path):
+def test_cli_plan_formation_too_small(tmp_path, capsys):
     """A file the reading gives fewer places than the rite puts people in: exit 2, naming the event,
     the first person without a place and the file."""
     bad = tmp_path / "small.toml"
@@ -331,14 +343,14 @@ def test_cli_plan_formation_too_small(tmp_path):
     head = '[formations."射位"]\n'
     assert head in src
     bad.write_text(src.replace(head, head + "slots = 4\n"), encoding="utf-8")
-    err = _plan_fails([bad], tmp_path)
+    err = _plan_fails([bad], tmp_path, capsys)
     assert "event" in err and "射位" in err and "4 places" in err
     # the first to find no place: the 下耦上射, fifth in rank (the 勝者之弟子 is one of the archers, 賈: 此弟子
     # 由堂西固在射賓中矣, so the file holds the 三耦 and the 衆賓 only)
     assert "下耦上射" in err and "9 people" in err
 
 
-def test_cli_plan_via_cannot_be_met(tmp_path):
+def test_cli_plan_via_cannot_be_met(tmp_path, capsys):
     """A via the walk cannot pass (a place up on the hall for a walk across the court): exit 2, naming
     the rite file and line, the event with its span, and the person."""
     shutil.copytree(ROOT / "assets" / "rite", tmp_path / "rite")
@@ -348,7 +360,7 @@ def test_cli_plan_via_cannot_be_met(tmp_path):
     line = "    - 司射 go 堂西南 via=司马之南 face=北\n"
     assert line in src
     f.write_text(src.replace(line, line.replace("via=司马之南", "via=宾席")), encoding="utf-8")
-    err = _plan_fails(["--rite", tmp_path / "rite" / "rite.yaml"], tmp_path)
+    err = _plan_fails(["--rite", tmp_path / "rite" / "rite.yaml"], tmp_path, capsys)
     assert "p5_offerings.yaml:" in err and "p7.jiang" in err and "[" in err
     assert "司射" in err and "宾席" in err
 
