@@ -192,6 +192,9 @@ def test_more_guests(reading, plan_of):
 # and the audit is clean (test_short_chi_passage_audit).  With the 工 in their seats the hall of this 尺 is tight: the
 # planner still reports three conflicts it could not avoid (p19.xi: 举觯者2 passes 0.63 m from the 众宾3 seated by
 # the 西序, between the 工's row and the 衆賓's dishes; p22.shi: 举觯者2 passes 举觯者1 before the 宾's mat)
+# on the worker that checks the readings' statements (tests/test_checks_readings.py): the same five plans, made
+# once there rather than waited for by the other worker (its tests took 13-32 s wall for 3 s CPU in the suite)
+@pytest.mark.xdist_group("readings_checked")
 @pytest.mark.parametrize("layout", ["ao_jigong", "yishu_1748", "dashe_fa",
                                     pytest.param("zhou_chi_197", marks=pytest.mark.xfail(strict=False, reason=(
                                         "周尺: three conflicts reported on the small hall (p19.xi, p22.shi); the "
@@ -207,6 +210,7 @@ def test_other_readings(layout, plan_of):
     assert p.conflicts == []
 
 
+@pytest.mark.xdist_group("readings_checked")
 def test_short_chi_passage_audit(plan_of):
     """On the 0.197 m 尺 the passage's audit is clean: the 工 sit in their seats on the 工席 (the reading's 工席位,
     0.66 m apart, CHOSEN in metres), the juniors stand behind them (相者位) until they hand the 瑟 and go down,
@@ -430,6 +434,9 @@ def test_a_file_walks_to_its_places_in_rank_order(plan, clause, file):
     assert all(a[1] <= b[1] + 1e-6 for a, b in pairwise(times)), times
 
 
+# the two tests of the 33-衆賓 passage on one worker (--dist loadgroup): on two, one waited for the other to plan
+# it (test_many_guests_meet_nobody: 47.6 s wall for 8.6 s CPU in the suite's run)
+@pytest.mark.xdist_group("many_guests")
 def test_guests_leave_to_one_file_outside_the_gate(reading, plan_of):
     """宾出，众宾皆出 (33 衆賓): outside the gate the guests stand in one file west of it, facing east
     towards where the 主人 will see them off, seniors to the north; each comes down the lane in front of
@@ -457,6 +464,7 @@ def test_guests_leave_to_one_file_outside_the_gate(reading, plan_of):
         assert (pos[coming, 0] > xs[i] + 0.5).all(), who
 
 
+@pytest.mark.xdist_group("many_guests")
 def test_many_guests_meet_nobody(reading, plan_of):
     """With 33 衆賓 and people kept 0.6 m apart, no conflict is left anywhere in the passage and the
     audit finds nothing (the 宾 going up past the long file below the 西階 used to be boxed in)."""
