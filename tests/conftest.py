@@ -2,9 +2,12 @@
 the slowest step of the suite), and every test that needs it reads the same :class:`Plan`."""
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import hashlib
+import io
 import os
+import re
 import sys
 import tempfile
 from functools import lru_cache
@@ -53,24 +56,44 @@ def reading_named(name: str = "zheng_xuan"):
 
 # with pytest-xdist the workers of one run share the plans they make: the first to need one plans it and leaves
 # it in a folder of this run (written under a temporary name, then renamed); the others read it (a second
-# rather than the several a plan takes)
-_SHARED = os.environ.get("PYTEST_XDIST_TESTRUNUID")
-_SHARED_DIR = Path(tempfile.gettempdir()) / f"xiangshe-plans-{_SHARED}" if _SHARED else None
+# rather than the several a plan takes). The folder is in the run's base temporary directory, the parent of
+# each worker's own (pytest keeps the last three runs' and removes older ones: the folders this cache used to
+# leave in the system's temporary directory were never removed, 3.7 GB of them on the shared machine)
+_CONFIG: list = []
 
 
-@lru_cache(maxsize=None)
+def pytest_configure(config):
+    _CONFIG[:] = [config]
+
+
+def _shared_dir() -> Path | None:
+    """This run's folder of plans and camera paths shared by the xdist workers (None: not under xdist)."""
+    if not os.environ.get("PYTEST_XDIST_WORKER") or not _CONFIG:
+        return None
+    folder = _CONFIG[0]._tmp_path_factory.getbasetemp().parent / "xiangshe-shared"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
 def planned(name: str = "zheng_xuan", zhongbin: int = 3, dafu: int = 1, options: tuple = (),
             part: str = "passage") -> Plan:
     """The plan of a shipped reading with a cast and options (and a part of the chapter: the passage, the
-    first half or the whole), made once per session (do not mutate)."""
+    first half or the whole), made once per session (do not mutate). One plan per case however it is asked
+    for: ``planned()``, ``planned("zheng_xuan")`` and ``planned(zhongbin=3, part="passage")`` are the same
+    object (the cache below is keyed by the arguments as given, so each spelling used to plan again)."""
+    return _planned(str(name), int(zhongbin), int(dafu), tuple(options), str(part))
+
+
+@lru_cache(maxsize=None)
+def _planned(name: str, zhongbin: int, dafu: int, options: tuple, part: str) -> Plan:
     key = hashlib.sha1(repr((name, zhongbin, dafu, options) + ((part,) if part != "passage" else ()))
                        .encode()).hexdigest()[:16]
-    if _SHARED_DIR is None:
+    shared = _shared_dir()
+    if shared is None:
         return _make(name, zhongbin, dafu, options, part)
-    cached = _SHARED_DIR / f"{key}.json"
-    _SHARED_DIR.mkdir(parents=True, exist_ok=True)
+    cached = shared / f"{key}.json"
     # one worker plans it while another that needs the same plan waits for it (both used to plan it at once)
-    with open(_SHARED_DIR / f"{key}.lock", "w") as lock:
+    with open(shared / f"{key}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if cached.exists():
             return Plan.load(cached)
@@ -117,8 +140,8 @@ def camera_file(size: tuple[int, int] = (1280, 720)) -> Path:
     from reconstruct.outputs import write_json
     from reconstruct.scene.shots import camera_path
     name = f"camera-{size[0]}x{size[1]}"
-    folder = _SHARED_DIR or Path(tempfile.mkdtemp(prefix="xiangshe-camera-"))
-    folder.mkdir(parents=True, exist_ok=True)
+    folder = _shared_dir() or (_CONFIG[0]._tmp_path_factory.mktemp("camera") if _CONFIG
+                               else Path(tempfile.mkdtemp(prefix="xiangshe-camera-")))
     out = folder / f"{name}.json"
     with open(folder / f"{name}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
@@ -131,3 +154,23 @@ def camera_file(size: tuple[int, int] = (1280, 720)) -> Path:
 def camera_of():
     """``camera_of((w, h))``: the default plan's camera path file at that size, made once per run."""
     return camera_file
+
+
+@pytest.fixture(scope="session")
+def api_example(tmp_path_factory):
+    """docs/api.md's example, run once per process from a folder of its own: its namespace (``r``, ``plan``, …),
+    what it printed and the folder (plan.json, xiangshe.glb). tests/test_api.py checks that it runs; the animated
+    GLB's tests (tests/test_exchange_animation.py) read the whole passage's GLB it exported (5 衆賓), rather than
+    exporting the session's passage again (about 19 s CPU): both modules are on one xdist worker."""
+    code = "\n".join(re.findall(r"```python\n(.*?)```", (ROOT / "docs" / "api.md").read_text(encoding="utf-8"), re.S))
+    folder = tmp_path_factory.mktemp("api")
+    namespace: dict = {}
+    printed = io.StringIO()
+    here = os.getcwd()
+    os.chdir(folder)
+    try:
+        with contextlib.redirect_stdout(printed):
+            exec(compile(code, str(ROOT / "docs" / "api.md"), "exec"), namespace)
+    finally:
+        os.chdir(here)
+    return {"code": code, "namespace": namespace, "printed": printed.getvalue(), "folder": folder}

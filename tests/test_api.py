@@ -1,20 +1,17 @@
 """The Python API as docs/api.md shows it: the example runs (from a temporary folder)."""
-import re
-from pathlib import Path
+import pytest
 
 import reconstruct as xs
 
-DOC = Path(__file__).resolve().parents[1] / "docs" / "api.md"
+# the example is run once per process (conftest.api_example) and its GLB read by the animated export's tests
+pytestmark = pytest.mark.xdist_group("passage_glb")
 
 
-def test_the_documented_example_runs(tmp_path, monkeypatch, capsys):
-    code = "\n".join(re.findall(r"```python\n(.*?)```", DOC.read_text(encoding="utf-8"), re.S))
+def test_the_documented_example_runs(api_example):
+    code, out, folder = api_example["code"], api_example["printed"], api_example["folder"]
     assert "xs.plan(" in code and "export_glb" in code
-    monkeypatch.chdir(tmp_path)
-    exec(compile(code, str(DOC), "exec"), {})
-    out = capsys.readouterr().out
     assert "people" in out and "statements pass" in out
-    assert (tmp_path / "plan.json").exists() and (tmp_path / "xiangshe.glb").stat().st_size > 1_000_000
+    assert (folder / "plan.json").exists() and (folder / "xiangshe.glb").stat().st_size > 1_000_000
 
 
 def test_the_api_names_exist():

@@ -22,6 +22,10 @@ from reconstruct.rite.errors import RiteError
 from reconstruct.rite.loader import FIRST_SCRIPT, join_rites, load_part
 from reconstruct.text import extract
 
+# the modules that need the first half's and the whole chapter's plans (and those with 2 and 3 大夫) on one worker (pytest-xdist --dist loadgroup, .ci/run):
+# spread over both, one worker waited while the other planned the plan both needed
+pytestmark = pytest.mark.xdist_group("first_half")
+
 ROOT = Path(__file__).resolve().parent.parent
 SOURCE = ROOT / "sources" / "yili_juan05_xiangshe_zhengzhu_SBCK.txt"
 SHARED = ROOT.parent / "shared" / "sources" / SOURCE.name

@@ -12,6 +12,10 @@ from reconstruct.checks import lijietu
 from reconstruct.checks.report import lijietu_booklet
 from reconstruct.errors import InputError
 
+# the modules that need the first half's plan on one worker (pytest-xdist --dist loadgroup, .ci/run):
+# spread over both, one worker waited while the other planned the plan both needed
+pytestmark = pytest.mark.xdist_group("first_half")
+
 ROOT = Path(__file__).resolve().parent.parent
 
 

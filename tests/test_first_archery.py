@@ -14,6 +14,10 @@ from reconstruct.checks.script import coverage
 from reconstruct.resources import ASSETS
 from reconstruct.rite.loader import load_part
 
+# the modules that need the first half's and the whole chapter's plans on one worker (pytest-xdist --dist loadgroup, .ci/run):
+# spread over both, one worker waited while the other planned the plan both needed
+pytestmark = pytest.mark.xdist_group("first_half")
+
 PART1 = ASSETS / "text" / "xiangshe_li_part1.txt"
 ARCHERY = (1672, 3601)          # 三耦俟于堂西 … 司射遂適西階西釋弓去
 SANOU = ["上耦上射", "上耦下射", "次耦上射", "次耦下射", "下耦上射", "下耦下射"]

@@ -192,6 +192,9 @@ def test_more_guests(reading, plan_of):
 # and the audit is clean (test_short_chi_passage_audit).  With the 工 in their seats the hall of this 尺 is tight: the
 # planner still reports three conflicts it could not avoid (p19.xi: 举觯者2 passes 0.63 m from the 众宾3 seated by
 # the 西序, between the 工's row and the 衆賓's dishes; p22.shi: 举觯者2 passes 举觯者1 before the 宾's mat)
+# on the worker that checks the readings' statements (tests/test_checks_readings.py): the same five plans, made
+# once there rather than waited for by the other worker (its tests took 13-32 s wall for 3 s CPU in the suite)
+@pytest.mark.xdist_group("readings_checked")
 @pytest.mark.parametrize("layout", ["ao_jigong", "yishu_1748", "dashe_fa",
                                     pytest.param("zhou_chi_197", marks=pytest.mark.xfail(strict=False, reason=(
                                         "周尺: three conflicts reported on the small hall (p19.xi, p22.shi); the "
@@ -207,6 +210,7 @@ def test_other_readings(layout, plan_of):
     assert p.conflicts == []
 
 
+@pytest.mark.xdist_group("readings_checked")
 def test_short_chi_passage_audit(plan_of):
     """On the 0.197 m 尺 the passage's audit is clean: the 工 sit in their seats on the 工席 (the reading's 工席位,
     0.66 m apart, CHOSEN in metres), the juniors stand behind them (相者位) until they hand the 瑟 and go down,
@@ -312,18 +316,30 @@ def test_cli_plan_unreachable(tmp_path):
     assert not out.exists()
 
 
-def _plan_fails(args, tmp_path):
+def _plan_fails(args, tmp_path, capsys):
+    """``render.py plan ARGS --json out`` through the command's entry point in this process (reconstruct.cli.main,
+    what render.py calls; test_cli_plan_unreachable runs the script in a fresh interpreter): exit 2, one line on
+    stderr (warnings a fresh interpreter would print counted), no output."""
+    import warnings
+
+    from reconstruct import cli
+
     out = tmp_path / "plan.json"
-    r = subprocess.run([sys.executable, "render.py", "plan", *map(str, args), "--json", str(out)], cwd=ROOT,
-                       capture_output=True, text=True)
-    assert r.returncode == 2, r.stdout + r.stderr
-    assert "Traceback" not in r.stderr
-    assert len(r.stderr.strip().splitlines()) == 1, r.stderr
+    capsys.readouterr()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("default")
+        rc = cli.main(["plan", *map(str, args), "--json", str(out)])
+    err = capsys.readouterr().err + "".join(
+        f"{w.category.__name__}: {w.message}\n" for w in caught
+        if not issubclass(w.category, (DeprecationWarning, PendingDeprecationWarning, ImportWarning, ResourceWarning)))
+    assert rc == 2, err
+    assert "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1, err
     assert not out.exists()
-    return r.stderr.strip()
+    return err.strip()
 
 
-def test_cli_plan_formation_too_small(tmp_path):
+def test_cli_plan_formation_too_small(tmp_path, capsys):
     """A file the reading gives fewer places than the rite puts people in: exit 2, naming the event,
     the first person without a place and the file."""
     bad = tmp_path / "small.toml"
@@ -331,14 +347,14 @@ def test_cli_plan_formation_too_small(tmp_path):
     head = '[formations."射位"]\n'
     assert head in src
     bad.write_text(src.replace(head, head + "slots = 4\n"), encoding="utf-8")
-    err = _plan_fails([bad], tmp_path)
+    err = _plan_fails([bad], tmp_path, capsys)
     assert "event" in err and "射位" in err and "4 places" in err
     # the first to find no place: the 下耦上射, fifth in rank (the 勝者之弟子 is one of the archers, 賈: 此弟子
     # 由堂西固在射賓中矣, so the file holds the 三耦 and the 衆賓 only)
     assert "下耦上射" in err and "9 people" in err
 
 
-def test_cli_plan_via_cannot_be_met(tmp_path):
+def test_cli_plan_via_cannot_be_met(tmp_path, capsys):
     """A via the walk cannot pass (a place up on the hall for a walk across the court): exit 2, naming
     the rite file and line, the event with its span, and the person."""
     shutil.copytree(ROOT / "assets" / "rite", tmp_path / "rite")
@@ -348,7 +364,7 @@ def test_cli_plan_via_cannot_be_met(tmp_path):
     line = "    - 司射 go 堂西南 via=司马之南 face=北\n"
     assert line in src
     f.write_text(src.replace(line, line.replace("via=司马之南", "via=宾席")), encoding="utf-8")
-    err = _plan_fails(["--rite", tmp_path / "rite" / "rite.yaml"], tmp_path)
+    err = _plan_fails(["--rite", tmp_path / "rite" / "rite.yaml"], tmp_path, capsys)
     assert "p5_offerings.yaml:" in err and "p7.jiang" in err and "[" in err
     assert "司射" in err and "宾席" in err
 
@@ -418,6 +434,9 @@ def test_a_file_walks_to_its_places_in_rank_order(plan, clause, file):
     assert all(a[1] <= b[1] + 1e-6 for a, b in pairwise(times)), times
 
 
+# the two tests of the 33-衆賓 passage on one worker (--dist loadgroup): on two, one waited for the other to plan
+# it (test_many_guests_meet_nobody: 47.6 s wall for 8.6 s CPU in the suite's run)
+@pytest.mark.xdist_group("many_guests")
 def test_guests_leave_to_one_file_outside_the_gate(reading, plan_of):
     """宾出，众宾皆出 (33 衆賓): outside the gate the guests stand in one file west of it, facing east
     towards where the 主人 will see them off, seniors to the north; each comes down the lane in front of
@@ -445,6 +464,7 @@ def test_guests_leave_to_one_file_outside_the_gate(reading, plan_of):
         assert (pos[coming, 0] > xs[i] + 0.5).all(), who
 
 
+@pytest.mark.xdist_group("many_guests")
 def test_many_guests_meet_nobody(reading, plan_of):
     """With 33 衆賓 and people kept 0.6 m apart, no conflict is left anywhere in the passage and the
     audit finds nothing (the 宾 going up past the long file below the 西階 used to be boxed in)."""
