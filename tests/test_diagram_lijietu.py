@@ -98,6 +98,22 @@ def test_the_first_half_booklet_has_one_image_per_step(tmp_path, plan_of):
     from PIL import Image
 
     assert Image.open(pngs[0]).size[0] > 400
+    # the drawings share one cut of the font (the booklet's characters): each still shows every label it writes
+    import base64
+    import io
+    import re
+    import xml.etree.ElementTree as ET
+
+    from fontTools.ttLib import TTFont
+
+    svgs = sorted(tmp_path.glob("t_*.svg"))
+    cuts = {re.search(r"data:font/woff;base64,([A-Za-z0-9+/=]+)", p.read_text(encoding="utf-8")).group(1)
+            for p in svgs}
+    assert len(cuts) == 1
+    cmap = TTFont(io.BytesIO(base64.b64decode(cuts.pop()))).getBestCmap()
+    for p in svgs:
+        labels = "".join(t.text or "" for t in ET.parse(p).getroot().iter("{http://www.w3.org/2000/svg}text"))
+        assert "右" in labels and not {c for c in labels if not c.isspace() and ord(c) not in cmap}, p.name
 
 
 def test_paragraphs_are_the_passage_s():

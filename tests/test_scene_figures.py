@@ -134,3 +134,24 @@ def test_the_se_is_carried_on_the_left_shoulder():
     w = P.world_transforms(0.0, 0.0, 0.0, 0.0, "kneel", 0.0, {"holding": ["瑟1"]})
     M = held_prop_transform("瑟1", w, 0.0)
     assert M[2, 3] < w["l_upper_arm"][2, 3]                            # seated: before him, not on the shoulder
+
+
+def test_poses_in_a_batch_are_the_poses_one_by_one():
+    """world_transforms_many (the mesh audit's, the GLB's batches) gives, pose by pose and to the bit, what
+    world_transforms gives: postures, phases, blends, 袒 with and without the undershirt, 決遂."""
+    from reconstruct.scene import poses as P
+
+    states = [{}, {"bare_left_arm": True}, {"bare_left_arm": True, "undershirt": True, "gear": True},
+              {"gear": True, "holding": ["弓"]}, None]
+    cases = []
+    for k, posture in enumerate(P.POSTURES):
+        for phase in (0.0, 0.3, 0.71):
+            st = states[(k + int(phase * 10)) % len(states)]
+            cases.append(((1.5 * k, -2.0 + phase, 0.3 * (k % 2)), 37.0 * k + 100 * phase, P.pose_params(posture, phase, st), st))
+    cases.append(((0.0, 0.0, 0.0), 359.5, P.blend_params(cases[0][2], cases[-1][2], 0.4), states[2]))
+    W = P.world_transforms_many(np.array([c[0] for c in cases]), np.array([c[1] for c in cases]),
+                                [c[2] for c in cases], [c[3] for c in cases])
+    assert W.shape == (len(cases), len(F.PARTS), 4, 4)
+    for c, w in zip(cases, W):
+        one = P.world_transforms(*c[0], c[1], params=c[2], state=c[3])
+        assert np.stack([one[p] for p in F.PARTS]).tobytes() == w.tobytes()

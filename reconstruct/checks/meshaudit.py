@@ -87,16 +87,17 @@ class _Body:
     """One posed figure: each shown part's world bounds, rotation and translation (its scale is in the
     part's model), and FCL objects made on demand."""
 
-    def __init__(self, models: _Models, role: str, g, w: dict):
+    def __init__(self, models: _Models, role: str, g, mats: np.ndarray):
+        """``mats``: the parts' world transforms, (len(g.parts), 4, 4) in the order of ``g.parts``."""
         self.models, self.role, self.g = models, role, g
         self.parts = g.parts
-        mats = np.stack([w[p] for p in g.parts])
         lin = mats[:, :3, :3]
         self.shown = np.flatnonzero(np.abs(np.linalg.det(lin)) > 1e-9)
         self.scale = np.linalg.norm(lin, axis=1)                  # column norms: the parts' own scales
         self.rot = lin / np.where(self.scale > 1e-12, self.scale, 1.0)[:, None, :]
         self.t = mats[:, :3, 3]
-        # each part's world bounds: the vertices sorted by part once per geometry, reduced per run
+        # each part's world bounds: the vertices sorted by part once per geometry, reduced per run (one
+        # figure's transforms gathered per vertex stay in cache; gathered for a whole batch, they did not)
         order, starts, present = _by_part(g)
         M = mats[g.part_index[order]]
         V = np.einsum("nij,nj->ni", M[:, :3, :3], g.vertices[order]) + M[:, :3, 3]
@@ -118,6 +119,13 @@ class _Body:
         return self.objs[i]
 
 
+@dataclass(frozen=True)
+class _Unposed:
+    """The place of a body still to be posed with the others of its batch (its index in it)."""
+
+    i: int
+
+
 class _Bodies:
     """Posed figures, cached by pose."""
 
@@ -132,22 +140,46 @@ class _Bodies:
         self.changes = changes or {}
 
     def posed(self, aid: str, t: float, k: int | None = None) -> tuple[tuple, _Body]:
-        """(pose signature, posed body) of a person at ``t``, sample ``k``: the one posed last when he
-        cannot have changed since (no sample in between, nor this one, may have changed him)."""
-        hit = self.cache.get(aid)
-        c = self.changes.get(aid)
-        if hit is not None and (hit[2] == t or (k is not None and c is not None and hit[3] is not None
-                                                 and c[k] == c[hit[3]])):
-            return hit[:2]
-        xyz, hd, params, state = self.sampler.actor_pose(aid, t)
-        sig = (tuple(np.round(xyz, 3)), round(hd, 2), tuple(round(v, 3) for v in params.values()),
-               bool(state.get("bare_left_arm")), bool(state.get("gear")))
-        if hit is not None and hit[0] == sig:
-            self.cache[aid] = (sig, hit[1], t, k)
-            return hit[:2]
-        w = P.world_transforms(*xyz, hd, params=params, state=state)
-        self.cache[aid] = (sig, _Body(self.models, F.role_of(aid), self.geom[aid], w), t, k)
-        return self.cache[aid][:2]
+        """(pose signature, posed body) of a person at ``t``, sample ``k`` (:meth:`posed_many`)."""
+        return self.posed_many([(aid, t, k)])[0]
+
+    def posed_many(self, requests: list[tuple[str, float, int | None]]) -> list[tuple[tuple, _Body]]:
+        """(pose signature, posed body) of each (person, ``t``, sample ``k``) asked for, in the order asked: the
+        one posed last for him when he cannot have changed since (no sample in between, nor this one, may have
+        changed him), or when he is posed as then; the bodies of the new poses are posed together
+        (:func:`~reconstruct.scene.poses.world_transforms_many`)."""
+        out: list = []
+        new: list[tuple] = []                      # (person, xyz, heading, params, state) of each new body
+        for aid, t, k in requests:
+            hit = self.cache.get(aid)
+            c = self.changes.get(aid)
+            if hit is not None and (hit[2] == t or (k is not None and c is not None and hit[3] is not None
+                                                     and c[k] == c[hit[3]])):
+                out.append(hit[:2])
+                continue
+            xyz, hd, params, state = self.sampler.actor_pose(aid, t)
+            sig = (tuple(np.round(xyz, 3)), round(hd, 2), tuple(round(v, 3) for v in params.values()),
+                   bool(state.get("bare_left_arm")), bool(state.get("gear")))
+            if hit is not None and hit[0] == sig:
+                self.cache[aid] = (sig, hit[1], t, k)
+                out.append(hit[:2])
+                continue
+            self.cache[aid] = (sig, _Unposed(len(new)), t, k)
+            new.append((aid, xyz, hd, params, state))
+            out.append(self.cache[aid][:2])
+        if not new:
+            return out
+        W = P.world_transforms_many(np.array([n[1] for n in new]), np.array([n[2] for n in new]),
+                                    [n[3] for n in new], [n[4] for n in new])
+        made = []
+        for j, (aid, *_) in enumerate(new):
+            g = self.geom[aid]
+            mats = W[j] if g.parts == F.PARTS else W[j][[F.PARTS.index(p) for p in g.parts]]
+            made.append(_Body(self.models, F.role_of(aid), g, mats))
+        for aid, hit in list(self.cache.items()):
+            if isinstance(hit[1], _Unposed):
+                self.cache[aid] = (hit[0], made[hit[1].i], *hit[2:])
+        return [(sig, made[b.i]) if isinstance(b, _Unposed) else (sig, b) for sig, b in out]
 
     def touch(self, a: _Body, b: _Body, hands: bool = True) -> tuple[str, str] | None:
         """The parts by which two posed figures intersect (None: they do not); without their hands and
@@ -252,15 +284,19 @@ def mesh_audit(plan: Plan, step: float = STEP, t0: float = 0.0, t1: float | None
         lastk = np.where(has, np.max(idx, axis=1), 0)
         last[has] = key[has, lastk[has]]
         apart = gone[:, -1].copy()
-        for b, p in zip(*np.nonzero(look.T)):
+        looks = list(zip(*np.nonzero(look.T)))
+        # every person each look needs, posed in the order the looks need them, the new poses together
+        posed = iter(bodies.posed_many([(ids[x], float(ts[ks[b]]), int(ks[b]))
+                                        for b, p in looks for x in (iu[p], ju[p])]))
+        for b, p in looks:
             k = int(ks[b])
             if gone[p, b] != apart_then[p]:
                 touching[p] = False                        # apart since it was last looked at
             apart_then[p] = gone[p, b]
             a_, b_ = ids[iu[p]], ids[ju[p]]
             t = float(ts[k])
-            sa, oa = bodies.posed(a_, t, k)
-            sb, ob = bodies.posed(b_, t, k)
+            sa, oa = next(posed)
+            sb, ob = next(posed)
             hands = bool(key[p, b, 2])
             sig = (sa, sb, hands)
             if checked.get(p) == sig:

@@ -205,11 +205,12 @@ def diagram_at(plan: Plan, at: str, outdir: Path, stem: str, since_previous: boo
 
 def diagram_booklet(plan: Plan, outdir: Path, stem: str) -> list[dict[str, Any]]:
     """One diagram per paragraph of the passage (the state after its last event), and an HTML booklet."""
-    from ..render.diagram import diagram
+    from ..render.diagram import diagram, shared_font
     from ..text.seed import display, load
 
     text = load()
     pages = []
+    drawings = []
     since = 0.0
     for i, (a, b) in enumerate(_paragraphs(text), 1):
         evs = [e for e in plan.events if a <= e.span[0] < b]
@@ -224,10 +225,13 @@ def diagram_booklet(plan: Plan, outdir: Path, stem: str) -> list[dict[str, Any]]
                     caption="paths since the previous diagram; red: those who act in this paragraph",
                     highlight=who)
         svg = outdir / f"{stem}_p{i:02d}.svg"
-        c.save(svg, svg.with_suffix(".png"))
+        drawings.append((c, svg))
         pages.append({"n": i, "text": display(text[a:b]), "file": svg.with_suffix(".png").name,
                       "events": [e.id for e in evs]})
         since = t
+    woff = shared_font([c for c, _ in drawings])
+    for c, svg in drawings:
+        c.save(svg, svg.with_suffix(".png"), woff=woff)
     body = []
     for p in pages:
         img = f'<img src="{p["file"]}" alt="paragraph {p["n"]}">' if p["file"] else "<p><i>(not yet performed by the rite script)</i></p>"
@@ -260,7 +264,7 @@ def lijietu_booklet(plan: Plan, part: str, outdir: Path, stem: str) -> dict[str,
     「右…圖」; and an HTML booklet (``stem``.html) with, beside each, the note's key sentences and locator, what
     differs in the 鄉射 from a 鄉飲酒 diagram, the placements the note states measured on the plan, and the
     step's text.  Returns the pages and the measures."""
-    from ..render.diagram import diagram
+    from ..render.diagram import diagram, shared_font
     from ..text.seed import display
     from . import lijietu
 
@@ -269,6 +273,7 @@ def lijietu_booklet(plan: Plan, part: str, outdir: Path, stem: str) -> dict[str,
     results = lijietu.measure(lj, plan, part)
     texts = _texts({d.text_file for d in drawn})
     pages = []
+    drawings = []
     for i, d in enumerate(drawn, 1):
         st = d.step
         c = diagram(plan, d.t, d.since,
@@ -277,13 +282,16 @@ def lijietu_booklet(plan: Plan, part: str, outdir: Path, stem: str) -> dict[str,
                             f"(the step begins at {d.start.id}); red: those who act in this step",
                     highlight=d.actors)
         svg = outdir / f"{stem}_{i:02d}.svg"
-        c.save(svg, svg.with_suffix(".png"))
+        drawings.append((c, svg))
         text = texts[d.text_file]
         a, b = d.span
         cut = max((e.span[1] for e in d.events if e.end <= d.t + 1e-6), default=a)
         cut = min(max(cut, a), b)
         pages.append({"n": i, "step": st, "file": svg.with_suffix(".png").name, "drawn": d,
                       "text": display(text[a:cut]), "after": display(text[cut:b]), "results": results[st.title]})
+    woff = shared_font([c for c, _ in drawings])
+    for c, svg in drawings:
+        c.save(svg, svg.with_suffix(".png"), woff=woff)
     # the text before the first step of each part (戒賓): no 禮節圖
     lead = []
     for name in sorted({d.text_file for d in drawn}):

@@ -19,6 +19,7 @@ import numpy as np
 
 from ..model.plan import Plan, Track
 from ..scene import figures as F
+from ..scene.poses import local_transforms_many
 from ..scene.sampler import PlanSampler
 from .channels import MIN_DT, AnimWriter, heading_quat, quats_of, strictly_increasing
 from .frames import Y_UP, to_yup
@@ -68,6 +69,7 @@ class _PoseCache:
 
     _VISIBLE = {"bare_left_arm": False, "gear": True}
     _NAMES = [p for p in F.PARTS if p not in ("l_upper_arm_bare", "l_guard", "l_shirt_upper", "l_shirt_fore")]
+    _INDEX = [F.PARTS.index(p) for p in _NAMES]
 
     def __init__(self) -> None:
         self.cache: dict[bytes, dict[str, tuple]] = {}
@@ -80,8 +82,8 @@ class _PoseCache:
         keys = [self._key(p) for p in many]
         new = {k: p for k, p in zip(keys, many) if k not in self.cache}
         if new:
-            M = np.stack([np.stack([L[n] for n in self._NAMES])
-                          for L in (F.local_transforms(p, self._VISIBLE) for p in new.values())])
+            # every new pose's local transforms in one pass (the same numbers as pose by pose)
+            M = local_transforms_many(list(new.values()), [self._VISIBLE] * len(new))[:, self._INDEX]
             A = Y_UP @ M[..., :3, :3] @ Y_UP.T                   # rotation·scale in Y-up
             t = M[..., :3, 3] @ Y_UP.T
             sc = np.linalg.norm(A, axis=-2)                       # column norms = the scale

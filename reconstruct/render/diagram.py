@@ -88,15 +88,23 @@ class Canvas:
         self.ops.append(("text", (X, Y), s, size, color, anchor))
 
     # writers
-    def svg(self, inline: bool = False) -> str:
+    @property
+    def chars(self) -> str:
+        """The characters the drawing writes (its labels, title and caption)."""
+        return "".join(op[2] for op in self.ops if op[0] == "text")
+
+    def svg(self, inline: bool = False, woff: bytes | None = None) -> str:
         """The drawing as SVG text (drawsvg), the page's colour behind, its Chinese in the shipped font cut down
         to the drawing's characters and embedded (the file shows its labels on a machine without the font);
-        ``inline``: to stand inside an HTML page, without the XML declaration, in the page's own font."""
+        ``inline``: to stand inside an HTML page, without the XML declaration, in the page's own font.
+        ``woff``: the font to embed instead, already cut to (at least) the drawing's characters: a booklet's
+        drawings share one cut (:func:`shared_font`) rather than subsetting the font once per drawing."""
         if inline:          # the page's font (inherited)
             d = dw.Drawing(self.width, self.height)
         else:
             d = dw.Drawing(self.width, self.height, font_family="Noto Sans CJK SC, Noto Sans SC, sans-serif")
-            woff = font_subset_woff("".join(op[2] for op in self.ops if op[0] == "text"))
+            if woff is None:
+                woff = font_subset_woff(self.chars)
             d.append_css('@font-face { font-family: "Noto Sans CJK SC"; '
                          f'src: url("data:font/woff;base64,{base64.b64encode(woff).decode("ascii")}"); }}')
         d.append(dw.Rectangle(0, 0, "100%", "100%", fill=PAPER))
@@ -155,15 +163,21 @@ class Canvas:
                 dr.text((x * ss, y * ss), s, font=font(size), fill=color, anchor=a)
         return im.resize((self.width, self.height), Image.LANCZOS)
 
-    def save(self, svg_path: str | Path, png_path: str | Path | None = None) -> None:
+    def save(self, svg_path: str | Path, png_path: str | Path | None = None, woff: bytes | None = None) -> None:
         with atomic_path(svg_path) as tmp:
-            tmp.write_text(self.svg(), encoding="utf-8")
+            tmp.write_text(self.svg(woff=woff), encoding="utf-8")
         if png_path:
             with atomic_path(png_path) as tmp:
                 self.png().save(tmp, format="PNG")
 
 
 # ---------------------------------------------------------------------------
+
+def shared_font(canvases) -> bytes:
+    """The font cut once to the characters of all ``canvases``, to embed in each (a booklet's drawings share
+    most of their labels; cutting the font is most of the cost of writing one SVG)."""
+    return font_subset_woff("".join(c.chars for c in canvases))
+
 
 def _lm(plan: Plan, name: str) -> tuple[float, float] | None:
     lm = plan.landmarks.get(name)

@@ -239,3 +239,93 @@ def figure_mesh(role: str, x: float = 0.0, y: float = 0.0, z: float = 0.0, headi
         m.apply_transform(M)
         meshes.append(m)
     return _merge(meshes)
+
+
+def _t_many(v: np.ndarray) -> np.ndarray:
+    """(n, 4, 4) translations, one per row of ``v`` (n, 3)."""
+    m = np.zeros((len(v), 4, 4))
+    m[:, [0, 1, 2, 3], [0, 1, 2, 3]] = 1.0
+    m[:, :3, 3] = v
+    return m
+
+
+def _diag_many(d: np.ndarray) -> np.ndarray:
+    """(n, 4, 4) diagonal matrices, one per row of ``d`` (n, 4)."""
+    m = np.zeros((len(d), 4, 4))
+    m[:, [0, 1, 2, 3], [0, 1, 2, 3]] = d
+    return m
+
+
+def local_transforms_many(ps: list[dict[str, float]], states: list[dict | None]) -> np.ndarray:
+    """:func:`local_transforms` of many poses at once, as (n, len(PARTS), 4, 4) in :data:`PARTS` order: the
+    same numbers, pose by pose (the same scipy rotations and 4x4 products, made over the whole batch in one
+    call each instead of one pose at a time)."""
+    n = len(ps)
+    st = [s or {} for s in states]
+    bare = np.array([bool(s.get("bare_left_arm")) for s in st], bool)
+    gear = np.array([bool(s.get("gear")) for s in st], bool)
+    shirt = bare & np.array([bool(s.get("undershirt")) for s in st], bool)
+    keys = ps[0].keys() if n else ()
+    c = {k: np.array([p[k] for p in ps], float) for k in keys}
+    z = np.zeros(n)
+    off = JOINT_OFFSET
+    rows = np.stack([np.stack(r, axis=1) for r in (
+        (z, -c["pelvis_pitch"], z), (z, -c["skirt_pitch"], z), (z, -c["hem_pitch"], z), (z, c["l_elbow"], z),
+        (z, c["r_elbow"], z), (z, c["l_knee"], z), (z, c["r_knee"], z),
+        (-c["l_yaw"], c["l_raise"], c["l_abd"]), (c["r_yaw"], c["r_raise"], -c["r_abd"]),
+        (z, c["l_hip"], c["l_hip_abd"]), (z, c["r_hip"], -c["r_hip_abd"]), (c["head_yaw"], -c["head_pitch"], z))],
+        axis=1)                                                                          # (n, 12, 3)
+    R = rotations("ZXY", rows.reshape(-1, 3)).reshape(n, 12, 4, 4)
+    x, sh, hip, head = R[:, :7], R[:, 7:9], R[:, 9:11], R[:, 11]
+    torso = rotations("ZYX", np.stack([c["torso_yaw"], c["torso_roll"], -c["torso_pitch"]], axis=1))
+    one = np.ones(n)
+
+    def at(name, extra=None):
+        v = np.broadcast_to(np.asarray(off[name], float), (n, 3))
+        return _t_many(v if extra is None else v + extra)
+
+    L: dict[str, np.ndarray] = {}
+    L["pelvis"] = _t_many(np.stack([z, c["pelvis_dy"], c["pelvis_z"]], axis=1)) @ x[:, 0]
+    sk = _diag_many(np.stack([c["skirt_sx"], c["skirt_sy"], c["skirt_sz"], one], axis=1))
+    L["skirt"] = at("skirt", np.stack([z, c["skirt_dy"], z], axis=1)) @ x[:, 1] @ sk
+    L["hem"] = at("hem") @ x[:, 2] @ _diag_many(np.stack([one, c["hem_sy"], one, one], axis=1))
+    L["torso"] = at("torso") @ torso
+    L["head"] = at("head") @ head
+    for i, s in enumerate("lr"):
+        el = x[:, 3 + i]
+        L[f"{s}_upper_arm"] = at(f"{s}_upper_arm") @ sh[:, i]
+        L[f"{s}_forearm"] = at(f"{s}_forearm") @ el
+        hang = _diag_many(np.ones((n, 4)))
+        hang[:, :3, :3] = (sh[:, i, :3, :3] @ el[:, :3, :3]).transpose(0, 2, 1)
+        L[f"{s}_sleeve"] = at(f"{s}_sleeve") @ hang
+        L[f"{s}_thigh"] = at(f"{s}_thigh") @ hip[:, i]
+        L[f"{s}_shin"] = at(f"{s}_shin") @ x[:, 5 + i]
+    eye = _diag_many(np.ones((n, 4)))
+    zero = _diag_many(np.tile([0.0, 0.0, 0.0, 1.0], (n, 1)))
+    L["l_upper_arm_bare"] = L["l_upper_arm"].copy()
+    L["l_forearm_bare"] = L["l_forearm"].copy()
+    L["r_ring"] = at("r_ring")
+    L["l_shirt_upper"] = np.where(shirt[:, None, None], eye, zero)
+    L["l_shirt_fore"] = L["l_shirt_upper"].copy()
+    L["l_upper_arm"] = np.where(bare[:, None, None], L["l_upper_arm"] @ zero, L["l_upper_arm"])
+    L["l_upper_arm_bare"] = np.where(bare[:, None, None], L["l_upper_arm_bare"], L["l_upper_arm_bare"] @ zero)
+    L["l_guard"] = np.where((gear & bare)[:, None, None], eye, zero)
+    L["r_ring"] = np.where(gear[:, None, None], L["r_ring"], L["r_ring"] @ zero)
+    return np.stack([L[k] for k in PARTS], axis=1)
+
+
+def world_transforms_many(xyz: np.ndarray, heading_deg: np.ndarray, params: list[dict[str, float]],
+                          states: list[dict | None]) -> np.ndarray:
+    """:func:`world_transforms` of many poses at once (each given its params and state), as
+    (n, len(PARTS), 4, 4) in :data:`PARTS` order, the same numbers pose by pose."""
+    from .figures import PARENT
+
+    xyz = np.asarray(xyz, float).reshape(-1, 3)
+    local = local_transforms_many(params, states)
+    root = _t_many(xyz) @ rotations("z", -np.asarray(heading_deg, float).reshape(-1, 1))
+    out = np.empty_like(local)
+    where = {p: i for i, p in enumerate(PARTS)}
+    for i, part in enumerate(PARTS):                 # PARTS lists parents before children
+        parent = PARENT[part]
+        out[:, i] = (root if parent is None else out[:, where[parent]]) @ local[:, i]
+    return out
