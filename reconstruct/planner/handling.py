@@ -21,6 +21,9 @@ HAND_REACH = 0.8
 # how far from his feet one takes up or sets down a thing; two who hand something over stand no further apart
 REACH = 1.1
 HAND_GAP = 1.5
+# the farthest apart two standing may be as a thing passes from hand to hand: each holds it out at arm's length
+# (the arm some 0.6 m from the shoulder), the rest of the way the other comes
+HANDS_MEET = 1.2
 # the height of the top of a stand one sets things on (丰: 形蓋似豆而卑, 鄭; its top 0.47 m up)
 TOPS = {PropKind.丰: 0.47}
 
@@ -147,7 +150,7 @@ class Handling:
                 # the dishes before his mat): the nearest free spot within reach instead
                 self.walking.approach(b, other.x, other.y, level, HAND_REACH, why, False)
         b.hold_until(max(b.t, other.t))
-        if math.hypot(other.x - b.x, other.y - b.y) > HAND_GAP and other.posture != Posture.KNEEL:
+        if math.hypot(other.x - b.x, other.y - b.y) > HANDS_MEET and other.posture != Posture.KNEEL:
             # no free spot within reach of him: he comes the rest of the way (the hands must meet)
             self.walking.approach(other, b.x, b.y, level, HAND_REACH, f"to meet {b.id}'s hand-over", False)
             b.hold_until(max(b.t, other.t))
