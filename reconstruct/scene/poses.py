@@ -150,54 +150,10 @@ def blend_params(a: dict[str, float], b: dict[str, float], w: float) -> dict[str
 
 
 def local_transforms(p: dict[str, float], state: dict | None = None) -> dict[str, np.ndarray]:
-    """Local 4x4 transforms (relative to the parent part) from joint parameters."""
-    state = state or {}
-    bare = bool(state.get("bare_left_arm"))
-    gear = bool(state.get("gear"))
-    shirt = bare and bool(state.get("undershirt"))       # 袒纁襦: bared over the red undershirt
-    off = JOINT_OFFSET
-    # the joints' rotations in one scipy call (a figure is posed tens of thousands of times by the audits,
-    # the exports and the renderer): each as intrinsic ZXY, the axes a joint does not turn about at 0°
-    R = rotations("ZXY", [(0.0, -p["pelvis_pitch"], 0.0), (0.0, -p["skirt_pitch"], 0.0),
-                           (0.0, -p["hem_pitch"], 0.0), (0.0, p["l_elbow"], 0.0), (0.0, p["r_elbow"], 0.0),
-                           (0.0, p["l_knee"], 0.0), (0.0, p["r_knee"], 0.0),
-                           (-p["l_yaw"], p["l_raise"], p["l_abd"]), (p["r_yaw"], p["r_raise"], -p["r_abd"]),
-                           (0.0, p["l_hip"], p["l_hip_abd"]), (0.0, p["r_hip"], -p["r_hip_abd"]),
-                           (p["head_yaw"], -p["head_pitch"], 0.0)])
-    x, sh, hip, head = R[:7], R[7:9], R[9:11], R[11]
-    torso = rotations("ZYX", [(p["torso_yaw"], p["torso_roll"], -p["torso_pitch"])])[0]
-    L: dict[str, np.ndarray] = {}
-    L["pelvis"] = _t((0, p["pelvis_dy"], p["pelvis_z"])) @ x[0]
-    sk = np.diag([p["skirt_sx"], p["skirt_sy"], p["skirt_sz"], 1.0])
-    L["skirt"] = _t(off["skirt"] + (0, p["skirt_dy"], 0)) @ x[1] @ sk
-    L["hem"] = _t(off["hem"]) @ x[2] @ np.diag([1.0, p["hem_sy"], 1.0, 1.0])
-    L["torso"] = _t(off["torso"]) @ torso
-    L["head"] = _t(off["head"]) @ head
-    for i, s in enumerate("lr"):
-        el = x[3 + i]
-        L[f"{s}_upper_arm"] = _t(off[f"{s}_upper_arm"]) @ sh[i]
-        L[f"{s}_forearm"] = _t(off[f"{s}_forearm"]) @ el
-        hang = np.eye(4)
-        hang[:3, :3] = (sh[i][:3, :3] @ el[:3, :3]).T        # the fold keeps the torso's up: it hangs
-        L[f"{s}_sleeve"] = _t(off[f"{s}_sleeve"]) @ hang
-        L[f"{s}_thigh"] = _t(off[f"{s}_thigh"]) @ hip[i]
-        L[f"{s}_shin"] = _t(off[f"{s}_shin"]) @ x[5 + i]
-    L["l_upper_arm_bare"] = L["l_upper_arm"].copy()
-    L["l_forearm_bare"] = L["l_forearm"].copy()
-    L["l_guard"] = np.eye(4)
-    L["r_ring"] = _t(off["r_ring"])
-    zero = np.diag([0.0, 0.0, 0.0, 1.0])
-    L["l_shirt_upper"] = np.eye(4) if shirt else zero.copy()
-    L["l_shirt_fore"] = np.eye(4) if shirt else zero.copy()
-    if bare:
-        L["l_upper_arm"] = L["l_upper_arm"] @ zero
-    else:
-        L["l_upper_arm_bare"] = L["l_upper_arm_bare"] @ zero
-    if not (gear and bare):
-        L["l_guard"] = zero.copy()
-    if not gear:
-        L["r_ring"] = L["r_ring"] @ zero
-    return {k: L[k] for k in PARTS}
+    """Local 4x4 transforms (relative to the parent part) from joint parameters: the one-pose case of
+    :func:`local_transforms_many`, where the joints are written once."""
+    m = local_transforms_many([p], [state])[0]
+    return {k: m[i] for i, k in enumerate(PARTS)}
 
 
 def pose(posture: str, phase: float = 0.0, state: dict | None = None) -> dict[str, np.ndarray]:
@@ -318,14 +274,7 @@ def world_transforms_many(xyz: np.ndarray, heading_deg: np.ndarray, params: list
                           states: list[dict | None]) -> np.ndarray:
     """:func:`world_transforms` of many poses at once (each given its params and state), as
     (n, len(PARTS), 4, 4) in :data:`PARTS` order, the same numbers pose by pose."""
-    from .figures import PARENT
-
-    xyz = np.asarray(xyz, float).reshape(-1, 3)
     local = local_transforms_many(params, states)
-    root = _t_many(xyz) @ rotations("z", -np.asarray(heading_deg, float).reshape(-1, 1))
-    out = np.empty_like(local)
-    where = {p: i for i, p in enumerate(PARTS)}
-    for i, part in enumerate(PARTS):                 # PARTS lists parents before children
-        parent = PARENT[part]
-        out[:, i] = (root if parent is None else out[:, where[parent]]) @ local[:, i]
-    return out
+    root = _t_many(np.asarray(xyz, float).reshape(-1, 3)) @ rotations("z", -np.asarray(heading_deg, float).reshape(-1, 1))
+    world = chain(root, {p: local[:, i] for i, p in enumerate(PARTS)})
+    return np.stack([world[p] for p in PARTS], axis=1)
