@@ -115,6 +115,30 @@ def test_a_pair_comes_to_the_stair_abreast_and_bows_with_those_it_passes(plan):
     assert loser[0] < nxt[0] and np.hypot(*(loser - nxt)[:2]) < 2.0
 
 
+@pytest.mark.parametrize("step,upper,lower", [("p12.ou1.zu.jiang", "上耦上射", "上耦下射"),
+                                               ("p12.zh1.zu.jiang", "众宾2", "众宾3"),
+                                               ("p12.dafu1.zu.jiang", "众宾1", "大夫")])
+def test_after_shooting_a_pair_bows_at_the_head_and_the_foot_of_the_stair(plan, step, upper, lower):
+    """卒射皆執弓不挾，南面揖，揖如升射 (the 大夫 and his partner: 卒射，揖如升射，耦先降): where they bowed going
+    up they bow coming down — the 上射 (or the partner) at the stair's head, as he did after going up, and both
+    at its foot, as at 及階 (the text spells it out for the 賓 and 主人: 卒南面揖，皆由其階，階上揖，降階揖; 義疏:
+    前所揖處皆揖，上下亦各三揖)."""
+    ev = _ev(plan, step)
+    head = np.asarray(plan.landmarks["西阶上"].position)
+    foot = np.asarray(plan.landmarks["西阶下"].position)
+    ups = _gestures(plan, upper, "bow", ev.start, ev.end, lower)
+    assert len(ups) >= 3, ups                  # 南面揖 at the mark, 階上揖, 降階揖
+    at_head = [g for g in ups if np.hypot(*(_at(plan, upper, g.t0)[0] - head)[:2]) < 1.5
+               and _at(plan, upper, g.t0)[0][2] > 0.5 * plan.hall_height]
+    at_foot = [g for g in ups if np.hypot(*(_at(plan, upper, g.t0)[0] - foot)[:2]) < 1.5
+               and _at(plan, upper, g.t0)[0][2] < 0.05]
+    assert at_head and at_foot, [(g.t0, _at(plan, upper, g.t0)[0]) for g in ups]
+    down = [g for g in _gestures(plan, lower, "bow", ev.start, ev.end, upper)
+            if abs(g.t0 - at_foot[0].t0) < 4.0]
+    assert down and _at(plan, lower, down[0].t0)[0][2] < 0.05
+    assert at_head[0].t0 < at_foot[0].t0
+
+
 def test_the_loser_steps_back_to_drink_and_forward_to_set_the_cup_down(plan):
     """不勝者進，北面坐取豐上之觶，興，少退，立卒觶，進，坐奠于豐下: back is south, forward north."""
     qu, yin, dian = _ev(plan, "p2.ou1.qu"), _ev(plan, "p2.ou1.yin"), _ev(plan, "p2.ou1.dian")

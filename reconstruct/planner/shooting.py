@@ -151,10 +151,8 @@ class Shooting:
                 self.moves.posture(who, Posture.STAND, self.pace.rise)
         if retire:
             self._retire(up, sorted(s.loose for s in landed if s.archer == up.id))
-        for body in (up, down):                  # 卒射，南面揖
-            body.hold_until(end)
-        self.moves.posture(up, Posture.BOW, self.pace.bow, Posture.STAND)
-        self.moves.posture(down, Posture.BOW, self.pace.bow, Posture.STAND)
+        for body in (up, down):        # on their marks until the last arrow lands (卒射: the rite's next step
+            body.hold_until(end)       # bows, 南面揖, with gestures; not bowed here a second time)
         self.shots += landed
         if tallied:
             self.tallies.round = rnd
