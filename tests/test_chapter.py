@@ -75,7 +75,7 @@ PART1 = ASSETS / "text" / "xiangshe_li_part1.txt"
 # his reach steps back to where he stood, not a step the other way from the arrows (the step up turned round the
 # rack: the 上耦下射 ended the first taking-up of the passage, p8.1.qu, 0.6 m south of his place 楅东三尺五寸);
 # later events shift (the passage 13 s shorter).
-PASSAGE_PLAN_SHA256 = "1da5907a42724a6f8c217a2c1b47b3c8c181e1b94a3bcbc78e4cff71a88d1e58"
+PASSAGE_PLAN_SHA256 = "bd2fbea98b05aa456d3655ebf5275eb7ac06348edc04ee4a642a5fd8ef388d5f"
 # the first half's non-archery sections (戒賓 … 立司正, 末旅): characters [0, MINE) of part 1
 NON_ARCHERY_END = 1672
 
