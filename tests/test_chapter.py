@@ -75,7 +75,7 @@ PART1 = ASSETS / "text" / "xiangshe_li_part1.txt"
 # his reach steps back to where he stood, not a step the other way from the arrows (the step up turned round the
 # rack: the 上耦下射 ended the first taking-up of the passage, p8.1.qu, 0.6 m south of his place 楅东三尺五寸);
 # later events shift (the passage 13 s shorter).
-PASSAGE_PLAN_SHA256 = "bd2fbea98b05aa456d3655ebf5275eb7ac06348edc04ee4a642a5fd8ef388d5f"
+PASSAGE_PLAN_SHA256 = "c45959f3277ba66e26b3ce4f2b2b28f040ac47ec0f4aa858e5c60ab1d57c956d"
 # the first half's non-archery sections (戒賓 … 立司正, 末旅): characters [0, MINE) of part 1
 NON_ARCHERY_END = 1672
 
@@ -246,6 +246,25 @@ def test_whole_audit_and_conservation(reading):
     (the other readings and counts: bench/whole_matrix.py, too slow for the suite)."""
     whole = planned(part="whole")
     assert audit(whole, reading, limit=10_000) == [] and conservation(whole) == []
+
+
+def test_the_host_goes_up_a_step_ahead_of_the_guest():
+    """主人升一等，賓升 (f3; 鄭: 三讓而主人先升者…不俱升者，賓客之道進宜難也; 賈: 此先升一等，禮之常): the host
+    steps onto the first step of the 阼階 first; the guest steps onto the 西階 as the host steps onto his second,
+    and so climbs a step behind him — at the welcome and each time they go up together after bowing and yielding
+    (揖讓升), in both halves."""
+    whole = planned(part="whole")
+    rise = reading_named().stairs["西阶"].rise
+
+    def onto(who, k, ev):
+        keys = whole.actors[who].track.keys
+        sel = (keys["t"] >= ev.start) & (keys["t"] <= ev.end) & (keys["y"] < 0) & (np.abs(keys["z"] - k * rise) < 1e-3)
+        return float(keys["t"][sel][0])
+
+    for eid in ("f3.sheng", "f4.zuguan", "f4.cxi", "f4.yirang", "f5.sheng2", "p16.jiuxi", "p22.shenglü"):
+        ev = whole.event(eid)
+        host1, host2, guest1 = onto("主人", 1, ev), onto("主人", 2, ev), onto("宾", 1, ev)
+        assert host2 - 0.05 <= guest1 <= host2 + 0.6 and host1 < guest1, (eid, host1, host2, guest1)
 
 
 def test_the_musicians_go_back_up_to_their_own_places_with_their_zithers():

@@ -201,13 +201,16 @@ def ascend(p: Parts, b: Body, a: Action) -> None:
     hx, hy = ground.head(st, ground.lane(st, True))
     hx, hy = p.occupancy.free_spot(b, hx, hy + GAP + 0.05, HALL, b.t)
     after = p.pairs.partner_third_step(b, st)
+    if a.other:     # 主人升一等，賓升 (鄭: 不俱升者，賓客之道進宜難也; 賈: 此先升一等，禮之常): he steps onto his first
+        after = p.pairs.stepped_onto(a.other, 2)        # step as the other, going up first, steps onto his second
     lane = p.pairs.lane_at_foot(b, st)
     if lane is not None:            # 並 at the foot: up the middle, one after the other
         hx, hy = ground.head(st, lane)
         hx, hy = p.occupancy.free_spot(b, hx, hy + GAP + 0.05, HALL, b.t)
     why = f"升 by the {st.id}"
     if after is not None:
-        why += f", a step behind {p.pairs.ahead_on_stairs(b.id)} (上射先升三等，下射從之中等)"
+        why += (f", a step behind {a.other} (升一等)" if a.other
+                else f", a step behind {p.pairs.ahead_on_stairs(b.id)} (上射先升三等，下射從之中等)")
     p.walking.walk(b, (hx, hy, HALL), why, st.id, first_step_at=after, lane=lane)
 
 

@@ -153,6 +153,18 @@ class Pairs:
                 return key[0]
         return None
 
+    def stepped_onto(self, who: str, k: int) -> float | None:
+        """When ``who``, gone up (or down) a stair in the event being planned, stepped onto its k-th step from
+        the foot (any stair: the host goes up the 阼階 as the guest the 西階), or None if he has not."""
+        last = self.partner_walk(self.state.bodies[who], who)
+        if last is None:
+            return None
+        for key in self.state.bodies[who].keys[last[4]:]:
+            for st in self.state.reading.stairs.values():
+                if abs(key[1] - st.x) <= st.width / 2 and key[2] < 0 and abs(key[3] - k * st.rise) < 1e-3:
+                    return key[0]
+        return None
+
     def too_near(self, mine, his) -> bool:
         """Whether two timed ways [(t, x, y, z)] (a pair's, walking together) come within the gap of each
         other: beside each other they keep it; stepping into their places one must not cut past the other."""

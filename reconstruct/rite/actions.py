@@ -17,7 +17,7 @@ from ..text.placement import DIRECTIONS
 # The fixed vocabulary of actions; docs/rite-script.md documents each with the Chinese it renders.
 VERBS: dict[str, str] = {
     "go": "適 / 進 / 反位 / 復位 / 就席 / 即席 / 退 — walk to a place (place, via, stair)",
-    "ascend": "升 — go up a stair (stair; top_step = 盡階不升堂)",
+    "ascend": "升 — go up a stair (stair; top_step = 盡階不升堂; other = the one a step ahead on the other stair: 主人升一等，賓升)",
     "descend": "降 — go down a stair (stair)",
     "formation": "立于射位 北上 … — take one's slot in a named formation (place = formation, rank)",
     "exit": "出 — leave through the 門 (place: where outside)",
