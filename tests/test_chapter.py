@@ -75,7 +75,7 @@ PART1 = ASSETS / "text" / "xiangshe_li_part1.txt"
 # his reach steps back to where he stood, not a step the other way from the arrows (the step up turned round the
 # rack: the 上耦下射 ended the first taking-up of the passage, p8.1.qu, 0.6 m south of his place 楅东三尺五寸);
 # later events shift (the passage 13 s shorter).
-PASSAGE_PLAN_SHA256 = "c45959f3277ba66e26b3ce4f2b2b28f040ac47ec0f4aa858e5c60ab1d57c956d"
+PASSAGE_PLAN_SHA256 = "a487d7d83953432f2fdb24cf6a41f8d05b6d097db92f340cd9ea050db1a838e7"
 # the first half's non-archery sections (戒賓 … 立司正, 末旅): characters [0, MINE) of part 1
 NON_ARCHERY_END = 1672
 

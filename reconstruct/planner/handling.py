@@ -20,6 +20,7 @@ KNEEL_REACH = 1.25
 HAND_REACH = 0.8
 # how far from his feet one takes up or sets down a thing; two who hand something over stand no further apart
 REACH = 1.1
+SHORT_OF = 0.25     # a thing set down further than this short of its place: he first comes up closer
 HAND_GAP = 1.5
 # the farthest apart two standing may be as a thing passes from hand to hand: each holds it out at arm's length
 # (the arm some 0.6 m from the shoulder), the rest of the way the other comes
@@ -102,6 +103,12 @@ class Handling:
                 x, y, on = self.on_or_below(place, x, y, b)
             self.reach(b, x, y, level, 0.6, f"to set the {prop} at {place}")
             d = math.hypot(x - b.x, y - b.y)
+            if d > REACH + SHORT_OF and own is None and b.posture != Posture.KNEEL and level == HALL:
+                # on the hall, where the text names places closely (the cup set back 薦西: 反奠于賓), the roomy
+                # spot he came to (one leaving an aisle) leaves the place well out of his reach: he comes up
+                # closer, within reach, as one does to hand a thing over
+                self.walking.approach(b, x, y, level, 0.6, f"to set the {prop} at {place}", roomy=False)
+                d = math.hypot(x - b.x, y - b.y)
             if d > REACH and own is None:             # those standing there leave him no nearer: it is set down within reach
                 x, y = b.x + (x - b.x) * REACH / d, b.y + (y - b.y) * REACH / d
                 self.state.explain.append(f"  {b.id} sets the {prop} down {d - REACH:.1f} m short of {place}: "

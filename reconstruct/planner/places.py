@@ -18,6 +18,9 @@ from .walkable import COURT, HALL, PERSON_GAP, ROUTE_MARGIN, STAIR
 # files folded behind one another stand this far apart: one passes between two of them, PERSON_GAP
 # from each (with the routes' margin)
 FILE_BEHIND = round(2 * (PERSON_GAP + ROUTE_MARGIN) + 0.04, 2)
+ADHOC_SPACING = 0.9     # one place to the next in a file the reading does not lay out (北上 / 東上, centre to centre)
+FILE_BACK_STEP = 0.15   # such a file stands back along its line by this much at a time where its head's spot is taken
+FILE_BACK_STEPS = 20    # … at most twenty times (3 m)
 
 
 
@@ -52,6 +55,7 @@ class Places:
         self._behind: dict[str, int] = {}      # formation → how many wait behind its file
         self._file_length: dict[str, int] = {}
         self._procession: dict[tuple[str, str], float] = {}   # (event, file) → when the last one set out
+        self._file_back: dict[tuple[str, str], float] = {}    # (event, ad-hoc file) → how far back it stands
         self._parsed: dict[str, Place] = {}    # place expressions read (the text names the same places again and again)
 
     def resolve(self, text: str, who: str | None = None) -> tuple[float, float, str, float | None]:
@@ -323,5 +327,14 @@ class Places:
         rank = rank or (members.index(b.id) + 1 if b.id in members else 1)
         x, y, level, h = self.resolve(place, b.id)
         heading = heading_of(heading) if heading else (h if h is not None else 0.0)
-        along = (-0.9, 0.0) if round(heading) % 180 == 0 else (0.0, -0.9)
-        return x + along[0] * (rank - 1), y + along[1] * (rank - 1), level, heading
+        ux, uy = (-1.0, 0.0) if round(heading) % 180 == 0 else (0.0, -1.0)     # down the file
+        # where the head's spot is taken (one waiting at the 義疏's 堂西, by the 西階's foot) or not free ground,
+        # the whole file stands back along its own line, as far as the first of it to come finds needed, so
+        # that it keeps its order instead of each being put aside on his own (立于大夫之南，少退，北上)
+        key = (self.state.event_id, place)
+        if key not in self._file_back:
+            others = self.occupancy.standing(b, b.t, level)
+            self._file_back[key] = next((k * FILE_BACK_STEP for k in range(FILE_BACK_STEPS + 1) if self.occupancy.fits(
+                level, x + ux * k * FILE_BACK_STEP, y + uy * k * FILE_BACK_STEP, others)), 0.0)
+        back = self._file_back[key] + ADHOC_SPACING * (rank - 1)
+        return x + ux * back, y + uy * back, level, heading
