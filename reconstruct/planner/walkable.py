@@ -58,6 +58,7 @@ class _Disc(NamedTuple):
     corners: np.ndarray          # (m, 2) its corners that the ground allows
     static_corner: np.ndarray    # its links to the fixtures' corners: which of its corners …
     static_node: np.ndarray      # … to which fixture corner
+    cuts: np.ndarray             # the fixtures' links (their numbers) that come closer to him than the radius
     first: int                   # the number of its first corner among the corners of all discs seen
 
 
@@ -370,12 +371,12 @@ class Ground:
         if shapely.covers(lv.prepared, shapely.linestrings([start, goal])) and people.clear(s_xy[None], g_xy[None])[0]:
             return [start, goal]
         nb = len(lv.nodes)
-        extra, owner, known_a, known_b = _remembered(self._round_cache, (lv.name, tuple(discs)),
-                                                     lambda: self._round_people(lv, discs, people))
+        extra, owner, known_a, known_b, static_clear = _remembered(self._round_cache, (lv.name, tuple(discs)),
+                                                                   lambda: self._round_people(lv, discs, people))
         pts = np.vstack([lv.nodes, extra, s_xy[None], g_xy[None]])
         n = len(pts)
         s_i, g_i = n - 2, n - 1
-        rows, cols, wts = self._static_links(lv, s_xy, g_xy, people, local)
+        rows, cols, wts = self._static_links(lv, s_xy, g_xy, people, static_clear, local)
         if extent == "all":
             known_a = known_b = np.zeros(0, int)
         a_idx, b_idx = self._new_links(lv, pts, nb, len(extra), owner, people, extent)
@@ -408,9 +409,9 @@ class Ground:
     def _round_people(self, lv: Level, discs, people: "_Discs") -> tuple[np.ndarray, ...]:
         """What a way round these people has whatever its start and goal (remembered per level and people:
         many walk round the same people standing): the corners round them (kept ones, (m, 2)), whose each
-        is, and the links known among them and to the fixtures' corners that keep clear of them all (as
-        node numbers: the fixtures' corners first, then these)."""
-        nb = len(lv.nodes)
+        is, the links known among them and to the fixtures' corners that keep clear of them all (as
+        node numbers: the fixtures' corners first, then these), and which of the fixtures' links keep clear
+        of them all (see :meth:`_static_links`)."""
         ids, info, keep, new_index, extra, owner = self._corners_round(lv, discs, people)
         known_a = known_b = np.zeros(0, int)
         if len(info):
@@ -419,9 +420,12 @@ class Ground:
                 pts = np.vstack([lv.nodes, extra])
                 ok = people.clear(pts[known_a], pts[known_b])
                 known_a, known_b = known_a[ok], known_b[ok]
-        for x in (extra, owner, known_a, known_b):
+        static_clear = np.ones(len(lv.edges), bool)   # the fixtures' links that keep clear of them all
+        if info:
+            static_clear[np.concatenate([d.cuts for d in info])] = False
+        for x in (extra, owner, known_a, known_b, static_clear):
             x.flags.writeable = False
-        return extra, owner, known_a, known_b
+        return extra, owner, known_a, known_b, static_clear
 
     def _corners_round(self, lv: Level, discs, people: "_Discs"):
         """The corners round each person that the ground allows and nobody else's disc covers: (disc ids,
@@ -440,24 +444,18 @@ class Ground:
         return ids, info, keep, new_index, extra[keep], owner[keep]
 
     @staticmethod
-    def _static_links(lv: Level, s_xy, g_xy, people: "_Discs", local: bool) -> tuple[list, list, list]:
-        """The fixtures' links still clear of the people, within reach of the way (a detour round people is
-        local; the whole ground again if no way is found there): (rows, cols, weights) as lists of arrays."""
-        base, e = lv.nodes, lv.edges
-        keep_e = np.ones(len(e), bool)
+    def _static_links(lv: Level, s_xy, g_xy, people: "_Discs", static_clear: np.ndarray,
+                      local: bool) -> tuple[list, list, list]:
+        """The fixtures' links still clear of the people (``static_clear``, worked out once for them), within
+        reach of the way (a detour round people is local; the whole ground again if no way is found there):
+        (rows, cols, weights) as lists of arrays."""
+        e = lv.edges
+        keep_e = static_clear
         if local:
             box = np.vstack([s_xy, g_xy, people.centres])
             lo_b, hi_b = box.min(0) - 6.0, box.max(0) + 6.0
-            inside = ((base >= lo_b) & (base <= hi_b)).all(axis=1)
-            keep_e &= inside[e[:, 0]] & inside[e[:, 1]]
-        if len(people.centres):   # only edges whose box comes near a disc can be cut by it
-            idx = np.flatnonzero(keep_e)
-            lo, hi = lv.edge_box[0][idx], lv.edge_box[1][idx]      # (edges kept, 2)
-            d_lo, d_hi = people.lo, people.hi                      # (discs, 2)
-            near = ((lo[:, None, 0] <= d_hi[None, :, 0]) & (hi[:, None, 0] >= d_lo[None, :, 0])
-                    & (lo[:, None, 1] <= d_hi[None, :, 1]) & (hi[:, None, 1] >= d_lo[None, :, 1])).any(axis=1)
-            idx = idx[near]
-            keep_e[idx] = people.clear(base[e[idx, 0]], base[e[idx, 1]])
+            inside = ((lv.nodes >= lo_b) & (lv.nodes <= hi_b)).all(axis=1)
+            keep_e = keep_e & inside[e[:, 0]] & inside[e[:, 1]]
         return [e[keep_e, 0]], [e[keep_e, 1]], [lv.weights[keep_e]]
 
     def _known_links(self, lv: Level, ids, info, keep, new_index, people: "_Discs") -> tuple[np.ndarray, np.ndarray]:
@@ -554,7 +552,7 @@ class Ground:
         ok = shapely.covers(lv.prepared, shapely.linestrings(np.stack([ring[ei], base[bj]], axis=1)))
         i = len(self._disc_ids)
         self._disc_ids[key] = i
-        self._discs.append(_Disc(c, r, ring, ei[ok], bj[ok], self._n_corners))
+        self._discs.append(_Disc(c, r, ring, ei[ok], bj[ok], _cut_links(lv, c, r), self._n_corners))
         self._n_corners += len(ring)
         return i
 
@@ -650,6 +648,16 @@ def _pairs(n: int, k: int) -> tuple[np.ndarray, np.ndarray]:
     i, j = np.triu_indices(n, k)
     i.flags.writeable = j.flags.writeable = False
     return i, j
+
+
+def _cut_links(lv: Level, c: np.ndarray, r: float) -> np.ndarray:
+    """The numbers of the fixtures' links that come closer than r to c: those whose box meets the disc's
+    box, tested exactly (as :meth:`_Discs.clear` tests each link against each disc)."""
+    lo, hi = lv.edge_box
+    d_lo, d_hi = c - r, c + r
+    near = np.flatnonzero((lo[:, 0] <= d_hi[0]) & (hi[:, 0] >= d_lo[0]) & (lo[:, 1] <= d_hi[1]) & (hi[:, 1] >= d_lo[1]))
+    e = lv.edges[near]
+    return near[_cuts(lv.nodes[e[:, 0]], lv.nodes[e[:, 1]], np.broadcast_to(c, (len(near), 2)), np.full(len(near), r))]
 
 
 def _on_stair(s: Stair, x, y, z):
