@@ -358,7 +358,10 @@ class Ground:
         corners round people: "near" ones (within reach; those next to the start and the goal also to every
         corner round people); if no way is found, "ends": those next to the start and the goal to every
         fixture's corner they see too; last, "all": every corner round people to every other and to every
-        fixture's corner it sees (one hemmed in where no fixture is near gets out round those beside him)."""
+        fixture's corner it sees (one hemmed in where no fixture is near gets out round those beside him).
+        Asked only when the straight way is blocked, by a fixture or by one of these people (:meth:`_route_round`
+        asks once its way came within a radius less 1e-3 of someone, who is among the discs from then on), so
+        the straight way is not tried again."""
         return list(_remembered(self._route_cache, (lv.name, tuple(start), tuple(goal), tuple(discs), local, extent),
                                 lambda: self._route_with_uncached(lv, start, goal, discs, local, extent)))
 
@@ -367,8 +370,6 @@ class Ground:
         people = _Discs(discs)
         s_xy, g_xy = np.asarray(start, float), np.asarray(goal, float)
         if math.dist(start, goal) < 1e-6:
-            return [start, goal]
-        if shapely.covers(lv.prepared, shapely.linestrings([start, goal])) and people.clear(s_xy[None], g_xy[None])[0]:
             return [start, goal]
         nb = len(lv.nodes)
         extra, owner, known_a, known_b, static_clear = _remembered(self._round_cache, (lv.name, tuple(discs)),
@@ -404,7 +405,7 @@ class Ground:
         idx = [g_i]
         while idx[-1] != s_i:
             idx.append(int(pred[idx[-1]]))
-        return [tuple(map(float, pts[k])) for k in reversed(idx)]
+        return [tuple(p) for p in pts[idx[::-1]].tolist()]
 
     def _round_people(self, lv: Level, discs, people: "_Discs") -> tuple[np.ndarray, ...]:
         """What a way round these people has whatever its start and goal (remembered per level and people:
