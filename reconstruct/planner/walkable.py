@@ -144,6 +144,7 @@ class Ground:
         self._route_cache: dict[tuple, object] = {}
         self._static_cache: dict[tuple, object] = {}     # see _route_static
         self._free_cache: dict[tuple, object] = {}       # see free_point
+        self._is_free_cache: dict[tuple, bool] = {}      # see is_free
         self._way_cache: dict[tuple, object] = {}        # see route
         self._round_cache: dict[tuple, object] = {}      # see _round_people
         self._disc_ids: dict[tuple, int] = {}    # ways round people standing (see _disc)
@@ -205,7 +206,10 @@ class Ground:
         return _remembered(self._free_cache, (level, x, y), nearest)
 
     def is_free(self, level: str, x: float, y: float) -> bool:
-        return bool(shapely.covers(self.levels[level].prepared, shapely.points((x, y))))
+        """Whether a body centre may stand at the point (remembered per point: the planner asks the same
+        spots again and again, over half of its questions in the passage)."""
+        return _remembered(self._is_free_cache, (level, x, y),
+                           lambda: bool(shapely.covers(self.levels[level].prepared, shapely.points((x, y)))))
 
     def are_free(self, level: str, pts: np.ndarray) -> np.ndarray:
         """Which of the points (n, 2) a body centre may stand on."""
@@ -276,10 +280,9 @@ class Ground:
 
         discs: list[tuple[tuple[float, float], float]] = []
         path = self._route_static(lv, start, goal)
-        pts_o = shapely.points(centres) if len(centres) else None
 
         def hits(path) -> list[int]:
-            if len(path) < 2 or pts_o is None:
+            if len(path) < 2 or not len(centres):
                 return []
             # only those nearer the way's box than their radius can come near the way itself (the box is
             # never farther than the way: the 1e-3 the test below keeps is far more than any rounding)
@@ -288,7 +291,9 @@ class Ground:
             cand = np.flatnonzero(np.hypot(off[:, 0], off[:, 1]) < radii)
             if not len(cand):
                 return []
-            return cand[shapely.distance(shapely.linestrings(path), pts_o[cand]) < radii[cand] - 1e-3].tolist()
+            # points made for these only: for everyone standing they cost more than the test itself
+            return cand[shapely.distance(shapely.linestrings(path), shapely.points(centres[cand]))
+                        < radii[cand] - 1e-3].tolist()
 
         chains = None
         for attempt in range(10):
