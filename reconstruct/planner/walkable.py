@@ -163,10 +163,12 @@ class Ground:
                 (s.x - s.width / 2, 0.0))
 
     def level_at(self, x: float, y: float, z: float) -> str:
-        """hall, stair or court for a point (z decides between hall and court)."""
-        for s in self.reading.stairs.values():
-            if _on_stair(s, x, y, z):
-                return STAIR
+        """hall, stair or court for a point (z decides between hall and court).  Only a point south of the
+        hall's edge and above the court can be on a stair (:func:`_on_stair`): most points asked are not."""
+        if y < -1e-6 and z > 1e-3:
+            for s in self.reading.stairs.values():
+                if _on_stair(s, x, y, z):
+                    return STAIR
         return self.level_of_height(z)
 
     def level_of_height(self, z: float) -> str:
