@@ -379,15 +379,15 @@ class Ground:
         if math.dist(start, goal) < 1e-6:
             return [start, goal]
         nb = len(lv.nodes)
-        extra, owner, known_a, known_b, static_clear = _remembered(self._round_cache, (lv.name, tuple(discs)),
-                                                                   lambda: self._round_people(lv, discs, people))
+        extra, known_a, known_b, static_clear = _remembered(self._round_cache, (lv.name, tuple(discs)),
+                                                            lambda: self._round_people(lv, discs, people))
         pts = np.vstack([lv.nodes, extra, s_xy[None], g_xy[None]])
         n = len(pts)
         s_i, g_i = n - 2, n - 1
         rows, cols, wts = self._static_links(lv, s_xy, g_xy, people, static_clear, local)
         if extent == "all":
             known_a = known_b = np.zeros(0, int)
-        a_idx, b_idx = self._new_links(lv, pts, nb, len(extra), owner, people, extent)
+        a_idx, b_idx = self._new_links(lv, pts, nb, len(extra), extent)
         if len(known_a) or len(a_idx):
             ok = people.clear(pts[a_idx], pts[b_idx])
             # on the ground is known for the links round people and for those to the fixtures' corners seen;
@@ -416,11 +416,10 @@ class Ground:
 
     def _round_people(self, lv: Level, discs, people: "_Discs") -> tuple[np.ndarray, ...]:
         """What a way round these people has whatever its start and goal (remembered per level and people:
-        many walk round the same people standing): the corners round them (kept ones, (m, 2)), whose each
-        is, the links known among them and to the fixtures' corners that keep clear of them all (as
+        many walk round the same people standing): the corners round them (kept ones, (m, 2)), the links known among them and to the fixtures' corners that keep clear of them all (as
         node numbers: the fixtures' corners first, then these), and which of the fixtures' links keep clear
         of them all (see :meth:`_static_links`)."""
-        ids, info, keep, new_index, extra, owner = self._corners_round(lv, discs, people)
+        ids, info, keep, new_index, extra = self._corners_round(lv, discs, people)
         known_a = known_b = np.zeros(0, int)
         if len(info):
             known_a, known_b = self._known_links(lv, ids, info, keep, new_index, people)
@@ -431,25 +430,23 @@ class Ground:
         static_clear = np.ones(len(lv.edges), bool)   # the fixtures' links that keep clear of them all
         if info:
             static_clear[np.concatenate([d.cuts for d in info])] = False
-        for x in (extra, owner, known_a, known_b, static_clear):
+        for x in (extra, known_a, known_b, static_clear):
             x.flags.writeable = False
-        return extra, owner, known_a, known_b, static_clear
+        return extra, known_a, known_b, static_clear
 
     def _corners_round(self, lv: Level, discs, people: "_Discs"):
         """The corners round each person that the ground allows and nobody else's disc covers: (disc ids,
-        their records, which corners are kept, a kept corner's node number, the kept corners, whose each is)."""
+        their records, which corners are kept, a kept corner's node number, the kept corners)."""
         nb = len(lv.nodes)
         ids = [self._disc(lv, c, r) for c, r in discs]
         info = [self._discs[i] for i in ids]
-        sizes = np.asarray([len(d.corners) for d in info], int)
         extra = np.vstack([d.corners for d in info]) if info else np.zeros((0, 2))
-        owner = np.repeat(np.arange(len(info)), sizes)                 # whose corner each is
         keep = np.ones(len(extra), bool)
         if len(extra):
             keep = (np.hypot(extra[:, None, 0] - people.centres[None, :, 0],
                              extra[:, None, 1] - people.centres[None, :, 1]) >= people.radii[None, :]).all(axis=1)
         new_index = np.cumsum(keep) - 1 + nb          # a kept corner's node number
-        return ids, info, keep, new_index, extra[keep], owner[keep]
+        return ids, info, keep, new_index, extra[keep]
 
     @staticmethod
     def _static_links(lv: Level, s_xy, g_xy, people: "_Discs", static_clear: np.ndarray,
@@ -493,12 +490,13 @@ class Ground:
         known_b.append(np.maximum(la, lb))
         return np.concatenate(known_a), np.concatenate(known_b)
 
-    def _new_links(self, lv: Level, pts, nb: int, n_extra: int, owner, people: "_Discs",
-                   extent: str) -> tuple[np.ndarray, np.ndarray]:
+    def _new_links(self, lv: Level, pts, nb: int, n_extra: int, extent: str) -> tuple[np.ndarray, np.ndarray]:
         """The links worked out for this way: from the start and the goal to the fixtures' corners they see
         (cached per point), and from the start, the goal and the corners next to them to every other new
         node however far (with near links only, a goal just past the end of a file could be reached only
-        where a straight line to it happened to be clear: from the far side of the court)."""
+        where a straight line to it happened to be clear: from the far side of the court).  The caller tests
+        them all against the people (one from a corner round someone that cuts into him among them: testing
+        those against him alone first, to spare the full test, cost more than it spared)."""
         n = len(pts)
         s_i, g_i = n - 2, n - 1
         s_xy, g_xy = pts[s_i], pts[g_i]
@@ -527,15 +525,6 @@ class Ground:
         pairs_a.append(nb + ni[far])
         pairs_b.append(nb + nj[far])
         a_idx, b_idx = np.concatenate(pairs_a), np.concatenate(pairs_b)
-        if len(a_idx) and n_extra:
-            # a line from a corner round someone that cuts into him fails the full test anyway: drop those
-            # first, testing only him (the same test), so the full test has fewer lines to try
-            drop = np.zeros(len(a_idx), bool)
-            for end, other in ((a_idx, b_idx), (b_idx, a_idx)):
-                mine = np.flatnonzero((end >= nb) & (end < nb + n_extra))
-                who = owner[end[mine] - nb]
-                drop[mine[_cuts(pts[end[mine]], pts[other[mine]], people.centres[who], people.radii[who])]] = True
-            a_idx, b_idx = a_idx[~drop], b_idx[~drop]
         return a_idx, b_idx
 
     def _disc(self, lv: Level, centre: tuple[float, float], r: float) -> int:
