@@ -288,9 +288,10 @@ class Ground:
                 return []
             # only those nearer the way's box than their radius can come near the way itself (the box is
             # never farther than the way: the 1e-3 the test below keeps is far more than any rounding)
-            p = np.asarray(path, float)
-            off = np.maximum(np.maximum(p.min(0) - centres, centres - p.max(0)), 0.0)
-            cand = np.flatnonzero(np.hypot(off[:, 0], off[:, 1]) < radii)
+            xs, ys = zip(*path)        # the box from the corners as they are (a few: no array made of them)
+            lo, hi = np.array((min(xs), min(ys)), float), np.array((max(xs), max(ys)), float)
+            off = np.maximum(np.maximum(lo - centres, centres - hi), 0.0)
+            cand = np.nonzero(np.hypot(off[:, 0], off[:, 1]) < radii)[0]
             if not len(cand):
                 return []
             # points made for these only: for everyone standing they cost more than the test itself
