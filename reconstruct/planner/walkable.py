@@ -417,9 +417,10 @@ class Ground:
 
     def _round_people(self, lv: Level, discs, people: "_Discs") -> tuple[np.ndarray, ...]:
         """What a way round these people has whatever its start and goal (remembered per level and people:
-        many walk round the same people standing): the corners round them (kept ones, (m, 2)), the links known among them and to the fixtures' corners that keep clear of them all (as
-        node numbers: the fixtures' corners first, then these), and which of the fixtures' links keep clear
-        of them all (see :meth:`_static_links`)."""
+        many walk round the same people standing): the corners round them (kept ones, (m, 2)), the links
+        known among them and to the fixtures' corners that keep clear of them all (as node numbers: the
+        fixtures' corners first, then these), and which of the fixtures' links keep clear of them all (see
+        :meth:`_static_links`)."""
         ids, info, keep, new_index, extra = self._corners_round(lv, discs, people)
         known_a = known_b = np.zeros(0, int)
         if len(info):
