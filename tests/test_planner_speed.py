@@ -101,19 +101,21 @@ def test_pairs_are_the_upper_triangle_and_read_only():
             i[:] = 0            # shared between calls: nobody may write into them
 
 
-def test_the_way_graph_is_the_coordinate_lists_matrix():
-    """Links sorted by row, then column, each once, made into the graph straight from the rows' counts:
-    the very matrix scipy makes from them as a coordinate list (the same indices, pointers and weights)."""
+def test_the_way_graph_finds_the_undirected_ways():
+    """Links sorted by row, then column, each once, made into the graph both ways: a directed search on it
+    finds from every corner the very distances and predecessors scipy's undirected search finds on the
+    coordinate list's matrix, ties included (whole weights make many)."""
     from scipy.sparse import csr_matrix
-    from reconstruct.planner.walkable import _one_link_each, _sorted_graph
+    from scipy.sparse.csgraph import dijkstra
+    from reconstruct.planner.walkable import _one_link_each, _way_graph
     rng = np.random.default_rng(5)
     for n, m in ((6, 0), (7, 1), (30, 60), (200, 900)):
         r, c = rng.integers(0, n, m), rng.integers(0, n, m)
-        r, c, w = _one_link_each(r[r != c], c[r != c], rng.uniform(0.1, 3.0, m)[r != c])
-        mine, theirs = _sorted_graph(r, c, w, n), csr_matrix((w, (r, c)), shape=(n, n))
-        for x in ("indices", "indptr", "data"):
-            a, b = getattr(mine, x), getattr(theirs, x)
-            assert a.dtype == b.dtype and np.array_equal(a, b), (n, m, x)
+        w = rng.integers(1, 4, m).astype(float)
+        r, c, w = _one_link_each(r[r != c], c[r != c], w[r != c])
+        mine = dijkstra(_way_graph(r, c, w, n), return_predecessors=True)
+        theirs = dijkstra(csr_matrix((w, (r, c)), shape=(n, n)), directed=False, return_predecessors=True)
+        assert np.array_equal(mine[0], theirs[0]) and np.array_equal(mine[1], theirs[1]), (n, m)
 
 
 def test_a_stand_of_a_minute_is_in_each_bucket_it_reaches():

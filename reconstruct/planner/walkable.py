@@ -58,6 +58,7 @@ class _Disc(NamedTuple):
     corners: np.ndarray          # (m, 2) its corners that the ground allows
     static_corner: np.ndarray    # its links to the fixtures' corners: which of its corners …
     static_node: np.ndarray      # … to which fixture corner
+    cuts: np.ndarray             # the fixtures' links (their numbers) that come closer to him than the radius
     first: int                   # the number of its first corner among the corners of all discs seen
 
 
@@ -143,6 +144,7 @@ class Ground:
         self._route_cache: dict[tuple, object] = {}
         self._static_cache: dict[tuple, object] = {}     # see _route_static
         self._free_cache: dict[tuple, object] = {}       # see free_point
+        self._is_free_cache: dict[tuple, bool] = {}      # see is_free
         self._way_cache: dict[tuple, object] = {}        # see route
         self._round_cache: dict[tuple, object] = {}      # see _round_people
         self._disc_ids: dict[tuple, int] = {}    # ways round people standing (see _disc)
@@ -161,10 +163,12 @@ class Ground:
                 (s.x - s.width / 2, 0.0))
 
     def level_at(self, x: float, y: float, z: float) -> str:
-        """hall, stair or court for a point (z decides between hall and court)."""
-        for s in self.reading.stairs.values():
-            if _on_stair(s, x, y, z):
-                return STAIR
+        """hall, stair or court for a point (z decides between hall and court).  Only a point south of the
+        hall's edge and above the court can be on a stair (:func:`_on_stair`): most points asked are not."""
+        if y < -1e-6 and z > 1e-3:
+            for s in self.reading.stairs.values():
+                if _on_stair(s, x, y, z):
+                    return STAIR
         return self.level_of_height(z)
 
     def level_of_height(self, z: float) -> str:
@@ -204,7 +208,10 @@ class Ground:
         return _remembered(self._free_cache, (level, x, y), nearest)
 
     def is_free(self, level: str, x: float, y: float) -> bool:
-        return bool(shapely.covers(self.levels[level].prepared, shapely.points((x, y))))
+        """Whether a body centre may stand at the point (remembered per point: the planner asks the same
+        spots again and again, over half of its questions in the passage)."""
+        return _remembered(self._is_free_cache, (level, x, y),
+                           lambda: bool(shapely.covers(self.levels[level].prepared, shapely.points((x, y)))))
 
     def are_free(self, level: str, pts: np.ndarray) -> np.ndarray:
         """Which of the points (n, 2) a body centre may stand on."""
@@ -275,19 +282,21 @@ class Ground:
 
         discs: list[tuple[tuple[float, float], float]] = []
         path = self._route_static(lv, start, goal)
-        pts_o = shapely.points(centres) if len(centres) else None
 
         def hits(path) -> list[int]:
-            if len(path) < 2 or pts_o is None:
+            if len(path) < 2 or not len(centres):
                 return []
             # only those nearer the way's box than their radius can come near the way itself (the box is
             # never farther than the way: the 1e-3 the test below keeps is far more than any rounding)
-            p = np.asarray(path, float)
-            off = np.maximum(np.maximum(p.min(0) - centres, centres - p.max(0)), 0.0)
-            cand = np.flatnonzero(np.hypot(off[:, 0], off[:, 1]) < radii)
+            xs, ys = zip(*path)        # the box from the corners as they are (a few: no array made of them)
+            lo, hi = np.array((min(xs), min(ys)), float), np.array((max(xs), max(ys)), float)
+            off = np.maximum(np.maximum(lo - centres, centres - hi), 0.0)
+            cand = np.nonzero(np.hypot(off[:, 0], off[:, 1]) < radii)[0]
             if not len(cand):
                 return []
-            return cand[shapely.distance(shapely.linestrings(path), pts_o[cand]) < radii[cand] - 1e-3].tolist()
+            # points made for these only: for everyone standing they cost more than the test itself
+            return cand[shapely.distance(shapely.linestrings(path), shapely.points(centres[cand]))
+                        < radii[cand] - 1e-3].tolist()
 
         chains = None
         for attempt in range(10):
@@ -357,7 +366,10 @@ class Ground:
         corners round people: "near" ones (within reach; those next to the start and the goal also to every
         corner round people); if no way is found, "ends": those next to the start and the goal to every
         fixture's corner they see too; last, "all": every corner round people to every other and to every
-        fixture's corner it sees (one hemmed in where no fixture is near gets out round those beside him)."""
+        fixture's corner it sees (one hemmed in where no fixture is near gets out round those beside him).
+        Asked only when the straight way is blocked, by a fixture or by one of these people (:meth:`_route_round`
+        asks once its way came within a radius less 1e-3 of someone, who is among the discs from then on), so
+        the straight way is not tried again."""
         return list(_remembered(self._route_cache, (lv.name, tuple(start), tuple(goal), tuple(discs), local, extent),
                                 lambda: self._route_with_uncached(lv, start, goal, discs, local, extent)))
 
@@ -367,18 +379,16 @@ class Ground:
         s_xy, g_xy = np.asarray(start, float), np.asarray(goal, float)
         if math.dist(start, goal) < 1e-6:
             return [start, goal]
-        if shapely.covers(lv.prepared, shapely.linestrings([start, goal])) and people.clear(s_xy[None], g_xy[None])[0]:
-            return [start, goal]
         nb = len(lv.nodes)
-        extra, owner, known_a, known_b = _remembered(self._round_cache, (lv.name, tuple(discs)),
-                                                     lambda: self._round_people(lv, discs, people))
+        extra, known_a, known_b, static_clear = _remembered(self._round_cache, (lv.name, tuple(discs)),
+                                                            lambda: self._round_people(lv, discs, people))
         pts = np.vstack([lv.nodes, extra, s_xy[None], g_xy[None]])
         n = len(pts)
         s_i, g_i = n - 2, n - 1
-        rows, cols, wts = self._static_links(lv, s_xy, g_xy, people, local)
+        rows, cols, wts = self._static_links(lv, s_xy, g_xy, people, static_clear, local)
         if extent == "all":
             known_a = known_b = np.zeros(0, int)
-        a_idx, b_idx = self._new_links(lv, pts, nb, len(extra), owner, people, extent)
+        a_idx, b_idx = self._new_links(lv, pts, nb, len(extra), extent)
         if len(known_a) or len(a_idx):
             ok = people.clear(pts[a_idx], pts[b_idx])
             # on the ground is known for the links round people and for those to the fixtures' corners seen;
@@ -392,8 +402,7 @@ class Ground:
             cols.append(b_idx)
             wts.append(np.hypot(*(pts[a_idx] - pts[b_idx]).T))
         r, c, w = _one_link_each(np.concatenate(rows), np.concatenate(cols), np.concatenate(wts))
-        dist, pred = dijkstra(_sorted_graph(r, c, np.maximum(w, 1e-9), n), directed=False, indices=s_i,
-                              return_predecessors=True)
+        dist, pred = dijkstra(_way_graph(r, c, np.maximum(w, 1e-9), n), indices=s_i, return_predecessors=True)
         if not np.isfinite(dist[g_i]):
             if local:
                 return self._route_with(lv, start, goal, discs, local=False)
@@ -404,15 +413,15 @@ class Ground:
         idx = [g_i]
         while idx[-1] != s_i:
             idx.append(int(pred[idx[-1]]))
-        return [tuple(map(float, pts[k])) for k in reversed(idx)]
+        return [tuple(p) for p in pts[idx[::-1]].tolist()]
 
     def _round_people(self, lv: Level, discs, people: "_Discs") -> tuple[np.ndarray, ...]:
         """What a way round these people has whatever its start and goal (remembered per level and people:
-        many walk round the same people standing): the corners round them (kept ones, (m, 2)), whose each
-        is, and the links known among them and to the fixtures' corners that keep clear of them all (as
-        node numbers: the fixtures' corners first, then these)."""
-        nb = len(lv.nodes)
-        ids, info, keep, new_index, extra, owner = self._corners_round(lv, discs, people)
+        many walk round the same people standing): the corners round them (kept ones, (m, 2)), the links
+        known among them and to the fixtures' corners that keep clear of them all (as node numbers: the
+        fixtures' corners first, then these), and which of the fixtures' links keep clear of them all (see
+        :meth:`_static_links`)."""
+        ids, info, keep, new_index, extra = self._corners_round(lv, discs, people)
         known_a = known_b = np.zeros(0, int)
         if len(info):
             known_a, known_b = self._known_links(lv, ids, info, keep, new_index, people)
@@ -420,45 +429,40 @@ class Ground:
                 pts = np.vstack([lv.nodes, extra])
                 ok = people.clear(pts[known_a], pts[known_b])
                 known_a, known_b = known_a[ok], known_b[ok]
-        for x in (extra, owner, known_a, known_b):
+        static_clear = np.ones(len(lv.edges), bool)   # the fixtures' links that keep clear of them all
+        if info:
+            static_clear[np.concatenate([d.cuts for d in info])] = False
+        for x in (extra, known_a, known_b, static_clear):
             x.flags.writeable = False
-        return extra, owner, known_a, known_b
+        return extra, known_a, known_b, static_clear
 
     def _corners_round(self, lv: Level, discs, people: "_Discs"):
         """The corners round each person that the ground allows and nobody else's disc covers: (disc ids,
-        their records, which corners are kept, a kept corner's node number, the kept corners, whose each is)."""
+        their records, which corners are kept, a kept corner's node number, the kept corners)."""
         nb = len(lv.nodes)
         ids = [self._disc(lv, c, r) for c, r in discs]
         info = [self._discs[i] for i in ids]
-        sizes = np.asarray([len(d.corners) for d in info], int)
         extra = np.vstack([d.corners for d in info]) if info else np.zeros((0, 2))
-        owner = np.repeat(np.arange(len(info)), sizes)                 # whose corner each is
         keep = np.ones(len(extra), bool)
         if len(extra):
             keep = (np.hypot(extra[:, None, 0] - people.centres[None, :, 0],
                              extra[:, None, 1] - people.centres[None, :, 1]) >= people.radii[None, :]).all(axis=1)
         new_index = np.cumsum(keep) - 1 + nb          # a kept corner's node number
-        return ids, info, keep, new_index, extra[keep], owner[keep]
+        return ids, info, keep, new_index, extra[keep]
 
     @staticmethod
-    def _static_links(lv: Level, s_xy, g_xy, people: "_Discs", local: bool) -> tuple[list, list, list]:
-        """The fixtures' links still clear of the people, within reach of the way (a detour round people is
-        local; the whole ground again if no way is found there): (rows, cols, weights) as lists of arrays."""
-        base, e = lv.nodes, lv.edges
-        keep_e = np.ones(len(e), bool)
+    def _static_links(lv: Level, s_xy, g_xy, people: "_Discs", static_clear: np.ndarray,
+                      local: bool) -> tuple[list, list, list]:
+        """The fixtures' links still clear of the people (``static_clear``, worked out once for them), within
+        reach of the way (a detour round people is local; the whole ground again if no way is found there):
+        (rows, cols, weights) as lists of arrays."""
+        e = lv.edges
+        keep_e = static_clear
         if local:
             box = np.vstack([s_xy, g_xy, people.centres])
             lo_b, hi_b = box.min(0) - 6.0, box.max(0) + 6.0
-            inside = ((base >= lo_b) & (base <= hi_b)).all(axis=1)
-            keep_e &= inside[e[:, 0]] & inside[e[:, 1]]
-        if len(people.centres):   # only edges whose box comes near a disc can be cut by it
-            idx = np.flatnonzero(keep_e)
-            lo, hi = lv.edge_box[0][idx], lv.edge_box[1][idx]      # (edges kept, 2)
-            d_lo, d_hi = people.lo, people.hi                      # (discs, 2)
-            near = ((lo[:, None, 0] <= d_hi[None, :, 0]) & (hi[:, None, 0] >= d_lo[None, :, 0])
-                    & (lo[:, None, 1] <= d_hi[None, :, 1]) & (hi[:, None, 1] >= d_lo[None, :, 1])).any(axis=1)
-            idx = idx[near]
-            keep_e[idx] = people.clear(base[e[idx, 0]], base[e[idx, 1]])
+            inside = ((lv.nodes >= lo_b) & (lv.nodes <= hi_b)).all(axis=1)
+            keep_e = keep_e & inside[e[:, 0]] & inside[e[:, 1]]
         return [e[keep_e, 0]], [e[keep_e, 1]], [lv.weights[keep_e]]
 
     def _known_links(self, lv: Level, ids, info, keep, new_index, people: "_Discs") -> tuple[np.ndarray, np.ndarray]:
@@ -488,12 +492,13 @@ class Ground:
         known_b.append(np.maximum(la, lb))
         return np.concatenate(known_a), np.concatenate(known_b)
 
-    def _new_links(self, lv: Level, pts, nb: int, n_extra: int, owner, people: "_Discs",
-                   extent: str) -> tuple[np.ndarray, np.ndarray]:
+    def _new_links(self, lv: Level, pts, nb: int, n_extra: int, extent: str) -> tuple[np.ndarray, np.ndarray]:
         """The links worked out for this way: from the start and the goal to the fixtures' corners they see
         (cached per point), and from the start, the goal and the corners next to them to every other new
         node however far (with near links only, a goal just past the end of a file could be reached only
-        where a straight line to it happened to be clear: from the far side of the court)."""
+        where a straight line to it happened to be clear: from the far side of the court).  The caller tests
+        them all against the people (one from a corner round someone that cuts into him among them: testing
+        those against him alone first, to spare the full test, cost more than it spared)."""
         n = len(pts)
         s_i, g_i = n - 2, n - 1
         s_xy, g_xy = pts[s_i], pts[g_i]
@@ -522,15 +527,6 @@ class Ground:
         pairs_a.append(nb + ni[far])
         pairs_b.append(nb + nj[far])
         a_idx, b_idx = np.concatenate(pairs_a), np.concatenate(pairs_b)
-        if len(a_idx) and n_extra:
-            # a line from a corner round someone that cuts into him fails the full test anyway: drop those
-            # first, testing only him (the same test), so the full test has fewer lines to try
-            drop = np.zeros(len(a_idx), bool)
-            for end, other in ((a_idx, b_idx), (b_idx, a_idx)):
-                mine = np.flatnonzero((end >= nb) & (end < nb + n_extra))
-                who = owner[end[mine] - nb]
-                drop[mine[_cuts(pts[end[mine]], pts[other[mine]], people.centres[who], people.radii[who])]] = True
-            a_idx, b_idx = a_idx[~drop], b_idx[~drop]
         return a_idx, b_idx
 
     def _disc(self, lv: Level, centre: tuple[float, float], r: float) -> int:
@@ -555,7 +551,7 @@ class Ground:
         ok = shapely.covers(lv.prepared, shapely.linestrings(np.stack([ring[ei], base[bj]], axis=1)))
         i = len(self._disc_ids)
         self._disc_ids[key] = i
-        self._discs.append(_Disc(c, r, ring, ei[ok], bj[ok], self._n_corners))
+        self._discs.append(_Disc(c, r, ring, ei[ok], bj[ok], _cut_links(lv, c, r), self._n_corners))
         self._n_corners += len(ring)
         return i
 
@@ -599,14 +595,19 @@ class Ground:
         return out
 
 
-def _sorted_graph(r: np.ndarray, c: np.ndarray, w: np.ndarray, n: int) -> csr_matrix:
-    """The (n, n) sparse matrix of links listed by row, by column within a row, each once (as
-    :func:`_one_link_each` gives them), made straight from its rows' counts: the same matrix as
-    ``csr_matrix((w, (r, c)))`` makes by way of a coordinate list, in a quarter of the time (a route round
-    people builds one each time)."""
+def _way_graph(r: np.ndarray, c: np.ndarray, w: np.ndarray, n: int) -> csr_matrix:
+    """The (n, n) sparse matrix of the links both ways, for a directed search, from links listed by row, by
+    column within a row, each once (as :func:`_one_link_each` gives them): row i holds i's links to later
+    corners, then those to earlier ones, each in the order listed.  That is the order in which scipy's
+    undirected dijkstra reads a row of the matrix and then the row of its transpose, so the directed search
+    relaxes the same links in the same order and finds the same ways (ties too), without transposing the
+    matrix on each call as the undirected one does (a route round people builds one each time)."""
+    rows = np.concatenate([r, c])
+    order = np.argsort(rows, kind="stable")
     indptr = np.zeros(n + 1, np.int32)
-    np.cumsum(np.bincount(r, minlength=n), out=indptr[1:])
-    return csr_matrix((w, c.astype(np.int32), indptr), shape=(n, n))
+    np.cumsum(np.bincount(rows, minlength=n), out=indptr[1:])
+    return csr_matrix((np.concatenate([w, w])[order], np.concatenate([c, r]).astype(np.int32)[order], indptr),
+                      shape=(n, n))
 
 
 def _chains(centres: np.ndarray, gap: float) -> np.ndarray:
@@ -646,6 +647,16 @@ def _pairs(n: int, k: int) -> tuple[np.ndarray, np.ndarray]:
     i, j = np.triu_indices(n, k)
     i.flags.writeable = j.flags.writeable = False
     return i, j
+
+
+def _cut_links(lv: Level, c: np.ndarray, r: float) -> np.ndarray:
+    """The numbers of the fixtures' links that come closer than r to c: those whose box meets the disc's
+    box, tested exactly (as :meth:`_Discs.clear` tests each link against each disc)."""
+    lo, hi = lv.edge_box
+    d_lo, d_hi = c - r, c + r
+    near = np.flatnonzero((lo[:, 0] <= d_hi[0]) & (hi[:, 0] >= d_lo[0]) & (lo[:, 1] <= d_hi[1]) & (hi[:, 1] >= d_lo[1]))
+    e = lv.edges[near]
+    return near[_cuts(lv.nodes[e[:, 0]], lv.nodes[e[:, 1]], np.broadcast_to(c, (len(near), 2)), np.full(len(near), r))]
 
 
 def _on_stair(s: Stair, x, y, z):
