@@ -99,6 +99,23 @@ class TrackIndex:
         H = np.where(after, np.maximum(H, self.last_xyz[:, :2]), H)
         return ((H >= lo) & (L <= hi)).all(axis=1)
 
+    def near_one(self, i: int, lo, hi, t0: float, t1: float) -> bool:
+        """Whether person i's track comes into the box [lo, hi] between t0 and t1: :meth:`near`'s answer
+        for his row alone, from his boxes as plain numbers (the same bounds, compared alike)."""
+        k0 = max(0, int(t0 // self.SPAN))
+        k1 = min(len(self.lo) - 1, int(t1 // self.SPAN))
+        x0 = y0 = math.inf
+        x1 = y1 = -math.inf
+        boxes = self._boxes[i]
+        for k in range(k0, k1 + 1):
+            box = boxes.get(k)
+            if box is not None:
+                x0, y0, x1, y1 = min(x0, box[0]), min(y0, box[1]), max(x1, box[2]), max(y1, box[3])
+        if self._last[i] < t1:
+            x, y = self.last_xyz[i, 0], self.last_xyz[i, 1]
+            x0, y0, x1, y1 = min(x0, x), min(y0, y), max(x1, x), max(y1, y)
+        return x1 >= lo[0] and y1 >= lo[1] and x0 <= hi[0] and y0 <= hi[1]
+
 
 @lru_cache(maxsize=None)
 def _beyond_standing(posture: str, held: tuple[str, ...], unstrung: bool) -> float:

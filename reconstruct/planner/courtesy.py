@@ -85,14 +85,10 @@ class Courtesy:
 
     def _let_pass(self, b: Body, posture: str, dur: float) -> None:
         """Before bowing, let those already planned to pass close by go past (a short wait)."""
-        extra = b.beyond(posture)
-        for delay in DELAYS[:10]:
-            t = b.t + delay
-            if self.occupancy.conflict(b, [(t, b.x, b.y, b.z), (t + dur, b.x, b.y, b.z)], extra=extra) is None:
-                if delay:
-                    self.state.explain.append(f"  {b.id} waits {delay:.1f} s for those passing before he bows")
-                    b.hold_until(t)
-                return
+        delay = self.occupancy.first_wait_to_stand(b, (b.x, b.y, b.z), b.t, dur, DELAYS[:10], extra=b.beyond(posture))
+        if delay:
+            self.state.explain.append(f"  {b.id} waits {delay:.1f} s for those passing before he bows")
+            b.hold_until(b.t + delay)
 
     def _ways_for_room(self, b: Body, bowee: Body | None) -> tuple[float, ...]:
         """The ways to step for room, from his facing: away from the one bowed to where he stands beside

@@ -307,6 +307,72 @@ class Occupancy:
         i = int(np.argmin(when))                   # the earliest; of those met at once, the first in order
         return met[i][0].id, float(ts[when[i]])
 
+    def first_wait_to_stand(self, me: Body, at: tuple[float, float, float], t: float, dur: float,
+                            delays: tuple[float, ...], extra: float = 0.0) -> float | None:
+        """The first of the waits (``delays``) after which standing at ``at`` = (x, y, z) from t + wait for
+        dur meets nobody, as :meth:`conflict` finds for that standing, wait after wait; None if none does.
+        Where someone is in the way, the later waits are first tested against him alone, all at once (one
+        in the way is enough to rule a wait out): one who stands close by (a bow's partner beside him) would
+        otherwise be found again, wait after wait, by the whole test."""
+        x, y, z = at
+        ruled_out = np.zeros(len(delays), bool)
+        for i, delay in enumerate(delays):
+            if ruled_out[i]:
+                continue
+            s = t + delay
+            hit = self.conflict(me, [(s, x, y, z), (s + dur, x, y, z)], extra=extra)
+            if hit is None:
+                return delay
+            ruled_out[i + 1:] |= self._in_the_way(me, self.state.bodies[hit[0]], at,
+                                                  [t + d for d in delays[i + 1:]], dur, extra)
+        return None
+
+    def _in_the_way(self, me: Body, who: Body, at: tuple[float, float, float], starts: list[float], dur: float,
+                    extra: float = 0.0) -> np.ndarray:
+        """For each start s: whether :meth:`conflict` of one standing at ``at`` from s to s + dur finds
+        ``who`` too close, the same steps taken for him alone: his track comes near the spot in the index
+        (:meth:`near_tracks`), its stretch then comes within reach of the spot (:meth:`may_meet`), and
+        sampled every 0.1 s it comes closer than the gap (the samples of every start tested at once)."""
+        out = np.zeros(len(starts), bool)
+        k = who.array()
+        if who is me or not who.keys or not starts:
+            return out
+        x, y, z = at
+        lo, hi = (x - BROAD, y - BROAD), (x + BROAD, y + BROAD)
+        ends = [s + dur for s in starts]
+        times = k[:, 0]
+        i0 = np.maximum(np.searchsorted(times, starts, side="right") - 1, 0).tolist()     # as _window finds them
+        i1 = (np.searchsorted(times, ends, side="right") + 1).tolist()
+        met, segs = [], []
+        for j, (s, e, a, b) in enumerate(zip(starts, ends, i0, i1)):
+            if not self.state.track_index.near_one(who.slot, lo, hi, s, e):
+                continue
+            seg = k[a:b] if b > a else k[-1:]
+            s_lo, s_hi = seg[:, 1:3].min(0), seg[:, 1:3].max(0)
+            if s_hi[0] < lo[0] or s_lo[0] > hi[0] or s_hi[1] < lo[1] or s_lo[1] > hi[1]:
+                continue
+            met.append(j)
+            segs.append(seg)
+        if not met:
+            return out
+        far = self._apart(np.asarray([[x, y], [x, y]], float), segs, extra)
+        met, segs = [j for j, f in zip(met, far) if not f], [g for g, f in zip(segs, far) if not f]
+        if not met:
+            return out
+        # each start's samples in a block of its own, the blocks end to end, tested at once: the last sample
+        # of a block is then tested as the last (not as leading into the next block's first)
+        blocks = [np.arange(starts[j], ends[j] + 1e-9, 0.1) for j in met]
+        bx, by, bz = (np.concatenate([np.interp(b, g[:, 0], g[:, c]) for b, g in zip(blocks, segs)])
+                      for c in (1, 2, 3))
+        gap = np.concatenate([GAP + extra + _beyond(g, b) for b, g in zip(blocks, segs)])
+        dx, dy, same = x - bx, y - by, np.abs(z - bz) < SAME_LEVEL
+        bad = _too_close(dx, dy, same, gap)
+        last = np.cumsum([len(b) for b in blocks]) - 1
+        bad[last] = (np.hypot(dx[last], dy[last]) < gap[last]) & same[last]
+        first = last - [len(b) - 1 for b in blocks]
+        out[met] = np.logical_or.reduceat(bad, first)
+        return out
+
     def may_meet(self, me: Body, way: np.ndarray, among: list[Body], t0: float, t1: float, extra: float = 0.0):
         """Those of ``among`` whose tracks between t0 and t1 come within the gap of a way (points (n, 2)),
         with that part of each track: (body, keys).  Who is left out for a time window is left out for any
