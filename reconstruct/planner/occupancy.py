@@ -343,34 +343,40 @@ class Occupancy:
         times = k[:, 0]
         i0 = np.maximum(np.searchsorted(times, starts, side="right") - 1, 0).tolist()     # as _window finds them
         i1 = (np.searchsorted(times, ends, side="right") + 1).tolist()
-        met, segs = [], []
+        # the starts whose windows the index lets through, by the stretch of his track each covers (the
+        # later waits of one standing still mostly cover the same: each stretch is tested once)
+        by_stretch: dict[tuple[int, int], list[int]] = {}
         for j, (s, e, a, b) in enumerate(zip(starts, ends, i0, i1)):
-            if not self.state.track_index.near_one(who.slot, lo, hi, s, e):
-                continue
-            seg = k[a:b] if b > a else k[-1:]
+            if self.state.track_index.near_one(who.slot, lo, hi, s, e):
+                by_stretch.setdefault((a, b) if b > a else (len(k) - 1, len(k)), []).append(j)
+        stretches = []
+        for a, b in by_stretch:
+            seg = k[a:b]
             s_lo, s_hi = seg[:, 1:3].min(0), seg[:, 1:3].max(0)
-            if s_hi[0] < lo[0] or s_lo[0] > hi[0] or s_hi[1] < lo[1] or s_lo[1] > hi[1]:
+            if not (s_hi[0] < lo[0] or s_lo[0] > hi[0] or s_hi[1] < lo[1] or s_lo[1] > hi[1]):
+                stretches.append(((a, b), seg))
+        if not stretches:
+            return out
+        far = self._apart(np.asarray([[x, y], [x, y]], float), [seg for _, seg in stretches], extra)
+        # each start's samples in a block of its own, the blocks end to end (a stretch's together), tested at
+        # once: the last sample of a block is then tested as the last (not as leading into the next block)
+        met, blocks, parts = [], [], []
+        for (ab, seg), f in zip(stretches, far):
+            if f:
                 continue
-            met.append(j)
-            segs.append(seg)
+            mine = [np.arange(starts[j], ends[j] + 1e-9, 0.1) for j in by_stretch[ab]]
+            ts = np.concatenate(mine)
+            parts.append([np.interp(ts, seg[:, 0], seg[:, c]) for c in (1, 2, 3)] + [GAP + extra + _beyond(seg, ts)])
+            met += by_stretch[ab]
+            blocks += mine
         if not met:
             return out
-        far = self._apart(np.asarray([[x, y], [x, y]], float), segs, extra)
-        met, segs = [j for j, f in zip(met, far) if not f], [g for g, f in zip(segs, far) if not f]
-        if not met:
-            return out
-        # each start's samples in a block of its own, the blocks end to end, tested at once: the last sample
-        # of a block is then tested as the last (not as leading into the next block's first)
-        blocks = [np.arange(starts[j], ends[j] + 1e-9, 0.1) for j in met]
-        bx, by, bz = (np.concatenate([np.interp(b, g[:, 0], g[:, c]) for b, g in zip(blocks, segs)])
-                      for c in (1, 2, 3))
-        gap = np.concatenate([GAP + extra + _beyond(g, b) for b, g in zip(blocks, segs)])
+        bx, by, bz, gap = (np.concatenate([p[c] for p in parts]) for c in range(4))
         dx, dy, same = x - bx, y - by, np.abs(z - bz) < SAME_LEVEL
         bad = _too_close(dx, dy, same, gap)
         last = np.cumsum([len(b) for b in blocks]) - 1
         bad[last] = (np.hypot(dx[last], dy[last]) < gap[last]) & same[last]
-        first = last - [len(b) - 1 for b in blocks]
-        out[met] = np.logical_or.reduceat(bad, first)
+        out[met] = np.logical_or.reduceat(bad, last - [len(b) - 1 for b in blocks])
         return out
 
     def may_meet(self, me: Body, way: np.ndarray, among: list[Body], t0: float, t1: float, extra: float = 0.0):
