@@ -12,9 +12,20 @@ _RING = np.radians(180 + 22.5 * np.arange(16))
 _RADII = (0.6, 0.9, 1.2, 1.6, 2.0, 2.6, 3.2, 3.8, 4.5, 5.2)
 
 
-def _ways(xys: list[np.ndarray]) -> np.ndarray:
+def _ways(xys: list[np.ndarray], known: dict[bytes, object] | None = None) -> np.ndarray:
     """The ground each track covers (its points (n, 2)), as lines made all at once; a track that stays
-    put is a line whose points all coincide (as far from anything as the point itself)."""
+    put is a line whose points all coincide (as far from anything as the point itself).  ``known``: lines
+    already made, by their points' bytes, taken from there (and those made added to it): the same stretch
+    of a track (one standing still) is asked about again and again."""
+    if known is not None:
+        out = np.empty(len(xys), object)
+        for k, c in enumerate(xys):
+            key = c.tobytes()
+            line = known.get(key)
+            if line is None:
+                line = known[key] = _way(c)
+            out[k] = line
+        return out
     xy = [c if len(c) > 1 else np.repeat(c, 2, axis=0) for c in xys]
     if len(xy) <= 3:        # a few (the usual case): one by one is quicker than a batch with indices
         out = np.empty(len(xy), object)

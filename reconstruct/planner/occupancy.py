@@ -14,7 +14,7 @@ import numpy as np
 import shapely
 
 from .bodies import Body
-from .geometry import _RING, _RADII, _beyond, _way, _ways, _too_close, _window
+from .geometry import _RING, _RADII, _beyond, _ways, _too_close, _window
 from .state import PlanState
 from .timing import from_here, time_path
 from .walkable import COURT, HALL, LEVELS, PERSON_GAP
@@ -42,6 +42,8 @@ AISLE = 1.05        # where one may, one stands this far from others, so that pe
 AISLE_REACH = 5.2   # … if such a spot lies this near the place (in the court;
 
 AISLE_REACH_HALL = 1.2  # on the hall, whose places the text names closely: 西階上, 西序端)
+
+KEPT = 20000        # answers kept in a cache of Occupancy (lines through stretches of track), at most
 
 STAND_TAIL = 60.0   # at least this long one is assumed to stand where one stops (see Occupancy.tail_end)
 
@@ -87,6 +89,7 @@ class Occupancy:
         self._end_levels: tuple = (None, None)     # (index version, level of where each track ends)
         self._spots: dict[tuple, tuple] = {}      # candidate spots round a place, and which the ground allows
         self._dish_props: tuple = (-1, [])        # (how many props there were, the dishes among them)
+        self._lines: dict[bytes, object] = {}    # the lines through stretches of track, by their points (_apart)
 
     @contextmanager
     def assuming_standing(self, x: float, y: float, level: str):
@@ -402,7 +405,10 @@ class Occupancy:
         if not segs:
             return np.zeros(0, bool)
         reach = GAP + extra + np.array([s[:, 5].max() for s in segs])
-        return shapely.distance(_way(way), _ways([s[:, 1:3] for s in segs])) >= reach
+        if len(self._lines) > KEPT:
+            self._lines.clear()
+        mine, theirs = _ways([way], self._lines)[0], _ways([s[:, 1:3] for s in segs], self._lines)
+        return shapely.distance(mine, theirs) >= reach
 
     def standing_conflict(self, me: Body, at: tuple[float, float, float, float], t1: float,
                           among: list[Body] | None = None) -> tuple[str, float] | None:
@@ -446,7 +452,7 @@ class Occupancy:
             windows = self.near_times(body, end[1], end[2], end[3], t0 + span, horizon,
                                        self.near_tracks(body, spot, spot, t0 + span, horizon))
         if not among and (windows is None or not len(windows)):
-            return delays[0], time_path(self.state.pace, body, plan, t0 + delays[0])
+            return delays[0], self._timed_after(body, plan, t0, delays[0], first)
         step = 0.1
         J = math.ceil(span / step - 1e-9) + 1
         rel = np.arange(J) * step
@@ -472,8 +478,13 @@ class Occupancy:
                 same = np.abs(mine[2][None, :] - OZ[:, m:m + J]) < SAME_LEVEL
                 if _too_close(dx, dy, same, OG[:, m:m + J]).any():
                     continue
-            return delay, time_path(self.state.pace, body, plan, t0 + delay)
+            return delay, self._timed_after(body, plan, t0, delay, first)
         return None
+
+    def _timed_after(self, body: Body, plan, t0: float, delay: float, first):
+        """The walk timed setting out after a wait (``first``: as timed setting out at t0, the same when
+        there is no wait)."""
+        return first if delay == 0.0 else time_path(self.state.pace, body, plan, t0 + delay)
 
     def near_times(self, me: Body, x: float, y: float, z: float, t0: float, t1: float,
                     among: list[Body], with_who: bool = False):
