@@ -24,6 +24,7 @@ class TrackIndex:
         self.last_t = np.full(n, -np.inf)
         self.last_xyz = np.zeros((n, 3))      # where each track ends
         self._last_box = np.zeros((n, 4))     # … as a box of its own (x, y, -x, -y)
+        self.end_moves = np.zeros(n, int)     # how often each track's end has moved (so what is derived from it can be kept)
         self.version = 0                 # counts changes, so answers derived from the tracks can be kept
         # the same boxes and last times as plain numbers, per person (bucket → [x0, y0, x1, y1]), so that a
         # key added is compared without going through numpy; the arrays are written only when they change
@@ -38,6 +39,7 @@ class TrackIndex:
             self.last_t = np.r_[self.last_t, np.full(more, -np.inf)]
             self.last_xyz = np.vstack([self.last_xyz, np.zeros((more, 3))])
             self._last_box = np.vstack([self._last_box, np.zeros((more, 4))])
+            self.end_moves = np.r_[self.end_moves, np.zeros(more, int)]
             self._boxes += [{} for _ in range(more)]
             self._last += [-math.inf] * more
 
@@ -76,10 +78,12 @@ class TrackIndex:
         if t >= self._last[i]:
             self._last[i] = t
             self.last_t[i], self.last_xyz[i], self._last_box[i] = t, (bx, by, b[3]), (bx, by, -bx, -by)
+            self.end_moves[i] += 1
 
     def rebuild(self, i: int, rows: np.ndarray) -> None:
         self.version += 1
         self.box[:, i], self.last_t[i] = np.inf, -np.inf
+        self.end_moves[i] += 1
         self._boxes[i], self._last[i] = {}, -math.inf
         rows = rows.tolist()
         for j in range(len(rows)):

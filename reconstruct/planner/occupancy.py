@@ -58,6 +58,11 @@ _RINGS_X = np.concatenate([r * np.sin(_RING) for r in _RADII])
 _RINGS_Y = np.concatenate([r * np.cos(_RING) for r in _RADII])
 
 
+def _nearest(pts: np.ndarray, others: np.ndarray) -> np.ndarray:
+    """For each point (n, 2): how far the nearest of the others (m, 2) is."""
+    return np.sqrt(((pts[:, None, 0] - others[None, :, 0]) ** 2 + (pts[:, None, 1] - others[None, :, 1]) ** 2).min(axis=1))
+
+
 def keepout_of(reading, ground) -> list[tuple[float, float, str]]:
     """Points nobody stops near: where the stairs' lanes meet the court and the hall (others must pass
     there), and the gate's passage, inside and out (those who leave or come in pass there)."""
@@ -86,7 +91,7 @@ class Occupancy:
         self._extra: list[tuple[float, float, str]] = []     # someone assumed standing (see assuming_standing)
         self._ignored: tuple[int, ...] = ()                    # slots not counted as standing (see ignoring)
         self._standing_memo: tuple = (None, [])
-        self._end_levels: tuple = (None, None)     # (index version, level of where each track ends)
+        self._end_levels: tuple = (None, None)    # (the index's count of each end's moves, the level there)
         self._spots: dict[tuple, tuple] = {}      # candidate spots round a place, and which the ground allows
         self._dish_props: tuple = (-1, [])        # (how many props there were, the dishes among them)
         self._lines: dict[bytes, object] = {}    # the lines through stretches of track, by their points (_apart)
@@ -151,9 +156,7 @@ class Occupancy:
         # went round the far end of the 侯)
         ti, n = self.state.track_index, len(self.state.by_slot)
         ends = ti.last_xyz[:n]
-        if self._end_levels[0] != (ti.version, n):
-            self._end_levels = ((ti.version, n), self.ground.levels_at(ends[:, 0], ends[:, 1], ends[:, 2]))
-        there = self._end_levels[1] == LEVELS.index(level)
+        there = self._end_levels_now(ends) == LEVELS.index(level)
         ended = ti.last_t[:n] <= t
         mask = (there & ended) | ~ended
         mask[me.slot] = False
@@ -172,6 +175,23 @@ class Occupancy:
             if there[i] and tuple(stops[i]) != (x, y):
                 out.append(tuple(stops[i]))
         return out
+
+    def _end_levels_now(self, ends: np.ndarray) -> np.ndarray:
+        """The level of where each track ends (``ends``: (n, 3), from the index; each level's index in
+        LEVELS), found again only for the tracks whose end has moved since asked last (the index counts
+        the moves)."""
+        moves = self.state.track_index.end_moves[:len(ends)]
+        known, levels = self._end_levels
+        if known is None or len(known) != len(ends):
+            levels = self.ground.levels_at(ends[:, 0], ends[:, 1], ends[:, 2])
+        else:
+            moved = np.flatnonzero(moves != known).tolist()
+            if moved:
+                levels = levels.copy()
+                for i in moved:
+                    levels[i] = LEVELS.index(self.ground.level_at(*ends[i].tolist()))
+        self._end_levels = (moves.copy(), levels)
+        return levels
 
     def free_spot(self, me: Body, x: float, y: float, level: str, t: float,
                   roomy: bool = True, in_lane: bool = False) -> tuple[float, float]:
@@ -194,6 +214,10 @@ class Occupancy:
         ok = allowed.copy()
         if in_lane:
             ok[0] = bool(self.ground.is_free(level, x, y))
+        # the place itself when it is free (most often): the first spot allowed, as below, found without the rings
+        if ok[0] and self.off_dishes(level, cand[:1])[0] and (
+                not others or _nearest(cand[:1], np.asarray(others))[0] >= PERSON_GAP + 0.05):
+            return float(cand[0, 0]), float(cand[0, 1])
         # nobody stands on the dishes served (薦, 俎, 羞 lying on the ground): tested only where still allowed
         ok[ok] = self.off_dishes(level, cand[ok])
         if others:
@@ -202,8 +226,7 @@ class Occupancy:
             # are and-ed with that; 0 elsewhere)
             live = np.flatnonzero(ok)
             near = np.zeros(len(cand))
-            near[live] = np.sqrt(((cand[live, None, 0] - o[None, :, 0]) ** 2
-                                  + (cand[live, None, 1] - o[None, :, 1]) ** 2).min(axis=1))
+            near[live] = _nearest(cand[live], o)
             # room for someone to pass between (an aisle) near the place, else at least a body's gap
             spacious = ok & (near >= AISLE) & within_reach
             ok &= near >= PERSON_GAP + 0.05
