@@ -26,6 +26,7 @@ class TrackIndex:
         self._last_box = np.zeros((n, 4))     # … as a box of its own (x, y, -x, -y)
         self.end_moves = np.zeros(n, int)     # how often each track's end has moved (so what is derived from it can be kept)
         self.version = 0                 # counts changes, so answers derived from the tracks can be kept
+        self._latest = (-1, -math.inf)   # (version, when the last of all tracks ends)
         # the same boxes and last times as plain numbers, per person (bucket → [x0, y0, x1, y1]), so that a
         # key added is compared without going through numpy; the arrays are written only when they change
         self._boxes: list[dict[int, list[float]]] = [{} for _ in range(n)]
@@ -79,6 +80,12 @@ class TrackIndex:
             self._last[i] = t
             self.last_t[i], self.last_xyz[i], self._last_box[i] = t, (bx, by, b[3]), (bx, by, -bx, -by)
             self.end_moves[i] += 1
+
+    def latest(self) -> float:
+        """When the last of all tracks ends (the last key of anyone), kept while no track changes."""
+        if self._latest[0] != self.version:
+            self._latest = (self.version, float(self.last_t.max()))
+        return self._latest[1]
 
     def rebuild(self, i: int, rows: np.ndarray) -> None:
         self.version += 1

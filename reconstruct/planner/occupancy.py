@@ -450,7 +450,7 @@ class Occupancy:
 
     def tail_end(self, t: float) -> float:
         """Until when standing at a spot from t must meet nobody already planned."""
-        return max(t + STAND_TAIL, float(self.state.track_index.last_t.max()))   # the last key of anyone
+        return max(t + STAND_TAIL, self.state.track_index.latest())   # the last key of anyone
 
     def first_clear(self, body: Body, plan, t0: float, quick: bool = False, tail: bool = False,
                      delays: tuple[float, ...] | None = None):
@@ -466,12 +466,11 @@ class Occupancy:
         pts = np.asarray(from_here(body, t0, first))          # (t, x, y, z) setting out at once
         span = float(pts[-1, 0] - t0)
         lo, hi = pts[:, 1:3].min(0), pts[:, 1:3].max(0)
-        horizon = self.tail_end(t0 + delays[-1] + span)
         among = self.near_tracks(body, lo, hi, t0, t0 + delays[-1] + span + 0.1)   # met on the way
         end = pts[-1]
         windows = None
         if tail:        # who comes by the end while one stands there, until the horizon
-            spot = end[1:3]
+            spot, horizon = end[1:3], self.tail_end(t0 + delays[-1] + span)
             windows = self.near_times(body, end[1], end[2], end[3], t0 + span, horizon,
                                        self.near_tracks(body, spot, spot, t0 + span, horizon))
         if not among and (windows is None or not len(windows)):
@@ -479,7 +478,8 @@ class Occupancy:
         step = 0.1
         J = math.ceil(span / step - 1e-9) + 1
         rel = np.arange(J) * step
-        mine = [np.interp(t0 + rel, pts[:, 0], pts[:, j]) for j in (1, 2, 3)]
+        ts = t0 + rel
+        mine = [np.interp(ts, pts[:, 0], pts[:, j]) for j in (1, 2, 3)]
         shifts = [round(d / step) for d in delays]
         grid = t0 + np.arange(J + max(shifts)) * step
         others = []
