@@ -82,3 +82,21 @@ def test_a_bows_wait_is_the_first_wait_conflict_finds_clear(passer_from, wait):
             pts = [(s, me.x, me.y, me.z), (s + dur, me.x, me.y, me.z)]
             assert g == (near and occ.conflict(me, pts, among=[who], extra=extra) is not None)
     assert occ._in_the_way(me, beside, (me.x, me.y, me.z), starts, dur, extra).all()
+
+
+def test_a_window_of_keys_is_the_rows_numpy_finds():
+    """Body.window finds its rows by bisect in the list of keys: the rows numpy's search of the key times
+    finds (the key before t0 to the one after t1; the last key when the track ended before)."""
+    state = PlanState(tiny_reading())
+    b = person(state, "甲", 0.0, -6.0)
+    rng = np.random.default_rng(2)
+    walk_keys(b, [(t, *rng.uniform(-5, 5, 2)) for t in np.cumsum(rng.uniform(0.1, 3.0, 70)).round(3)])
+    k = b.array()
+    assert len(b.keys) == len(k) > 64            # the buffer has grown
+    for t0 in rng.uniform(-5, 200, 400):
+        t1 = t0 + rng.choice([0.0, rng.uniform(0, 10), rng.uniform(0, 100)])
+        i0 = max(0, int(np.searchsorted(k[:, 0], t0, side="right")) - 1)
+        i1 = int(np.searchsorted(k[:, 0], t1, side="right")) + 1
+        want = k[i0:i1] if len(k[i0:i1]) else k[-1:]
+        assert np.array_equal(b.window(t0, t1), want)
+    assert np.array_equal(b.window(k[-1, 0] + 5.0, k[-1, 0] + 9.0), k[-1:])

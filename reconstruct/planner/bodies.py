@@ -2,8 +2,10 @@
 from __future__ import annotations
 
 import math
+from bisect import bisect_right
 from dataclasses import dataclass, field
 from functools import lru_cache
+from operator import itemgetter
 
 import numpy as np
 
@@ -213,6 +215,16 @@ class Body:
         """(n, 6): time, x, y, z, whether walking and how far he reaches beyond a standing figure (see
         :meth:`beyond`), one row per key."""
         return self._buf[:self._n]
+
+    def window(self, t0: float, t1: float) -> np.ndarray:
+        """The rows of his keys (:meth:`array`) that cover t0…t1 (the key before t0 to the one after t1;
+        the last key when the track ended before), enough to interpolate it anywhere in between.  (Found
+        in the list of keys, whose times are those of the rows: bisect there is quicker than numpy's
+        search for one time.)"""
+        i0 = max(0, bisect_right(self.keys, t0, key=itemgetter(0)) - 1)
+        i1 = bisect_right(self.keys, t1, key=itemgetter(0)) + 1
+        seg = self._buf[i0:min(i1, self._n)]
+        return seg if len(seg) else self._buf[self._n - 1:self._n]
 
     def key(self, t: float, posture: str | None = None) -> None:
         if posture is not None:

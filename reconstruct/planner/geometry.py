@@ -66,15 +66,6 @@ def _beyond(k: np.ndarray, ts: np.ndarray) -> np.ndarray:
     return np.maximum(k[i, 5], k[np.minimum(i + 1, len(k) - 1), 5])
 
 
-def _window(k: np.ndarray, t0: float, t1: float) -> np.ndarray:
-    """The rows of a track's keys that cover t0…t1 (the key before t0 to the one after t1; the last key
-    when the track ended before), enough to interpolate it anywhere in between."""
-    i0 = max(0, int(np.searchsorted(k[:, 0], t0, side="right")) - 1)
-    i1 = int(np.searchsorted(k[:, 0], t1, side="right")) + 1
-    seg = k[i0:i1]
-    return seg if len(seg) else k[-1:]
-
-
 def _bearing(dx: float, dy: float) -> float:
     return math.degrees(math.atan2(dx, dy)) % 360
 

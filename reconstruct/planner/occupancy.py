@@ -14,7 +14,7 @@ import numpy as np
 import shapely
 
 from .bodies import Body
-from .geometry import _RING, _RADII, _beyond, _ways, _too_close, _window
+from .geometry import _RING, _RADII, _beyond, _ways, _too_close
 from .state import PlanState
 from .timing import from_here, time_path
 from .walkable import COURT, HALL, LEVELS, PERSON_GAP
@@ -304,7 +304,8 @@ class Occupancy:
         window."""
         lo, hi = np.asarray(xy_lo) - BROAD, np.asarray(xy_hi) + BROAD
         near = self.state.track_index.near(lo, hi, t0, t1)
-        return [self.state.by_slot[i] for i in np.flatnonzero(near) if self.state.by_slot[i] is not me]
+        bodies = self.state.by_slot
+        return [bodies[i] for i in np.flatnonzero(near).tolist() if bodies[i] is not me]
 
     def conflict(self, me: Body, pts: list[tuple[float, float, float, float]],
                  among: list[Body] | None = None, extra: float = 0.0) -> tuple[str, float] | None:
@@ -367,7 +368,7 @@ class Occupancy:
         lo, hi = (x - BROAD, y - BROAD), (x + BROAD, y + BROAD)
         ends = [s + dur for s in starts]
         times = k[:, 0]
-        i0 = np.maximum(np.searchsorted(times, starts, side="right") - 1, 0).tolist()     # as _window finds them
+        i0 = np.maximum(np.searchsorted(times, starts, side="right") - 1, 0).tolist()     # as Body.window finds them
         i1 = (np.searchsorted(times, ends, side="right") + 1).tolist()
         # the starts whose windows the index lets through, by the stretch of his track each covers (the
         # later waits of one standing still mostly cover the same: each stretch is tested once)
@@ -414,7 +415,7 @@ class Occupancy:
         for b in among:
             if b is me or not b.keys:
                 continue
-            seg = _window(b.array(), t0, t1)    # only this part of his track can meet me
+            seg = b.window(t0, t1)    # only this part of his track can meet me
             s_lo, s_hi = seg[:, 1:3].min(0), seg[:, 1:3].max(0)
             if s_hi[0] < lo[0] or s_lo[0] > hi[0] or s_hi[1] < lo[1] or s_lo[1] > hi[1]:
                 continue
@@ -427,7 +428,7 @@ class Occupancy:
         (n, 2)) anywhere: where the two ways do not meet in space, they cannot in time either."""
         if not segs:
             return np.zeros(0, bool)
-        reach = GAP + extra + np.array([s[:, 5].max() for s in segs])
+        reach = GAP + extra + np.array([max(s[:, 5].tolist()) for s in segs])     # (a few rows each)
         if len(self._lines) > KEPT:
             self._lines.clear()
         mine, theirs = _ways([way], self._lines)[0], _ways([s[:, 1:3] for s in segs], self._lines)
@@ -478,18 +479,17 @@ class Occupancy:
         step = 0.1
         J = math.ceil(span / step - 1e-9) + 1
         rel = np.arange(J) * step
-        ts = t0 + rel
-        mine = [np.interp(ts, pts[:, 0], pts[:, j]) for j in (1, 2, 3)]
         shifts = [round(d / step) for d in delays]
         grid = t0 + np.arange(J + max(shifts)) * step
         others = []
-        segs = [_window(b.array(), grid[0], grid[-1]) for b in among]
+        segs = [b.window(grid[0], grid[-1]) for b in among]
         # where his way over every wait tried never comes within the gap of mine, no wait meets him
         for seg, far in zip(segs, self._apart(pts[:, 1:3], segs)):
             if not far:
                 others.append([*(np.interp(grid, seg[:, 0], seg[:, j]) for j in (1, 2, 3)), GAP + _beyond(seg, grid)])
         if others:
             OX, OY, OZ, OG = (np.stack([o[j] for o in others]) for j in range(4))    # (bodies, grid)
+            mine = [np.interp(t0 + rel, pts[:, 0], pts[:, j]) for j in (1, 2, 3)]
         for delay, m in zip(delays, shifts):
             if windows is not None and len(windows):      # (the cheaper test first)
                 arrive = t0 + delay + span
