@@ -191,7 +191,7 @@ class Courtesy:
         x = np.interp(ts, k[:, 0], k[:, 1])
         y = np.interp(ts, k[:, 0], k[:, 2])
         z = np.interp(ts, k[:, 0], k[:, 3])
-        i = np.clip(np.searchsorted(k[:, 0], ts, side="right") - 1, 0, len(k) - 1)
+        i = np.minimum(np.maximum(np.searchsorted(k[:, 0], ts, side="right") - 1, 0), len(k) - 1)
         heading = np.asarray([other.keys[j][4] for j in i.tolist()], float)
         bearing = np.degrees(np.arctan2(b.x - x, b.y - y)) % 360
         turned = np.abs((bearing - heading + 180.0) % 360.0 - 180.0) <= BOW_FACING

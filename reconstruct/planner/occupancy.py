@@ -161,19 +161,20 @@ class Occupancy:
         mask = (there & ended) | ~ended
         mask[me.slot] = False
         mask[list(self._ignored)] = False
-        stops = ends[:, :2].tolist()
+        stops, bodies = list(map(tuple, ends[:, :2].tolist())), self.state.by_slot
+        there, ended = there.tolist(), ended.tolist()
         for i in np.flatnonzero(mask).tolist():
-            b = self.state.by_slot[i]
+            b = bodies[i]
             if not b.keys:
                 continue
             if ended[i]:
-                out.append(tuple(stops[i]))
+                out.append(stops[i])
                 continue
             x, y, z = self.position_at(b, t)
             if self.ground.level_at(x, y, z) == level and not self.walking_at(b, t):
                 out.append((x, y))
-            if there[i] and tuple(stops[i]) != (x, y):
-                out.append(tuple(stops[i]))
+            if there[i] and stops[i] != (x, y):
+                out.append(stops[i])
         return out
 
     def _end_levels_now(self, ends: np.ndarray) -> np.ndarray:
@@ -522,9 +523,9 @@ class Occupancy:
             k = b.array()
             if not len(k):
                 continue
-            if k[-1, 0] > t0:
-                i0 = max(0, int(np.searchsorted(k[:, 0], t0, side="right")) - 1)
-                i1 = min(len(k), int(np.searchsorted(k[:, 0], t1, side="left")) + 1)
+            if k[-1, 0] > t0:       # (the rows found by bisect in his keys, whose times are the rows')
+                i0 = max(0, bisect.bisect_right(b.keys, t0, key=itemgetter(0)) - 1)
+                i1 = min(len(k), bisect.bisect_left(b.keys, t1, key=itemgetter(0)) + 1)
                 if i1 - i0 >= 2:
                     heads.append(k[i0:i1 - 1])
                     tails.append(k[i0 + 1:i1])
