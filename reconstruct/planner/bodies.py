@@ -2,8 +2,10 @@
 from __future__ import annotations
 
 import math
+from bisect import bisect_right
 from dataclasses import dataclass, field
 from functools import lru_cache
+from operator import itemgetter
 
 import numpy as np
 
@@ -18,11 +20,15 @@ class TrackIndex:
     SPAN = 10.0
 
     def __init__(self, n: int) -> None:
-        self.lo = np.full((64, n, 2), np.inf)     # bucket, person, (x, y): a bucket's rows lie together
-        self.hi = np.full((64, n, 2), -np.inf)
+        # bucket, person, (x0, y0, -x1, -y1): a bucket's rows lie together; the far corner negated, so that
+        # the least over buckets bounds both corners at once (see :meth:`near`)
+        self.box = np.full((64, n, 4), np.inf)
         self.last_t = np.full(n, -np.inf)
         self.last_xyz = np.zeros((n, 3))      # where each track ends
+        self._last_box = np.zeros((n, 4))     # … as a box of its own (x, y, -x, -y)
+        self.end_moves = np.zeros(n, int)     # how often each track's end has moved (so what is derived from it can be kept)
         self.version = 0                 # counts changes, so answers derived from the tracks can be kept
+        self._latest = (-1, -math.inf)   # (version, when the last of all tracks ends)
         # the same boxes and last times as plain numbers, per person (bucket → [x0, y0, x1, y1]), so that a
         # key added is compared without going through numpy; the arrays are written only when they change
         self._boxes: list[dict[int, list[float]]] = [{} for _ in range(n)]
@@ -30,13 +36,13 @@ class TrackIndex:
 
     def reserve(self, n: int) -> None:
         """Rows for at least n people (new rows empty: no track yet)."""
-        more = n - self.lo.shape[1]
+        more = n - self.box.shape[1]
         if more > 0:
-            k = len(self.lo)
-            self.lo = np.concatenate([self.lo, np.full((k, more, 2), np.inf)], axis=1)
-            self.hi = np.concatenate([self.hi, np.full((k, more, 2), -np.inf)], axis=1)
+            self.box = np.concatenate([self.box, np.full((len(self.box), more, 4), np.inf)], axis=1)
             self.last_t = np.r_[self.last_t, np.full(more, -np.inf)]
             self.last_xyz = np.vstack([self.last_xyz, np.zeros((more, 3))])
+            self._last_box = np.vstack([self._last_box, np.zeros((more, 4))])
+            self.end_moves = np.r_[self.end_moves, np.zeros(more, int)]
             self._boxes += [{} for _ in range(more)]
             self._last += [-math.inf] * more
 
@@ -51,11 +57,9 @@ class TrackIndex:
             k0 = int(a[0] // self.SPAN)
             x0, x1 = min(a[1], bx), max(a[1], bx)
             y0, y1 = min(a[2], by), max(a[2], by)
-        if k1 >= len(self.lo):
-            grow = max(k1 + 1, 2 * len(self.lo)) - len(self.lo)
-            n = self.lo.shape[1]
-            self.lo = np.concatenate([self.lo, np.full((grow, n, 2), np.inf)])
-            self.hi = np.concatenate([self.hi, np.full((grow, n, 2), -np.inf)])
+        if k1 >= len(self.box):
+            grow = max(k1 + 1, 2 * len(self.box)) - len(self.box)
+            self.box = np.concatenate([self.box, np.full((grow, self.box.shape[1], 4), np.inf)])
         boxes = self._boxes[i]
         new = []                         # the buckets this stretch is the first to reach (one standing a
         for k in range(k0, k1 + 1):      # minute reaches six): their boxes written at once, below
@@ -66,21 +70,29 @@ class TrackIndex:
                 continue
             if x0 < box[0] or y0 < box[1]:
                 box[0], box[1] = min(box[0], x0), min(box[1], y0)
-                self.lo[k, i] = box[0], box[1]
+                self.box[k, i, :2] = box[0], box[1]
             if x1 > box[2] or y1 > box[3]:
                 box[2], box[3] = max(box[2], x1), max(box[3], y1)
-                self.hi[k, i] = box[2], box[3]
+                self.box[k, i, 2:] = -box[2], -box[3]
         if len(new) == 1:
-            self.lo[new[0], i], self.hi[new[0], i] = (x0, y0), (x1, y1)
+            self.box[new[0], i] = x0, y0, -x1, -y1
         elif new:
-            self.lo[new, i], self.hi[new, i] = (x0, y0), (x1, y1)
+            self.box[new, i] = x0, y0, -x1, -y1
         if t >= self._last[i]:
             self._last[i] = t
-            self.last_t[i], self.last_xyz[i] = t, (bx, by, b[3])
+            self.last_t[i], self.last_xyz[i], self._last_box[i] = t, (bx, by, b[3]), (bx, by, -bx, -by)
+            self.end_moves[i] += 1
+
+    def latest(self) -> float:
+        """When the last of all tracks ends (the last key of anyone), kept while no track changes."""
+        if self._latest[0] != self.version:
+            self._latest = (self.version, float(self.last_t.max()))
+        return self._latest[1]
 
     def rebuild(self, i: int, rows: np.ndarray) -> None:
         self.version += 1
-        self.lo[:, i], self.hi[:, i], self.last_t[i] = np.inf, -np.inf, -np.inf
+        self.box[:, i], self.last_t[i] = np.inf, -np.inf
+        self.end_moves[i] += 1
         self._boxes[i], self._last[i] = {}, -math.inf
         rows = rows.tolist()
         for j in range(len(rows)):
@@ -90,14 +102,41 @@ class TrackIndex:
         """Which people's tracks come into the box [lo, hi] between t0 and t1 (standing where they last
         stop from then on)."""
         k0 = max(0, int(t0 // self.SPAN))
-        k1 = min(len(self.lo) - 1, int(t1 // self.SPAN))
-        n = self.lo.shape[1]
-        L = self.lo[k0:k1 + 1].min(axis=0) if k1 >= k0 else np.full((n, 2), np.inf)
-        H = self.hi[k0:k1 + 1].max(axis=0) if k1 >= k0 else np.full((n, 2), -np.inf)
-        after = (self.last_t < t1)[:, None]
-        L = np.where(after, np.minimum(L, self.last_xyz[:, :2]), L)
-        H = np.where(after, np.maximum(H, self.last_xyz[:, :2]), H)
-        return ((H >= lo) & (L <= hi)).all(axis=1)
+        k1 = min(len(self.box) - 1, int(t1 // self.SPAN))
+        if k1 > k0:
+            B = self.box[k0:k1 + 1].min(axis=0)
+        else:
+            B = self.box[k0] if k1 == k0 else np.full(self.box.shape[1:], np.inf)
+        B = np.where((self.last_t < t1)[:, None], np.minimum(B, self._last_box), B)
+        # x0 <= hi_x, y0 <= hi_y, and the far corner beyond lo: -x1 <= -lo_x, -y1 <= -lo_y
+        return (B <= np.concatenate((hi, np.negative(lo)))).all(axis=1)
+
+    @property
+    def lo(self) -> np.ndarray:
+        """(buckets, people, 2): the near corner (x0, y0) of each bucket's box (inf where none)."""
+        return self.box[..., :2]
+
+    @property
+    def hi(self) -> np.ndarray:
+        """(buckets, people, 2): the far corner (x1, y1) of each bucket's box (-inf where none)."""
+        return -self.box[..., 2:]
+
+    def near_one(self, i: int, lo, hi, t0: float, t1: float) -> bool:
+        """Whether person i's track comes into the box [lo, hi] between t0 and t1: :meth:`near`'s answer
+        for his row alone, from his boxes as plain numbers (the same bounds, compared alike)."""
+        k0 = max(0, int(t0 // self.SPAN))
+        k1 = min(len(self.box) - 1, int(t1 // self.SPAN))
+        x0 = y0 = math.inf
+        x1 = y1 = -math.inf
+        boxes = self._boxes[i]
+        for k in range(k0, k1 + 1):
+            box = boxes.get(k)
+            if box is not None:
+                x0, y0, x1, y1 = min(x0, box[0]), min(y0, box[1]), max(x1, box[2]), max(y1, box[3])
+        if self._last[i] < t1:
+            x, y = self.last_xyz[i, 0], self.last_xyz[i, 1]
+            x0, y0, x1, y1 = min(x0, x), min(y0, y), max(x1, x), max(y1, y)
+        return x1 >= lo[0] and y1 >= lo[1] and x0 <= hi[0] and y0 <= hi[1]
 
 
 @lru_cache(maxsize=None)
@@ -176,6 +215,16 @@ class Body:
         """(n, 6): time, x, y, z, whether walking and how far he reaches beyond a standing figure (see
         :meth:`beyond`), one row per key."""
         return self._buf[:self._n]
+
+    def window(self, t0: float, t1: float) -> np.ndarray:
+        """The rows of his keys (:meth:`array`) that cover t0…t1 (the key before t0 to the one after t1;
+        the last key when the track ended before), enough to interpolate it anywhere in between.  (Found
+        in the list of keys, whose times are those of the rows: bisect there is quicker than numpy's
+        search for one time.)"""
+        i0 = max(0, bisect_right(self.keys, t0, key=itemgetter(0)) - 1)
+        i1 = bisect_right(self.keys, t1, key=itemgetter(0)) + 1
+        seg = self._buf[i0:min(i1, self._n)]
+        return seg if len(seg) else self._buf[self._n - 1:self._n]
 
     def key(self, t: float, posture: str | None = None) -> None:
         if posture is not None:

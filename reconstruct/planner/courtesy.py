@@ -85,14 +85,10 @@ class Courtesy:
 
     def _let_pass(self, b: Body, posture: str, dur: float) -> None:
         """Before bowing, let those already planned to pass close by go past (a short wait)."""
-        extra = b.beyond(posture)
-        for delay in DELAYS[:10]:
-            t = b.t + delay
-            if self.occupancy.conflict(b, [(t, b.x, b.y, b.z), (t + dur, b.x, b.y, b.z)], extra=extra) is None:
-                if delay:
-                    self.state.explain.append(f"  {b.id} waits {delay:.1f} s for those passing before he bows")
-                    b.hold_until(t)
-                return
+        delay = self.occupancy.first_wait_to_stand(b, (b.x, b.y, b.z), b.t, dur, DELAYS[:10], extra=b.beyond(posture))
+        if delay:
+            self.state.explain.append(f"  {b.id} waits {delay:.1f} s for those passing before he bows")
+            b.hold_until(b.t + delay)
 
     def _ways_for_room(self, b: Body, bowee: Body | None) -> tuple[float, ...]:
         """The ways to step for room, from his facing: away from the one bowed to where he stands beside
@@ -195,7 +191,7 @@ class Courtesy:
         x = np.interp(ts, k[:, 0], k[:, 1])
         y = np.interp(ts, k[:, 0], k[:, 2])
         z = np.interp(ts, k[:, 0], k[:, 3])
-        i = np.clip(np.searchsorted(k[:, 0], ts, side="right") - 1, 0, len(k) - 1)
+        i = np.minimum(np.maximum(np.searchsorted(k[:, 0], ts, side="right") - 1, 0), len(k) - 1)
         heading = np.asarray([other.keys[j][4] for j in i.tolist()], float)
         bearing = np.degrees(np.arctan2(b.x - x, b.y - y)) % 360
         turned = np.abs((bearing - heading + 180.0) % 360.0 - 180.0) <= BOW_FACING

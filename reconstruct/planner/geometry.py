@@ -12,9 +12,20 @@ _RING = np.radians(180 + 22.5 * np.arange(16))
 _RADII = (0.6, 0.9, 1.2, 1.6, 2.0, 2.6, 3.2, 3.8, 4.5, 5.2)
 
 
-def _ways(xys: list[np.ndarray]) -> np.ndarray:
+def _ways(xys: list[np.ndarray], known: dict[bytes, object] | None = None) -> np.ndarray:
     """The ground each track covers (its points (n, 2)), as lines made all at once; a track that stays
-    put is a line whose points all coincide (as far from anything as the point itself)."""
+    put is a line whose points all coincide (as far from anything as the point itself).  ``known``: lines
+    already made, by their points' bytes, taken from there (and those made added to it): the same stretch
+    of a track (one standing still) is asked about again and again."""
+    if known is not None:
+        out = np.empty(len(xys), object)
+        for k, c in enumerate(xys):
+            key = c.tobytes()
+            line = known.get(key)
+            if line is None:
+                line = known[key] = _way(c)
+            out[k] = line
+        return out
     xy = [c if len(c) > 1 else np.repeat(c, 2, axis=0) for c in xys]
     if len(xy) <= 3:        # a few (the usual case): one by one is quicker than a batch with indices
         out = np.empty(len(xy), object)
@@ -53,15 +64,6 @@ def _beyond(k: np.ndarray, ts: np.ndarray) -> np.ndarray:
     the larger of the keys before and after each time, so a bow counts from its first key to its last)."""
     i = np.maximum(np.searchsorted(k[:, 0], ts, side="right") - 1, 0)       # (never past the last row)
     return np.maximum(k[i, 5], k[np.minimum(i + 1, len(k) - 1), 5])
-
-
-def _window(k: np.ndarray, t0: float, t1: float) -> np.ndarray:
-    """The rows of a track's keys that cover t0…t1 (the key before t0 to the one after t1; the last key
-    when the track ended before), enough to interpolate it anywhere in between."""
-    i0 = max(0, int(np.searchsorted(k[:, 0], t0, side="right")) - 1)
-    i1 = int(np.searchsorted(k[:, 0], t1, side="right")) + 1
-    seg = k[i0:i1]
-    return seg if len(seg) else k[-1:]
 
 
 def _bearing(dx: float, dy: float) -> float:

@@ -14,7 +14,7 @@ import numpy as np
 import shapely
 
 from .bodies import Body
-from .geometry import _RING, _RADII, _beyond, _way, _ways, _too_close, _window
+from .geometry import _RING, _RADII, _beyond, _ways, _too_close
 from .state import PlanState
 from .timing import from_here, time_path
 from .walkable import COURT, HALL, LEVELS, PERSON_GAP
@@ -43,6 +43,8 @@ AISLE_REACH = 5.2   # … if such a spot lies this near the place (in the court;
 
 AISLE_REACH_HALL = 1.2  # on the hall, whose places the text names closely: 西階上, 西序端)
 
+KEPT = 20000        # answers kept in a cache of Occupancy (lines through stretches of track), at most
+
 STAND_TAIL = 60.0   # at least this long one is assumed to stand where one stops (see Occupancy.tail_end)
 
 # spots a little aside of a place, nearest first: 0.6 m on the four sides, then further round
@@ -54,6 +56,11 @@ ASIDE = tuple((round(r * math.sin(a), 3), round(r * math.cos(a), 3))
 # the rings of spots round a place (:meth:`Occupancy.free_spot`), as offsets east and north, ring after ring
 _RINGS_X = np.concatenate([r * np.sin(_RING) for r in _RADII])
 _RINGS_Y = np.concatenate([r * np.cos(_RING) for r in _RADII])
+
+
+def _nearest(pts: np.ndarray, others: np.ndarray) -> np.ndarray:
+    """For each point (n, 2): how far the nearest of the others (m, 2) is."""
+    return np.sqrt(((pts[:, None, 0] - others[None, :, 0]) ** 2 + (pts[:, None, 1] - others[None, :, 1]) ** 2).min(axis=1))
 
 
 def keepout_of(reading, ground) -> list[tuple[float, float, str]]:
@@ -84,9 +91,10 @@ class Occupancy:
         self._extra: list[tuple[float, float, str]] = []     # someone assumed standing (see assuming_standing)
         self._ignored: tuple[int, ...] = ()                    # slots not counted as standing (see ignoring)
         self._standing_memo: tuple = (None, [])
-        self._end_levels: tuple = (None, None)     # (index version, level of where each track ends)
+        self._end_levels: tuple = (None, None)    # (the index's count of each end's moves, the level there)
         self._spots: dict[tuple, tuple] = {}      # candidate spots round a place, and which the ground allows
         self._dish_props: tuple = (-1, [])        # (how many props there were, the dishes among them)
+        self._lines: dict[bytes, object] = {}    # the lines through stretches of track, by their points (_apart)
 
     @contextmanager
     def assuming_standing(self, x: float, y: float, level: str):
@@ -148,27 +156,43 @@ class Occupancy:
         # went round the far end of the 侯)
         ti, n = self.state.track_index, len(self.state.by_slot)
         ends = ti.last_xyz[:n]
-        if self._end_levels[0] != (ti.version, n):
-            self._end_levels = ((ti.version, n), self.ground.levels_at(ends[:, 0], ends[:, 1], ends[:, 2]))
-        there = self._end_levels[1] == LEVELS.index(level)
+        there = self._end_levels_now(ends) == LEVELS.index(level)
         ended = ti.last_t[:n] <= t
         mask = (there & ended) | ~ended
         mask[me.slot] = False
         mask[list(self._ignored)] = False
-        stops = ends[:, :2].tolist()
+        stops, bodies = list(map(tuple, ends[:, :2].tolist())), self.state.by_slot
+        there, ended = there.tolist(), ended.tolist()
         for i in np.flatnonzero(mask).tolist():
-            b = self.state.by_slot[i]
+            b = bodies[i]
             if not b.keys:
                 continue
             if ended[i]:
-                out.append(tuple(stops[i]))
+                out.append(stops[i])
                 continue
             x, y, z = self.position_at(b, t)
             if self.ground.level_at(x, y, z) == level and not self.walking_at(b, t):
                 out.append((x, y))
-            if there[i] and tuple(stops[i]) != (x, y):
-                out.append(tuple(stops[i]))
+            if there[i] and stops[i] != (x, y):
+                out.append(stops[i])
         return out
+
+    def _end_levels_now(self, ends: np.ndarray) -> np.ndarray:
+        """The level of where each track ends (``ends``: (n, 3), from the index; each level's index in
+        LEVELS), found again only for the tracks whose end has moved since asked last (the index counts
+        the moves)."""
+        moves = self.state.track_index.end_moves[:len(ends)]
+        known, levels = self._end_levels
+        if known is None or len(known) != len(ends):
+            levels = self.ground.levels_at(ends[:, 0], ends[:, 1], ends[:, 2])
+        else:
+            moved = np.flatnonzero(moves != known).tolist()
+            if moved:
+                levels = levels.copy()
+                for i in moved:
+                    levels[i] = LEVELS.index(self.ground.level_at(*ends[i].tolist()))
+        self._end_levels = (moves.copy(), levels)
+        return levels
 
     def free_spot(self, me: Body, x: float, y: float, level: str, t: float,
                   roomy: bool = True, in_lane: bool = False) -> tuple[float, float]:
@@ -191,6 +215,10 @@ class Occupancy:
         ok = allowed.copy()
         if in_lane:
             ok[0] = bool(self.ground.is_free(level, x, y))
+        # the place itself when it is free (most often): the first spot allowed, as below, found without the rings
+        if ok[0] and self.off_dishes(level, cand[:1])[0] and (
+                not others or _nearest(cand[:1], np.asarray(others))[0] >= PERSON_GAP + 0.05):
+            return float(cand[0, 0]), float(cand[0, 1])
         # nobody stands on the dishes served (薦, 俎, 羞 lying on the ground): tested only where still allowed
         ok[ok] = self.off_dishes(level, cand[ok])
         if others:
@@ -199,8 +227,7 @@ class Occupancy:
             # are and-ed with that; 0 elsewhere)
             live = np.flatnonzero(ok)
             near = np.zeros(len(cand))
-            near[live] = np.sqrt(((cand[live, None, 0] - o[None, :, 0]) ** 2
-                                  + (cand[live, None, 1] - o[None, :, 1]) ** 2).min(axis=1))
+            near[live] = _nearest(cand[live], o)
             # room for someone to pass between (an aisle) near the place, else at least a body's gap
             spacious = ok & (near >= AISLE) & within_reach
             ok &= near >= PERSON_GAP + 0.05
@@ -278,7 +305,8 @@ class Occupancy:
         window."""
         lo, hi = np.asarray(xy_lo) - BROAD, np.asarray(xy_hi) + BROAD
         near = self.state.track_index.near(lo, hi, t0, t1)
-        return [self.state.by_slot[i] for i in np.flatnonzero(near) if self.state.by_slot[i] is not me]
+        bodies = self.state.by_slot
+        return [bodies[i] for i in np.flatnonzero(near).tolist() if bodies[i] is not me]
 
     def conflict(self, me: Body, pts: list[tuple[float, float, float, float]],
                  among: list[Body] | None = None, extra: float = 0.0) -> tuple[str, float] | None:
@@ -307,6 +335,78 @@ class Occupancy:
         i = int(np.argmin(when))                   # the earliest; of those met at once, the first in order
         return met[i][0].id, float(ts[when[i]])
 
+    def first_wait_to_stand(self, me: Body, at: tuple[float, float, float], t: float, dur: float,
+                            delays: tuple[float, ...], extra: float = 0.0) -> float | None:
+        """The first of the waits (``delays``) after which standing at ``at`` = (x, y, z) from t + wait for
+        dur meets nobody, as :meth:`conflict` finds for that standing, wait after wait; None if none does.
+        Where someone is in the way, the later waits are first tested against him alone, all at once (one
+        in the way is enough to rule a wait out): one who stands close by (a bow's partner beside him) would
+        otherwise be found again, wait after wait, by the whole test."""
+        x, y, z = at
+        ruled_out = np.zeros(len(delays), bool)
+        for i, delay in enumerate(delays):
+            if ruled_out[i]:
+                continue
+            s = t + delay
+            hit = self.conflict(me, [(s, x, y, z), (s + dur, x, y, z)], extra=extra)
+            if hit is None:
+                return delay
+            ruled_out[i + 1:] |= self._in_the_way(me, self.state.bodies[hit[0]], at,
+                                                  [t + d for d in delays[i + 1:]], dur, extra)
+        return None
+
+    def _in_the_way(self, me: Body, who: Body, at: tuple[float, float, float], starts: list[float], dur: float,
+                    extra: float = 0.0) -> np.ndarray:
+        """For each start s: whether :meth:`conflict` of one standing at ``at`` from s to s + dur finds
+        ``who`` too close, the same steps taken for him alone: his track comes near the spot in the index
+        (:meth:`near_tracks`), its stretch then comes within reach of the spot (:meth:`may_meet`), and
+        sampled every 0.1 s it comes closer than the gap (the samples of every start tested at once)."""
+        out = np.zeros(len(starts), bool)
+        k = who.array()
+        if who is me or not who.keys or not starts:
+            return out
+        x, y, z = at
+        lo, hi = (x - BROAD, y - BROAD), (x + BROAD, y + BROAD)
+        ends = [s + dur for s in starts]
+        times = k[:, 0]
+        i0 = np.maximum(np.searchsorted(times, starts, side="right") - 1, 0).tolist()     # as Body.window finds them
+        i1 = (np.searchsorted(times, ends, side="right") + 1).tolist()
+        # the starts whose windows the index lets through, by the stretch of his track each covers (the
+        # later waits of one standing still mostly cover the same: each stretch is tested once)
+        by_stretch: dict[tuple[int, int], list[int]] = {}
+        for j, (s, e, a, b) in enumerate(zip(starts, ends, i0, i1)):
+            if self.state.track_index.near_one(who.slot, lo, hi, s, e):
+                by_stretch.setdefault((a, b) if b > a else (len(k) - 1, len(k)), []).append(j)
+        stretches = []
+        for a, b in by_stretch:
+            seg = k[a:b]
+            s_lo, s_hi = seg[:, 1:3].min(0), seg[:, 1:3].max(0)
+            if not (s_hi[0] < lo[0] or s_lo[0] > hi[0] or s_hi[1] < lo[1] or s_lo[1] > hi[1]):
+                stretches.append(((a, b), seg))
+        if not stretches:
+            return out
+        far = self._apart(np.asarray([[x, y], [x, y]], float), [seg for _, seg in stretches], extra)
+        # each start's samples in a block of its own, the blocks end to end (a stretch's together), tested at
+        # once: the last sample of a block is then tested as the last (not as leading into the next block)
+        met, blocks, parts = [], [], []
+        for (ab, seg), f in zip(stretches, far):
+            if f:
+                continue
+            mine = [np.arange(starts[j], ends[j] + 1e-9, 0.1) for j in by_stretch[ab]]
+            ts = np.concatenate(mine)
+            parts.append([np.interp(ts, seg[:, 0], seg[:, c]) for c in (1, 2, 3)] + [GAP + extra + _beyond(seg, ts)])
+            met += by_stretch[ab]
+            blocks += mine
+        if not met:
+            return out
+        bx, by, bz, gap = (np.concatenate([p[c] for p in parts]) for c in range(4))
+        dx, dy, same = x - bx, y - by, np.abs(z - bz) < SAME_LEVEL
+        bad = _too_close(dx, dy, same, gap)
+        last = np.cumsum([len(b) for b in blocks]) - 1
+        bad[last] = (np.hypot(dx[last], dy[last]) < gap[last]) & same[last]
+        out[met] = np.logical_or.reduceat(bad, last - [len(b) - 1 for b in blocks])
+        return out
+
     def may_meet(self, me: Body, way: np.ndarray, among: list[Body], t0: float, t1: float, extra: float = 0.0):
         """Those of ``among`` whose tracks between t0 and t1 come within the gap of a way (points (n, 2)),
         with that part of each track: (body, keys).  Who is left out for a time window is left out for any
@@ -316,7 +416,7 @@ class Occupancy:
         for b in among:
             if b is me or not b.keys:
                 continue
-            seg = _window(b.array(), t0, t1)    # only this part of his track can meet me
+            seg = b.window(t0, t1)    # only this part of his track can meet me
             s_lo, s_hi = seg[:, 1:3].min(0), seg[:, 1:3].max(0)
             if s_hi[0] < lo[0] or s_lo[0] > hi[0] or s_hi[1] < lo[1] or s_lo[1] > hi[1]:
                 continue
@@ -329,8 +429,11 @@ class Occupancy:
         (n, 2)) anywhere: where the two ways do not meet in space, they cannot in time either."""
         if not segs:
             return np.zeros(0, bool)
-        reach = GAP + extra + np.array([s[:, 5].max() for s in segs])
-        return shapely.distance(_way(way), _ways([s[:, 1:3] for s in segs])) >= reach
+        reach = GAP + extra + np.array([max(s[:, 5].tolist()) for s in segs])     # (a few rows each)
+        if len(self._lines) > KEPT:
+            self._lines.clear()
+        mine, theirs = _ways([way], self._lines)[0], _ways([s[:, 1:3] for s in segs], self._lines)
+        return shapely.distance(mine, theirs) >= reach
 
     def standing_conflict(self, me: Body, at: tuple[float, float, float, float], t1: float,
                           among: list[Body] | None = None) -> tuple[str, float] | None:
@@ -349,7 +452,7 @@ class Occupancy:
 
     def tail_end(self, t: float) -> float:
         """Until when standing at a spot from t must meet nobody already planned."""
-        return max(t + STAND_TAIL, float(self.state.track_index.last_t.max()))   # the last key of anyone
+        return max(t + STAND_TAIL, self.state.track_index.latest())   # the last key of anyone
 
     def first_clear(self, body: Body, plan, t0: float, quick: bool = False, tail: bool = False,
                      delays: tuple[float, ...] | None = None):
@@ -365,30 +468,29 @@ class Occupancy:
         pts = np.asarray(from_here(body, t0, first))          # (t, x, y, z) setting out at once
         span = float(pts[-1, 0] - t0)
         lo, hi = pts[:, 1:3].min(0), pts[:, 1:3].max(0)
-        horizon = self.tail_end(t0 + delays[-1] + span)
         among = self.near_tracks(body, lo, hi, t0, t0 + delays[-1] + span + 0.1)   # met on the way
         end = pts[-1]
         windows = None
         if tail:        # who comes by the end while one stands there, until the horizon
-            spot = end[1:3]
+            spot, horizon = end[1:3], self.tail_end(t0 + delays[-1] + span)
             windows = self.near_times(body, end[1], end[2], end[3], t0 + span, horizon,
                                        self.near_tracks(body, spot, spot, t0 + span, horizon))
         if not among and (windows is None or not len(windows)):
-            return delays[0], time_path(self.state.pace, body, plan, t0 + delays[0])
+            return delays[0], self._timed_after(body, plan, t0, delays[0], first)
         step = 0.1
         J = math.ceil(span / step - 1e-9) + 1
         rel = np.arange(J) * step
-        mine = [np.interp(t0 + rel, pts[:, 0], pts[:, j]) for j in (1, 2, 3)]
         shifts = [round(d / step) for d in delays]
         grid = t0 + np.arange(J + max(shifts)) * step
         others = []
-        segs = [_window(b.array(), grid[0], grid[-1]) for b in among]
+        segs = [b.window(grid[0], grid[-1]) for b in among]
         # where his way over every wait tried never comes within the gap of mine, no wait meets him
         for seg, far in zip(segs, self._apart(pts[:, 1:3], segs)):
             if not far:
                 others.append([*(np.interp(grid, seg[:, 0], seg[:, j]) for j in (1, 2, 3)), GAP + _beyond(seg, grid)])
         if others:
             OX, OY, OZ, OG = (np.stack([o[j] for o in others]) for j in range(4))    # (bodies, grid)
+            mine = [np.interp(t0 + rel, pts[:, 0], pts[:, j]) for j in (1, 2, 3)]
         for delay, m in zip(delays, shifts):
             if windows is not None and len(windows):      # (the cheaper test first)
                 arrive = t0 + delay + span
@@ -400,8 +502,13 @@ class Occupancy:
                 same = np.abs(mine[2][None, :] - OZ[:, m:m + J]) < SAME_LEVEL
                 if _too_close(dx, dy, same, OG[:, m:m + J]).any():
                     continue
-            return delay, time_path(self.state.pace, body, plan, t0 + delay)
+            return delay, self._timed_after(body, plan, t0, delay, first)
         return None
+
+    def _timed_after(self, body: Body, plan, t0: float, delay: float, first):
+        """The walk timed setting out after a wait (``first``: as timed setting out at t0, the same when
+        there is no wait)."""
+        return first if delay == 0.0 else time_path(self.state.pace, body, plan, t0 + delay)
 
     def near_times(self, me: Body, x: float, y: float, z: float, t0: float, t1: float,
                     among: list[Body], with_who: bool = False):
@@ -416,9 +523,9 @@ class Occupancy:
             k = b.array()
             if not len(k):
                 continue
-            if k[-1, 0] > t0:
-                i0 = max(0, int(np.searchsorted(k[:, 0], t0, side="right")) - 1)
-                i1 = min(len(k), int(np.searchsorted(k[:, 0], t1, side="left")) + 1)
+            if k[-1, 0] > t0:       # (the rows found by bisect in his keys, whose times are the rows')
+                i0 = max(0, bisect.bisect_right(b.keys, t0, key=itemgetter(0)) - 1)
+                i1 = min(len(k), bisect.bisect_left(b.keys, t1, key=itemgetter(0)) + 1)
                 if i1 - i0 >= 2:
                     heads.append(k[i0:i1 - 1])
                     tails.append(k[i0 + 1:i1])
