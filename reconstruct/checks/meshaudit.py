@@ -13,6 +13,7 @@ level, and a pair is tested again only when one of the two has moved.  Reads the
 """
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
 import numpy as np
@@ -30,6 +31,7 @@ REACH = 1.5                 # m: centres farther apart than this cannot touch (a
 HAND_PARTS = ("l_forearm", "l_sleeve", "l_forearm_bare", "l_guard", "r_forearm", "r_sleeve", "r_ring")
 HANDING = (GestureKind.HAND_OVER, GestureKind.RECEIVE, GestureKind.POUR)
 _BLOCK = 512                # samples looked at together
+_THREE = itertools.repeat(3)   # decimals of a pose's parameters in its signature (round(v, 3) each)
 
 
 @dataclass(frozen=True)
@@ -72,14 +74,14 @@ class _Models:
 _BY_PART: dict[int, tuple] = {}
 
 
-def _by_part(g) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(vertex order sorted by part, where each part's run starts, the parts that have vertices) of a
-    figure's geometry, made once per geometry."""
+def _by_part(g) -> tuple[np.ndarray, ...]:
+    """(vertex order sorted by part, where each part's run starts, the parts that have vertices, the length of
+    each part's run, the sorted vertices) of a figure's geometry, made once per geometry."""
     hit = _BY_PART.get(id(g))
     if hit is None or hit[0] is not g:
         order = np.argsort(g.part_index, kind="stable")
-        present, starts = np.unique(g.part_index[order], return_index=True)
-        hit = _BY_PART[id(g)] = (g, order, starts, present)
+        present, starts, runs = np.unique(g.part_index[order], return_index=True, return_counts=True)
+        hit = _BY_PART[id(g)] = (g, order, starts, present, runs, g.vertices[order])
     return hit[1:]
 
 
@@ -98,9 +100,9 @@ class _Body:
         self.t = mats[:, :3, 3]
         # each part's world bounds: the vertices sorted by part once per geometry, reduced per run (one
         # figure's transforms gathered per vertex stay in cache; gathered for a whole batch, they did not)
-        order, starts, present = _by_part(g)
-        M = mats[g.part_index[order]]
-        V = np.einsum("nij,nj->ni", M[:, :3, :3], g.vertices[order]) + M[:, :3, 3]
+        order, starts, present, runs, ordered = _by_part(g)
+        V = (np.einsum("nij,nj->ni", np.repeat(lin[present], runs, axis=0), ordered)
+             + np.repeat(self.t[present], runs, axis=0))          # each vertex moved by its part's transform
         self.lo = np.full((len(g.parts), 3), np.inf)
         self.hi = np.full((len(g.parts), 3), -np.inf)
         self.lo[present] = np.minimum.reduceat(V, starts, axis=0)
@@ -158,7 +160,7 @@ class _Bodies:
                 out.append(hit[:2])
                 continue
             xyz, hd, params, state = self.sampler.actor_pose(aid, t)
-            sig = (tuple(np.round(xyz, 3)), round(hd, 2), tuple(round(v, 3) for v in params.values()),
+            sig = (tuple(np.round(xyz, 3)), round(hd, 2), tuple(map(round, params.values(), _THREE)),
                    bool(state.get("bare_left_arm")), bool(state.get("gear")))
             if hit is not None and hit[0] == sig:
                 self.cache[aid] = (sig, hit[1], t, k)

@@ -111,10 +111,11 @@ def read_yaml(path: Path) -> Any:
     return _parse(src, shown)
 
 
-@lru_cache(maxsize=16)
+@lru_cache(maxsize=64)
 def _parse(src: str, shown: str) -> Any:
     """The document of the text ``src`` (cached by its text: the same files are read again and again
-    by every load of the script; callers never change what they get)."""
+    by every load of the script; callers never change what they get).  Room for every file of the shipped
+    script, both halves (21; with 16 a load of the whole chapter after the passage's parsed most of them again)."""
     try:
         doc = yaml.load(src, Loader=_Loader)
     except yaml.MarkedYAMLError as e:

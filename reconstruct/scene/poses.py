@@ -151,9 +151,22 @@ def blend_params(a: dict[str, float], b: dict[str, float], w: float) -> dict[str
 
 def local_transforms(p: dict[str, float], state: dict | None = None) -> dict[str, np.ndarray]:
     """Local 4x4 transforms (relative to the parent part) from joint parameters: the one-pose case of
-    :func:`local_transforms_many`, where the joints are written once."""
-    m = local_transforms_many([p], [state])[0]
+    :func:`local_transforms_many`, where the joints are written once.  A pose asked for again (everyone standing
+    still from frame to frame, one pose for every role) is made once: the same numbers, copied (callers may
+    modify them); keyed by the parameters' bits and the three states the joints read."""
+    s = state or {}
+    key = (tuple(p), np.fromiter(p.values(), float, len(p)).tobytes(),
+           bool(s.get("bare_left_arm")), bool(s.get("gear")), bool(s.get("undershirt")))
+    m = _LOCAL_MADE.get(key)
+    if m is None:
+        if len(_LOCAL_MADE) >= 4096:                 # ~4 KB each
+            _LOCAL_MADE.clear()
+        m = _LOCAL_MADE[key] = local_transforms_many([p], [state])[0]
+    m = m.copy()
     return {k: m[i] for i, k in enumerate(PARTS)}
+
+
+_LOCAL_MADE: dict[tuple, np.ndarray] = {}
 
 
 def pose(posture: str, phase: float = 0.0, state: dict | None = None) -> dict[str, np.ndarray]:
