@@ -75,7 +75,7 @@ PART1 = ASSETS / "text" / "xiangshe_li_part1.txt"
 # his reach steps back to where he stood, not a step the other way from the arrows (the step up turned round the
 # rack: the 上耦下射 ended the first taking-up of the passage, p8.1.qu, 0.6 m south of his place 楅东三尺五寸);
 # later events shift (the passage 13 s shorter).
-PASSAGE_PLAN_SHA256 = "85ee41ab3f6f82524133638907f8ee0de629019fb01a0e26b03752e6db5b4335"
+PASSAGE_PLAN_SHA256 = "f7e41577571eee47fe27321d4b9c53115dd757475bf60590381cc497a3beec03"
 # the first half's non-archery sections (戒賓 … 立司正, 末旅): characters [0, MINE) of part 1
 NON_ARCHERY_END = 1672
 

@@ -413,10 +413,8 @@ class _Resolver:
         d["court"] = court = ((-cw, south), (cw, south), (cw, d["depth"] + 2.0), (-cw, d["depth"] + 2.0))
         self.add(Landmark("门", (0.0, south, 0.0), 0.0, None, "gate", (gw, d["wt"] * 2, d["wall_height"]),
                           "gate", ("門", "大门"), self.field_basis("court", "*", "south", "gate_width"), "one gate on the axis (朱子 釋宮)"))
-        # outside the gate, clear of its passage (those who go out or come in pass there: the planner keeps
-        # 2.5 m of it free), whatever the 尺: one seen off and the one seeing him off face each other across it
-        self.add(Landmark("门外", (0.0, south - 3.2, 0.0), 0.0, None, "mark", None, "outside the gate", ("門外",),
-                          self.field_basis("court", "*", "south"), "3.2 m south of the gate, clear of its passage"))
+        self.add(Landmark("门外", (0.0, south - 2.0, 0.0), 0.0, None, "mark", None, "outside the gate", ("門外",),
+                          self.field_basis("court", "*", "south"), "two metres south of the gate"))
         self.add(Landmark("庭", (0.0, south / 2, 0.0), None, court, "court", None, "courtyard", ("中庭",),
                           self.field_basis("court", "south", "half_width"),
                           "the walled courtyard"))
