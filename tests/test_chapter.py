@@ -75,7 +75,7 @@ PART1 = ASSETS / "text" / "xiangshe_li_part1.txt"
 # his reach steps back to where he stood, not a step the other way from the arrows (the step up turned round the
 # rack: the 上耦下射 ended the first taking-up of the passage, p8.1.qu, 0.6 m south of his place 楅东三尺五寸);
 # later events shift (the passage 13 s shorter).
-PASSAGE_PLAN_SHA256 = "f7e41577571eee47fe27321d4b9c53115dd757475bf60590381cc497a3beec03"
+PASSAGE_PLAN_SHA256 = "987e85d4e9c593e117b3e9daf6f81f597d88bd91aafed4f626f51af3c56f863a"
 # the first half's non-archery sections (戒賓 … 立司正, 末旅): characters [0, MINE) of part 1
 NON_ARCHERY_END = 1672
 

@@ -238,8 +238,10 @@ class Procedures:
                      for a in (own if isinstance(own, list) else [own] if own is not None else [])]
             more = self._ids(extra_after.get(key) if extra_after else None, env, tpl, call)
             if more or own is not None:
-                if own is None and prev_key is not None:
-                    after = [f"{cid}.{prev_key}"]        # after the step before, and what the call adds
+                if own is None and (prev_key is not None or out):
+                    # after the step before (the last event of a procedure it calls, when it is a call: <prev>,
+                    # not that call's own id, which names no event), and what the call adds
+                    after = ["<prev>"]
                 elif own is None:
                     after = []                            # the first step: what the call says replaces <prev>
                 node["after"] = LList(after + more)
