@@ -141,26 +141,22 @@ class Pairs:
         event: the time the 上射 stepped onto his third step (上射先升三等 / 降三等), so that the 下射 steps
         onto his first then, one step between them (下射從之中等).  None otherwise."""
         up = self.ahead_on_stairs(b.id)
-        last = self.partner_walk(b, up)
-        if last is None:
+        if up is None:
             return None
         # he steps onto his first step as the one ahead reaches his third: one empty step between them
         # (鄭: 中猶間也)
         k = min(3, st.steps)
-        step = st.steps - k + 1 if down else k
-        for key in self.state.bodies[up].keys[last[4]:]:
-            if abs(key[1] - st.x) <= st.width / 2 and key[2] < 0 and abs(key[3] - step * st.rise) < 1e-3:
-                return key[0]
-        return None
+        return self.stepped_onto(up, st.steps - k + 1 if down else k, (st,))
 
-    def stepped_onto(self, who: str, k: int) -> float | None:
+    def stepped_onto(self, who: str, k: int, stairs=None) -> float | None:
         """When ``who``, gone up (or down) a stair in the event being planned, stepped onto its k-th step from
-        the foot (any stair: the host goes up the 阼階 as the guest the 西階), or None if he has not."""
+        the foot (of ``stairs``; any stair by default: the host goes up the 阼階 as the guest the 西階), or None
+        if he has not."""
         last = self.partner_walk(self.state.bodies[who], who)
         if last is None:
             return None
         for key in self.state.bodies[who].keys[last[4]:]:
-            for st in self.state.reading.stairs.values():
+            for st in stairs or self.state.reading.stairs.values():
                 if abs(key[1] - st.x) <= st.width / 2 and key[2] < 0 and abs(key[3] - k * st.rise) < 1e-3:
                     return key[0]
         return None

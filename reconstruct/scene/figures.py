@@ -470,16 +470,12 @@ def _rot(axes: str, *degrees: float) -> np.ndarray:
     """4x4 of rotations about the given axes in turn (:func:`rotations`), in degrees: the same matrix each time
     for the same angles (a copy: callers may modify it), made once (one scipy call costs ~40 µs and a frame asks
     for the same few headings and tilts of everyone standing still again and again)."""
-    key = np.asarray(degrees, float).tobytes()             # the bits: -0.0 is not 0.0, a nan is found again
-    m = _ROT_MADE.get((axes, key))
-    if m is None:
-        if len(_ROT_MADE) >= 65536:
-            _ROT_MADE.clear()
-        m = _ROT_MADE[(axes, key)] = rotations(axes, [degrees])[0]
-    return m.copy()
+    return _rot_made(axes, np.asarray(degrees, float).tobytes()).copy()   # the bits: -0.0 is not 0.0
 
 
-_ROT_MADE: dict[tuple[str, bytes], np.ndarray] = {}
+@lru_cache(maxsize=65536)
+def _rot_made(axes: str, degrees: bytes) -> np.ndarray:
+    return rotations(axes, [np.frombuffer(degrees)])[0]
 
 
 def _rx(a: float) -> np.ndarray:

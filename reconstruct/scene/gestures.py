@@ -325,17 +325,8 @@ def apply_gestures(params: dict[str, float], active, reach: dict | None = None,
     return p
 
 
+@lru_cache(maxsize=4096)
 def _target_params_of(tg: Target, right_hand_only: bool) -> dict[str, float]:
-    """:func:`target_params` of a target (without its left arm: ``right_hand_only``), worked out once per target:
-    :func:`target_of` gives each kind, step and reach one :class:`Target` object, which is kept here with what
-    it sets (read only)."""
-    key = (id(tg), right_hand_only)
-    hit = _PARAMS_OF.get(key)
-    if hit is None or hit[0] is not tg:
-        if len(_PARAMS_OF) >= 4096:
-            _PARAMS_OF.clear()
-        hit = _PARAMS_OF[key] = (tg, target_params(replace(tg, l=None, l_elbow=None) if right_hand_only else tg))
-    return hit[1]
-
-
-_PARAMS_OF: dict[tuple[int, bool], tuple[Target, dict[str, float]]] = {}
+    """:func:`target_params` of a target (without its left arm: ``right_hand_only``), worked out once per target
+    (read only: the same dict is returned each time)."""
+    return target_params(replace(tg, l=None, l_elbow=None) if right_hand_only else tg)

@@ -11,6 +11,8 @@ from kneeling, …), then turned into local 4x4 transforms (:func:`local_transfo
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 import math
 
 import numpy as np
@@ -155,18 +157,15 @@ def local_transforms(p: dict[str, float], state: dict | None = None) -> dict[str
     still from frame to frame, one pose for every role) is made once: the same numbers, copied (callers may
     modify them); keyed by the parameters' bits and the three states the joints read."""
     s = state or {}
-    key = (tuple(p), np.fromiter(p.values(), float, len(p)).tobytes(),
-           bool(s.get("bare_left_arm")), bool(s.get("gear")), bool(s.get("undershirt")))
-    m = _LOCAL_MADE.get(key)
-    if m is None:
-        if len(_LOCAL_MADE) >= 4096:                 # ~4 KB each
-            _LOCAL_MADE.clear()
-        m = _LOCAL_MADE[key] = local_transforms_many([p], [state])[0]
-    m = m.copy()
+    m = _local_made(tuple(p), np.fromiter(p.values(), float, len(p)).tobytes(),
+                    bool(s.get("bare_left_arm")), bool(s.get("gear")), bool(s.get("undershirt"))).copy()
     return {k: m[i] for i, k in enumerate(PARTS)}
 
 
-_LOCAL_MADE: dict[tuple, np.ndarray] = {}
+@lru_cache(maxsize=4096)                 # ~4 KB each
+def _local_made(names: tuple[str, ...], values: bytes, bare: bool, gear: bool, undershirt: bool) -> np.ndarray:
+    p = dict(zip(names, np.frombuffer(values).tolist()))
+    return local_transforms_many([p], [{"bare_left_arm": bare, "gear": gear, "undershirt": undershirt}])[0]
 
 
 def pose(posture: str, phase: float = 0.0, state: dict | None = None) -> dict[str, np.ndarray]:
