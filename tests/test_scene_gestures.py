@@ -184,3 +184,50 @@ def test_the_shipped_arm_poses_are_every_target_solved():
         assert G.target_of("draw", u) in G.every_target()
     for side, palm, hint in sorted(keys, key=repr)[::23]:
         assert np.allclose(G.solve_arm(side, palm, hint), table[side, palm, hint], rtol=0.0, atol=1e-6)
+
+
+def test_every_gesture_of_the_chapter_is_seen():
+    """A gesture the plan carries moves a limb or the head (a target), or is the posture itself (揖 / 拜 made
+    to someone: the posture keys bow the body): the 誘射's 揖 and the 賓's 厭 used to be a kind without a
+    target, drawn as nothing."""
+    from tests.conftest import planned
+    whole = planned(part="whole")
+    posture_kinds = {"bow", "kneel_bow"}
+    unseen = sorted({(aid, g.kind) for aid, a in whole.actors.items() for g in a.gestures
+                     if g.kind not in posture_kinds and G.target_of(g.kind) is None})
+    assert unseen == []
+    # the 揖 kinds: the body is bowed over the gesture's span
+    sampler = PlanSampler(whole)
+    youshe = next(e for e in whole.events if e.id == "f9.yi")
+    bows = [g for g in whole.actors["司射"].gestures if g.kind == "bow" and youshe.start <= g.t0 < youshe.end]
+    assert len(bows) == 4                                  # 揖進，當階北面揖，及階揖，升堂揖
+    for g in bows:
+        _, _, params, _ = sampler.actor_pose("司射", (g.t0 + g.t1) / 2)
+        assert params["torso_pitch"] > 10.0
+
+
+def test_the_guest_draws_his_hands_in_to_bid_the_guests_come():
+    """賔厭衆賔 (鄭: 引手曰厭; 賈: 推手曰揖，引手曰厭): turned to them, he holds his hands out, then draws them
+    in to his breast — not a 揖, whose hands go out."""
+    from tests.conftest import planned
+    whole = planned(part="whole")
+    sampler = PlanSampler(whole)
+    for eid in ("f3.yan", "f4.yirang"):
+        e = next(e for e in whole.events if e.id == eid)
+        g = next(g for g in whole.actors["宾"].gestures if g.kind == "draw_in" and e.start <= g.t0 < e.end)
+        assert g.object == "众宾1"
+
+        def forward(t):
+            xyz, hd, params, state = sampler.actor_pose("宾", t)
+            w = P.world_transforms(*xyz, hd, params=params, state=state)
+            torso = w["torso"]
+            both = (F.hand_position(w, "l") + F.hand_position(w, "r")) / 2
+            return float((np.linalg.inv(torso) @ np.r_[both, 1.0])[1])      # ahead of the torso, m
+
+        out, drawn = forward(g.t0 + 0.3 * (g.t1 - g.t0)), forward(g.t1 - 0.05)
+        assert out - drawn > 0.25, (eid, out, drawn)
+        # he faces them as he does it (within 60 degrees of the bearing to the head of their file)
+        xyz, hd, _, _ = sampler.actor_pose("宾", g.t0 + 0.5)
+        oxyz, _, _, _ = sampler.actor_pose("众宾1", g.t0 + 0.5)
+        bearing = np.degrees(np.arctan2(oxyz[0] - xyz[0], oxyz[1] - xyz[1])) % 360
+        assert abs((hd - bearing + 180) % 360 - 180) < 60, (eid, hd, bearing)

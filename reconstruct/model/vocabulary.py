@@ -81,6 +81,7 @@ class GestureKind(StrEnum):
     BOW = "bow"
     KNEEL_BOW = "kneel_bow"
     LEAD = "lead"
+    DRAW_IN = "draw_in"
 
 
 G = GestureKind
@@ -100,6 +101,7 @@ GESTURES: dict[GestureKind, str] = {
     G.POINT_ARROW: "兼諸弦，面鏃 — the arrow held along the string, point up", G.LOWER_FLAG_REST: "偃旌 at the 乏",
     G.BOW: "揖 made to someone (object: the person)", G.KNEEL_BOW: "拜 made to someone (object: the person)",
     G.LEAD: "相 — leading someone by the hand (object: the person led)",
+    G.DRAW_IN: "厭 — the joined hands drawn in, bidding others come (鄭: 引手曰厭; object: the one bidden)",
 }
 del G
 

@@ -71,6 +71,9 @@ _ARCHER = dict(torso_yaw=-60.0, head_yaw=58.0, torso_pitch=2.0, head_pitch=-2.0)
 
 _HANDS_LOW = Target(l=(-0.09, 0.38, 0.02), r=(0.09, 0.38, 0.02), torso_pitch=32.0, head_pitch=12.0)
 _HANDS_OUT = Target(l=(-0.08, 0.50, 0.16), r=(0.08, 0.50, 0.16), torso_pitch=6.0, head_pitch=4.0)
+# the joined hands held out before the chest (推手: pushed forward) and drawn in to it (引手)
+_PUSHED = ((-0.05, 0.54, 0.24), (0.05, 0.54, 0.24))
+_DRAWN = ((-0.05, 0.16, 0.32), (0.05, 0.16, 0.32))
 _TALLIES = Target(l=(-0.08, 0.40, 0.04), r=(0.08, 0.40, 0.04), torso_pitch=22.0, head_pitch=14.0)
 
 TARGETS: dict[str, Target] = {
@@ -109,11 +112,18 @@ TARGETS: dict[str, Target] = {
     # 相工: the one who leads a blind musician holds him by the hand with his right, a step behind him
     "lead": Target(r=(0.30, -0.12, 0.04), r_elbow=(0.30, -0.02, 0.20)),
     "play": Target(l=(-0.16, 0.36, -0.04), r=(0.16, 0.38, -0.02), torso_pitch=12.0, head_pitch=10.0),
+    # 揖 made as a gesture, not a posture (賈: 推手曰揖): the joined hands pushed forward, the head inclined
+    "salute": Target(l=_PUSHED[0], r=_PUSHED[1], torso_pitch=10.0, head_pitch=8.0),
 }
 
 # gestures whose target moves as they go: progress u → target
 _MOVING = {
     "draw": lambda u: Target(l=_BOW_HAND, r=_lerp(_NOCK_START, _NOCK_FULL, u), r_elbow=_DRAW_ELBOW, **_ARCHER),
+    # 厭 (鄭: 引手曰厭; 賈: 推手曰揖，引手曰厭): the hands go out and are drawn in towards the breast, the
+    # head inclined to the ones bidden; the hands held out for the first third of it
+    "draw_in": lambda u: Target(l=_lerp(_PUSHED[0], _DRAWN[0], max(0.0, 1.5 * u - 0.5)),
+                                r=_lerp(_PUSHED[1], _DRAWN[1], max(0.0, 1.5 * u - 0.5)),
+                                torso_pitch=8.0 - 8.0 * max(0.0, 1.5 * u - 0.5), head_pitch=8.0),
 }
 
 

@@ -8,7 +8,8 @@ act asks for screen time, as a documentary of a ceremony would film it:
 * **medium** shots (``medium``) of those acting: full figure to waist, from the side that shows their
   faces (a three-quarter view);
 * **close** shots (``close``) of the hands and the thing handled wherever a clause names one (the plan's
-  gestures: a cup taken, filled, drunk; a tally laid; an arrow nocked; a bow handed over — :data:`HANDLED`),
+  gestures: a cup taken, filled, drunk; a tally laid; an arrow nocked; a bow handed over; the hands drawn in
+  to bid others come (厭) — :data:`HANDLED`),
   the other party's hands too when something passes between two people;
 * **walkers followed** (``walk``): whoever walks is framed over the next few seconds of his way from beside
   it, at a distance that keeps him readable, by a held camera he walks through; the next stretch is reached by
@@ -44,8 +45,8 @@ HANDLED = frozenset({G.TAKE, G.SET_DOWN, G.HAND_OVER, G.RECEIVE, G.POUR, G.DRINK
                      G.TAKE_LUNG, G.LAY_TALLY, G.TAKE_TALLIES, G.COUNT_TALLIES, G.NOCK, G.HOLD_ARROW,
                      G.TAKE_ARROW, G.TUCK_ARROWS, G.COUNT_ARROWS, G.HOLD_WITH_BOW, G.STRING_BOW,
                      G.UNSTRING_BOW, G.FILL_HOLDER, G.RETURN_TALLIES, G.LAY_ARROWS, G.UNTIE_ARROWS,
-                     G.POINT_ARROW, G.SERVE})
-ADDRESSED = frozenset({G.BOW, G.KNEEL_BOW, G.SALUTE, G.HAND_OVER, G.RECEIVE, G.LEAD})
+                     G.POINT_ARROW, G.SERVE, G.DRAW_IN})
+ADDRESSED = frozenset({G.BOW, G.KNEEL_BOW, G.SALUTE, G.HAND_OVER, G.RECEIVE, G.LEAD, G.DRAW_IN})
 MIN_SHOT = 2.0          # s: the shortest shot
 SAME_ANGLE = 30.0       # degrees: a cut between shots of the same people and kind turns at least this much
 WALK_CUT = 45.0         # degrees: a walk's next stretch is seen from at least this much another way (cut, not panned)
