@@ -186,18 +186,24 @@ def test_the_shipped_arm_poses_are_every_target_solved():
         assert np.allclose(G.solve_arm(side, palm, hint), table[side, palm, hint], rtol=0.0, atol=1e-6)
 
 
-def test_every_gesture_of_the_chapter_is_seen():
+@pytest.fixture(scope="module")
+def whole_sampled():
+    """The whole chapter's plan and its sampler (made once for the module: sampling the chapter takes seconds)."""
+    from tests.conftest import planned
+    whole = planned(part="whole")
+    return whole, PlanSampler(whole)
+
+
+def test_every_gesture_of_the_chapter_is_seen(whole_sampled):
     """A gesture the plan carries moves a limb or the head (a target), or is the posture itself (揖 / 拜 made
     to someone: the posture keys bow the body): the 誘射's 揖 and the 賓's 厭 used to be a kind without a
     target, drawn as nothing."""
-    from tests.conftest import planned
-    whole = planned(part="whole")
+    whole, sampler = whole_sampled
     posture_kinds = {"bow", "kneel_bow"}
     unseen = sorted({(aid, g.kind) for aid, a in whole.actors.items() for g in a.gestures
                      if g.kind not in posture_kinds and G.target_of(g.kind) is None})
     assert unseen == []
     # the 揖 kinds: the body is bowed over the gesture's span
-    sampler = PlanSampler(whole)
     youshe = next(e for e in whole.events if e.id == "f9.yi")
     bows = [g for g in whole.actors["司射"].gestures if g.kind == "bow" and youshe.start <= g.t0 < youshe.end]
     assert len(bows) == 4                                  # 揖進，當階北面揖，及階揖，升堂揖
@@ -206,12 +212,10 @@ def test_every_gesture_of_the_chapter_is_seen():
         assert params["torso_pitch"] > 10.0
 
 
-def test_the_guest_draws_his_hands_in_to_bid_the_guests_come():
+def test_the_guest_draws_his_hands_in_to_bid_the_guests_come(whole_sampled):
     """賔厭衆賔 (鄭: 引手曰厭; 賈: 推手曰揖，引手曰厭): turned to them, he holds his hands out, then draws them
     in to his breast — not a 揖, whose hands go out."""
-    from tests.conftest import planned
-    whole = planned(part="whole")
-    sampler = PlanSampler(whole)
+    whole, sampler = whole_sampled
     for eid in ("f3.yan", "f4.yirang"):
         e = next(e for e in whole.events if e.id == eid)
         g = next(g for g in whole.actors["宾"].gestures if g.kind == "draw_in" and e.start <= g.t0 < e.end)
