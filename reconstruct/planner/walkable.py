@@ -60,6 +60,8 @@ class _Disc(NamedTuple):
     static_node: np.ndarray      # … to which fixture corner
     cuts: np.ndarray             # the fixtures' links (their numbers) that come closer to him than the radius
     first: int                   # the number of its first corner among the corners of all discs seen
+    numbers: np.ndarray          # the numbers of its corners among the corners of all discs seen
+    static_number: np.ndarray    # static_corner numbered so
 
 
 # the corners of a unit octagon whose sides touch the unit circle: the corners of a way round someone
@@ -151,6 +153,10 @@ class Ground:
         self._discs: list[_Disc] = []
         self._link_cache: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
         self._n_corners = 0                      # corners of all discs seen, numbered in that order
+        # each of them by its number: where it is, and the centre and radius of its disc (rows past
+        # _n_corners unused: the arrays grow by doubling)
+        self._corner_xy, self._corner_centre = np.zeros((64, 2)), np.zeros((64, 2))
+        self._corner_radius = np.zeros(64)
         self.boxed_in = False          # whether the last route had to pass too close to someone
         self.levels = {HALL: Level(HALL, H, _largest(hall_free)), COURT: Level(COURT, 0.0, _largest(court_free))}
         for level in self.levels.values():
@@ -375,13 +381,12 @@ class Ground:
 
     def _route_with_uncached(self, lv: Level, start, goal, discs, local: bool,
                              extent: str = "near") -> list[tuple[float, float]]:
-        people = _Discs(discs)
         s_xy, g_xy = np.asarray(start, float), np.asarray(goal, float)
         if math.dist(start, goal) < 1e-6:
             return [start, goal]
         nb = len(lv.nodes)
-        extra, known_a, known_b, static_clear = _remembered(self._round_cache, (lv.name, tuple(discs)),
-                                                            lambda: self._round_people(lv, discs, people))
+        people, extra, known_a, known_b, static_clear = _remembered(self._round_cache, (lv.name, tuple(discs)),
+                                                                    lambda: self._round_people(lv, discs))
         pts = np.vstack([lv.nodes, extra, s_xy[None], g_xy[None]])
         n = len(pts)
         s_i, g_i = n - 2, n - 1
@@ -415,16 +420,17 @@ class Ground:
             idx.append(int(pred[idx[-1]]))
         return [tuple(p) for p in pts[idx[::-1]].tolist()]
 
-    def _round_people(self, lv: Level, discs, people: "_Discs") -> tuple[np.ndarray, ...]:
+    def _round_people(self, lv: Level, discs) -> tuple:
         """What a way round these people has whatever its start and goal (remembered per level and people:
-        many walk round the same people standing): the corners round them (kept ones, (m, 2)), the links
-        known among them and to the fixtures' corners that keep clear of them all (as node numbers: the
-        fixtures' corners first, then these), and which of the fixtures' links keep clear of them all (see
-        :meth:`_static_links`)."""
-        ids, info, keep, new_index, extra = self._corners_round(lv, discs, people)
+        many walk round the same people standing): the people as :class:`_Discs`, the corners round them
+        (kept ones, (m, 2)), the links known among them and to the fixtures' corners that keep clear of them
+        all (as node numbers: the fixtures' corners first, then these), and which of the fixtures' links keep
+        clear of them all (see :meth:`_static_links`)."""
+        people = _Discs(discs)
+        ids, info, numbers, keep, new_index, extra = self._corners_round(lv, discs, people)
         known_a = known_b = np.zeros(0, int)
         if len(info):
-            known_a, known_b = self._known_links(lv, ids, info, keep, new_index, people)
+            known_a, known_b = self._known_links(lv, ids, info, numbers, keep, new_index, people)
             if len(known_a):
                 pts = np.vstack([lv.nodes, extra])
                 ok = people.clear(pts[known_a], pts[known_b])
@@ -434,21 +440,23 @@ class Ground:
             static_clear[np.concatenate([d.cuts for d in info])] = False
         for x in (extra, known_a, known_b, static_clear):
             x.flags.writeable = False
-        return extra, known_a, known_b, static_clear
+        return people, extra, known_a, known_b, static_clear
 
     def _corners_round(self, lv: Level, discs, people: "_Discs"):
         """The corners round each person that the ground allows and nobody else's disc covers: (disc ids,
-        their records, which corners are kept, a kept corner's node number, the kept corners)."""
+        their records, their corners' numbers among those of all discs, which corners are kept, a kept
+        corner's node number, the kept corners)."""
         nb = len(lv.nodes)
         ids = [self._disc(lv, c, r) for c, r in discs]
         info = [self._discs[i] for i in ids]
-        extra = np.vstack([d.corners for d in info]) if info else np.zeros((0, 2))
+        numbers = np.concatenate([d.numbers for d in info]) if info else np.zeros(0, int)
+        extra = self._corner_xy[numbers]
         keep = np.ones(len(extra), bool)
         if len(extra):
             keep = (np.hypot(extra[:, None, 0] - people.centres[None, :, 0],
                              extra[:, None, 1] - people.centres[None, :, 1]) >= people.radii[None, :]).all(axis=1)
         new_index = np.cumsum(keep) - 1 + nb          # a kept corner's node number
-        return ids, info, keep, new_index, extra[keep]
+        return ids, info, numbers, keep, new_index, extra[keep]
 
     @staticmethod
     def _static_links(lv: Level, s_xy, g_xy, people: "_Discs", static_clear: np.ndarray,
@@ -465,15 +473,15 @@ class Ground:
             keep_e = keep_e & inside[e[:, 0]] & inside[e[:, 1]]
         return [e[keep_e, 0]], [e[keep_e, 1]], [lv.weights[keep_e]]
 
-    def _known_links(self, lv: Level, ids, info, keep, new_index, people: "_Discs") -> tuple[np.ndarray, np.ndarray]:
+    def _known_links(self, lv: Level, ids, info, numbers, keep, new_index,
+                     people: "_Discs") -> tuple[np.ndarray, np.ndarray]:
         """Links known on the ground already (worked out once per person's disc and pair of discs): from the
         corners round people to the fixtures' corners near, and among corners round people near each
         other; they are only tested against the other discs by the caller."""
         centres, radii = people.centres, people.radii
         local_of = np.full(self._n_corners, -1)
-        gids = np.concatenate([np.arange(d.first, d.first + len(d.corners)) for d in info])
-        local_of[gids] = np.where(keep, new_index, -1)
-        ga = np.concatenate([d.first + d.static_corner for d in info])
+        local_of[numbers] = np.where(keep, new_index, -1)
+        ga = np.concatenate([d.static_number for d in info])
         sb = np.concatenate([d.static_node for d in info])
         la = local_of[ga]
         known_a, known_b = [la[la >= 0]], [sb[la >= 0]]
@@ -551,8 +559,18 @@ class Ground:
         ok = shapely.covers(lv.prepared, shapely.linestrings(np.stack([ring[ei], base[bj]], axis=1)))
         i = len(self._disc_ids)
         self._disc_ids[key] = i
-        self._discs.append(_Disc(c, r, ring, ei[ok], bj[ok], _cut_links(lv, c, r), self._n_corners))
-        self._n_corners += len(ring)
+        first, last = self._n_corners, self._n_corners + len(ring)
+        numbers = np.arange(first, last)
+        self._discs.append(_Disc(c, r, ring, ei[ok], bj[ok], _cut_links(lv, c, r), first, numbers, first + ei[ok]))
+        if last > len(self._corner_radius):
+            grow = max(last, 2 * len(self._corner_radius)) - len(self._corner_radius)
+            self._corner_xy = np.vstack([self._corner_xy, np.zeros((grow, 2))])
+            self._corner_centre = np.vstack([self._corner_centre, np.zeros((grow, 2))])
+            self._corner_radius = np.concatenate([self._corner_radius, np.zeros(grow)])
+        self._corner_xy[first:last] = ring
+        self._corner_centre[first:last] = c
+        self._corner_radius[first:last] = r
+        self._n_corners = last
         return i
 
     def _disc_links(self, lv: Level, pairs: list[tuple[int, int]]) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -565,33 +583,31 @@ class Ground:
         todo = [k for k, hit in enumerate(out) if hit is None]
         if not todo:
             return out
-        ga, gb, counts = [], [], []
-        a, b, ca, cb, ra, rb = [], [], [], [], [], []      # the two ends of each link, and their discs
+        # every corner of p with every one of q (with his own: each pair once), all new pairs at once: the
+        # corners by their numbers, each link's ends and their discs read from them
+        ii, jj, first_p, first_q, counts = [], [], [], [], []
         for k in todo:
-            dp, dq = self._discs[pairs[k][0]], self._discs[pairs[k][1]]
-            n_p, n_q = len(dp.corners), len(dq.corners)
-            if pairs[k][0] == pairs[k][1]:
-                i, j = _pairs(n_p, 1)
-            else:
-                i, j = np.repeat(np.arange(n_p), n_q), np.tile(np.arange(n_q), n_p)
-            ga.append(dp.first + i)
-            gb.append(dq.first + j)
+            p, q = pairs[k]
+            dp, dq = self._discs[p], self._discs[q]
+            i, j = _pairs(len(dp.corners), 1) if p == q else _all_pairs(len(dp.corners), len(dq.corners))
+            ii.append(i)
+            jj.append(j)
+            first_p.append(dp.first)
+            first_q.append(dq.first)
             counts.append(len(i))
-            a.append(dp.corners[i])
-            b.append(dq.corners[j])
-            ca.append(np.broadcast_to(dp.centre, (len(i), 2)))
-            cb.append(np.broadcast_to(dq.centre, (len(i), 2)))
-            ra.append(np.full(len(i), dp.radius))
-            rb.append(np.full(len(i), dq.radius))
-        ga, gb = np.concatenate(ga), np.concatenate(gb)
-        a, b, ca, cb, ra, rb = (np.concatenate(x) for x in (a, b, ca, cb, ra, rb))
+        ga = np.concatenate(ii) + np.repeat(first_p, counts)
+        gb = np.concatenate(jj) + np.repeat(first_q, counts)
+        a, b = self._corner_xy[ga], self._corner_xy[gb]
         ok = np.hypot(*(a - b).T) < 4.0
-        ok[ok] = ~(_cuts(a[ok], b[ok], ca[ok], ra[ok]) | _cuts(b[ok], a[ok], cb[ok], rb[ok]))
+        ga_, gb_ = ga[ok], gb[ok]
+        ok[ok] = ~(_cuts(a[ok], b[ok], self._corner_centre[ga_], self._corner_radius[ga_])
+                   | _cuts(b[ok], a[ok], self._corner_centre[gb_], self._corner_radius[gb_]))
         if ok.any():
             ok[ok] = shapely.covers(lv.prepared, shapely.linestrings(np.stack([a[ok], b[ok]], axis=1)))
-        for k, s, n in zip(todo, np.cumsum([0, *counts[:-1]]), counts):
-            sel = ok[s:s + n]
-            out[k] = cache[pairs[k]] = (ga[s:s + n][sel], gb[s:s + n][sel])
+        ga, gb = ga[ok], gb[ok]
+        kept = np.concatenate([[0], np.cumsum(ok)])[np.cumsum([0, *counts])].tolist()   # each pair's share
+        for k, lo, hi in zip(todo, kept, kept[1:]):
+            out[k] = cache[pairs[k]] = (ga[lo:hi], gb[lo:hi])
         return out
 
 
@@ -645,6 +661,14 @@ def _pairs(n: int, k: int) -> tuple[np.ndarray, np.ndarray]:
     """np.triu_indices(n, k), worked out once for each n (the numbers of people routed round recur); the
     arrays are read only."""
     i, j = np.triu_indices(n, k)
+    i.flags.writeable = j.flags.writeable = False
+    return i, j
+
+
+@lru_cache(maxsize=256)
+def _all_pairs(n: int, m: int) -> tuple[np.ndarray, np.ndarray]:
+    """Every one of n things with every one of m (i, j), worked out once for each n and m; read only."""
+    i, j = np.repeat(np.arange(n), m), np.tile(np.arange(m), n)
     i.flags.writeable = j.flags.writeable = False
     return i, j
 
