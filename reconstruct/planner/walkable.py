@@ -64,6 +64,21 @@ class _Disc(NamedTuple):
     static_number: np.ndarray    # static_corner numbered so
 
 
+class _Round(NamedTuple):
+    """What a way round some people standing has whatever its start and goal (see :meth:`Ground._round_people`)."""
+    people: "_Discs"             # the people, as discs
+    extra: np.ndarray            # (m, 2) the corners round them that are kept
+    pts: np.ndarray              # the fixtures' corners, then those: the nodes of a way round them but its ends
+    known_a: np.ndarray          # the links known among those nodes that keep clear of them all …
+    known_b: np.ndarray
+    known_w: np.ndarray          # … and their lengths
+    static_clear: np.ndarray     # which of the fixtures' links keep clear of them all
+    lo: np.ndarray               # the box of their centres
+    hi: np.ndarray
+    far_pairs: np.ndarray        # (m + 2, m + 2): the pairs i < j of the corners round them, the start and the
+                                 # goal (last) that are not among the links known (two corners near each other)
+
+
 # the corners of a unit octagon whose sides touch the unit circle: the corners of a way round someone
 _A = np.arange(8) * math.pi / 4 + math.pi / 8
 _RING = np.c_[np.cos(_A) / math.cos(math.pi / 8), np.sin(_A) / math.cos(math.pi / 8)]
@@ -385,28 +400,24 @@ class Ground:
         if math.dist(start, goal) < 1e-6:
             return [start, goal]
         nb = len(lv.nodes)
-        people, extra, known_a, known_b, static_clear = _remembered(self._round_cache, (lv.name, tuple(discs)),
-                                                                    lambda: self._round_people(lv, discs))
-        pts = np.vstack([lv.nodes, extra, s_xy[None], g_xy[None]])
+        rp = _remembered(self._round_cache, (lv.name, tuple(discs)), lambda: self._round_people(lv, discs))
+        pts = np.concatenate([rp.pts, s_xy[None], g_xy[None]])
         n = len(pts)
         s_i, g_i = n - 2, n - 1
-        rows, cols, wts = self._static_links(lv, s_xy, g_xy, people, static_clear, local)
-        if extent == "all":
-            known_a = known_b = np.zeros(0, int)
-        a_idx, b_idx = self._new_links(lv, pts, nb, len(extra), extent)
-        if len(known_a) or len(a_idx):
-            ok = people.clear(pts[a_idx], pts[b_idx])
-            # on the ground is known for the links round people and for those to the fixtures' corners seen;
-            # the rest is checked here
-            need = ok & ~(b_idx < nb)
-            if need.any():
-                segs = shapely.linestrings(np.stack([pts[a_idx[need]], pts[b_idx[need]]], axis=1))
-                ok[np.flatnonzero(need)] = shapely.covers(lv.prepared, segs)
-            a_idx, b_idx = np.concatenate([known_a, a_idx[ok]]), np.concatenate([known_b, b_idx[ok]])
-            rows.append(a_idx)
-            cols.append(b_idx)
-            wts.append(np.hypot(*(pts[a_idx] - pts[b_idx]).T))
-        r, c, w = _one_link_each(np.concatenate(rows), np.concatenate(cols), np.concatenate(wts))
+        static = self._static_links(lv, s_xy, g_xy, rp, local)
+        a_idx, b_idx = self._new_links(lv, rp, pts, extent)
+        ok = rp.people.clear(pts[a_idx], pts[b_idx])
+        # on the ground is known for the links round people and for those to the fixtures' corners seen;
+        # the rest is checked here
+        need = ok & (b_idx >= nb)
+        if need.any():
+            segs = shapely.linestrings(np.stack([pts[a_idx[need]], pts[b_idx[need]]], axis=1))
+            ok[np.flatnonzero(need)] = shapely.covers(lv.prepared, segs)
+        a_idx, b_idx = a_idx[ok], b_idx[ok]
+        known = (rp.known_a, rp.known_b, rp.known_w) if extent != "all" else (_NONE, _NONE, _NONE_W)
+        r, c, w = _one_link_each(np.concatenate([lv.edges[static, 0], known[0], a_idx]),
+                                 np.concatenate([lv.edges[static, 1], known[1], b_idx]),
+                                 np.concatenate([lv.weights[static], known[2], np.hypot(*(pts[a_idx] - pts[b_idx]).T)]))
         dist, pred = dijkstra(_way_graph(r, c, np.maximum(w, 1e-9), n), indices=s_i, return_predecessors=True)
         if not np.isfinite(dist[g_i]):
             if local:
@@ -421,26 +432,36 @@ class Ground:
         return [tuple(p) for p in pts[idx[::-1]].tolist()]
 
     def _round_people(self, lv: Level, discs) -> tuple:
-        """What a way round these people has whatever its start and goal (remembered per level and people:
-        many walk round the same people standing): the people as :class:`_Discs`, the corners round them
-        (kept ones, (m, 2)), the links known among them and to the fixtures' corners that keep clear of them
-        all (as node numbers: the fixtures' corners first, then these), and which of the fixtures' links keep
-        clear of them all (see :meth:`_static_links`)."""
+        """What a way round these people has whatever its start and goal, as a :class:`_Round` (remembered
+        per level and people: many walk round the same people standing): the corners round them, the links
+        known among them and to the fixtures' corners that keep clear of them all (as node numbers: the
+        fixtures' corners first, then these), which of the fixtures' links keep clear of them all (see
+        :meth:`_static_links`), and which links between new nodes are to be tried for each way (see
+        :meth:`_new_links`)."""
         people = _Discs(discs)
         ids, info, numbers, keep, new_index, extra = self._corners_round(lv, discs, people)
+        pts = np.vstack([lv.nodes, extra])
         known_a = known_b = np.zeros(0, int)
         if len(info):
             known_a, known_b = self._known_links(lv, ids, info, numbers, keep, new_index, people)
             if len(known_a):
-                pts = np.vstack([lv.nodes, extra])
                 ok = people.clear(pts[known_a], pts[known_b])
                 known_a, known_b = known_a[ok], known_b[ok]
+        known_w = np.hypot(*(pts[known_a] - pts[known_b]).T)
         static_clear = np.ones(len(lv.edges), bool)   # the fixtures' links that keep clear of them all
         if info:
             static_clear[np.concatenate([d.cuts for d in info])] = False
-        for x in (extra, known_a, known_b, static_clear):
+        # pairs of new nodes: the corners round people, then the start and the goal; those of two corners
+        # nearer each other than the reach are known (above)
+        m = len(extra)
+        near = np.zeros((m + 2, m + 2), bool)
+        near[:m, :m] = np.hypot(extra[:, None, 0] - extra[None, :, 0], extra[:, None, 1] - extra[None, :, 1]) < 4.0
+        far_pairs = _upper(m + 2) & ~near
+        lo, hi = (people.centres.min(0), people.centres.max(0)) if len(discs) else (np.full(2, np.inf), np.full(2, -np.inf))
+        out = _Round(people, extra, pts, known_a, known_b, known_w, static_clear, lo, hi, far_pairs)
+        for x in out[1:]:
             x.flags.writeable = False
-        return people, extra, known_a, known_b, static_clear
+        return out
 
     def _corners_round(self, lv: Level, discs, people: "_Discs"):
         """The corners round each person that the ground allows and nobody else's disc covers: (disc ids,
@@ -459,19 +480,17 @@ class Ground:
         return ids, info, numbers, keep, new_index, extra[keep]
 
     @staticmethod
-    def _static_links(lv: Level, s_xy, g_xy, people: "_Discs", static_clear: np.ndarray,
-                      local: bool) -> tuple[list, list, list]:
-        """The fixtures' links still clear of the people (``static_clear``, worked out once for them), within
-        reach of the way (a detour round people is local; the whole ground again if no way is found there):
-        (rows, cols, weights) as lists of arrays."""
-        e = lv.edges
-        keep_e = static_clear
-        if local:
-            box = np.vstack([s_xy, g_xy, people.centres])
-            lo_b, hi_b = box.min(0) - 6.0, box.max(0) + 6.0
-            inside = ((lv.nodes >= lo_b) & (lv.nodes <= hi_b)).all(axis=1)
-            keep_e = keep_e & inside[e[:, 0]] & inside[e[:, 1]]
-        return [e[keep_e, 0]], [e[keep_e, 1]], [lv.weights[keep_e]]
+    def _static_links(lv: Level, s_xy, g_xy, rp: _Round, local: bool) -> np.ndarray:
+        """Which of the fixtures' links are still clear of the people (``rp.static_clear``, worked out once for
+        them) and within reach of the way: both ends within 6 m of the box of its ends and the people, i.e.
+        the link's box within that (a detour round people is local; the whole ground again if no way is found
+        there)."""
+        if not local:
+            return rp.static_clear
+        lo_b = np.minimum(np.minimum(s_xy, g_xy), rp.lo) - 6.0
+        hi_b = np.maximum(np.maximum(s_xy, g_xy), rp.hi) + 6.0
+        lo, hi = lv.edge_box
+        return rp.static_clear & (lo >= lo_b).all(axis=1) & (hi <= hi_b).all(axis=1)
 
     def _known_links(self, lv: Level, ids, info, numbers, keep, new_index,
                      people: "_Discs") -> tuple[np.ndarray, np.ndarray]:
@@ -500,42 +519,35 @@ class Ground:
         known_b.append(np.maximum(la, lb))
         return np.concatenate(known_a), np.concatenate(known_b)
 
-    def _new_links(self, lv: Level, pts, nb: int, n_extra: int, extent: str) -> tuple[np.ndarray, np.ndarray]:
+    def _new_links(self, lv: Level, rp: _Round, pts, extent: str) -> tuple[np.ndarray, np.ndarray]:
         """The links worked out for this way: from the start and the goal to the fixtures' corners they see
         (cached per point), and from the start, the goal and the corners next to them to every other new
         node however far (with near links only, a goal just past the end of a file could be reached only
         where a straight line to it happened to be clear: from the far side of the court).  The caller tests
         them all against the people (one from a corner round someone that cuts into him among them: testing
         those against him alone first, to spare the full test, cost more than it spared)."""
-        n = len(pts)
+        nb, n_extra, n = len(lv.nodes), len(rp.extra), len(pts)
         s_i, g_i = n - 2, n - 1
         s_xy, g_xy = pts[s_i], pts[g_i]
-        pairs_a, pairs_b = [], []
-        for k in (s_i, g_i):
-            vis = self._visible(lv, pts[k])
-            pairs_a.append(np.full(len(vis), k))
-            pairs_b.append(vis)
+        vs, vg = self._visible(lv, s_xy), self._visible(lv, g_xy)
+        pairs_a, pairs_b = [np.full(len(vs), s_i), np.full(len(vg), g_i)], [vs, vg]
         new_pts = pts[nb:]
-        m = len(new_pts)
-        ends = np.flatnonzero(np.minimum(np.hypot(*(new_pts - s_xy).T), np.hypot(*(new_pts - g_xy).T)) < END_REACH)
+        is_end = np.minimum(np.hypot(*(new_pts - s_xy).T), np.hypot(*(new_pts - g_xy).T)) < END_REACH
         if extent == "all":
-            ends = np.arange(m)
+            is_end[:] = True
         if extent != "near":      # to the fixtures' corners they see, however far (cached per point)
+            ends = np.flatnonzero(is_end)
             for k in ends[ends < n_extra] + nb:
                 vis = self._visible(lv, pts[k])
                 pairs_a.append(np.full(len(vis), k))
                 pairs_b.append(vis)
-        ei, ej = np.repeat(ends, m), np.tile(np.arange(m), len(ends))
-        is_end = np.zeros(m, bool)
-        is_end[ends] = True
-        once = (ei != ej) & ((ei < ej) | ~is_end[ej])          # each pair once
-        ni, nj = np.minimum(ei, ej)[once], np.maximum(ei, ej)[once]
-        both = (ni < n_extra) & (nj < n_extra)
-        far = ~both | ~(np.hypot(*(new_pts[ni] - new_pts[nj]).T) < 4.0) | (extent == "all")   # near: known
-        pairs_a.append(nb + ni[far])
-        pairs_b.append(nb + nj[far])
-        a_idx, b_idx = np.concatenate(pairs_a), np.concatenate(pairs_b)
-        return a_idx, b_idx
+        # each pair of new nodes once, one of them an end (the start and the goal always are); those known
+        # already (two corners round people near each other) only with "all"
+        ni, nj = np.nonzero((is_end[:, None] | is_end[None, :])
+                            & (rp.far_pairs if extent != "all" else _upper(len(new_pts))))
+        pairs_a.append(nb + ni)
+        pairs_b.append(nb + nj)
+        return np.concatenate(pairs_a), np.concatenate(pairs_b)
 
     def _disc(self, lv: Level, centre: tuple[float, float], r: float) -> int:
         """The id of a way round someone standing (a disc), with what never changes about it worked out
@@ -663,6 +675,17 @@ def _pairs(n: int, k: int) -> tuple[np.ndarray, np.ndarray]:
     i, j = np.triu_indices(n, k)
     i.flags.writeable = j.flags.writeable = False
     return i, j
+
+
+_NONE, _NONE_W = np.zeros(0, int), np.zeros(0)     # no links
+
+
+@lru_cache(maxsize=256)
+def _upper(n: int) -> np.ndarray:
+    """(n, n): whether i < j, worked out once for each n; read only."""
+    out = np.triu(np.ones((n, n), bool), 1)
+    out.flags.writeable = False
+    return out
 
 
 @lru_cache(maxsize=256)
