@@ -56,12 +56,11 @@ class _Disc(NamedTuple):
     centre: np.ndarray           # where he stands
     radius: float                # how far from him a way keeps
     corners: np.ndarray          # (m, 2) its corners that the ground allows
-    static_corner: np.ndarray    # its links to the fixtures' corners: which of its corners …
+    static_number: np.ndarray    # its links to the fixtures' corners: which of its corners (their numbers below) …
     static_node: np.ndarray      # … to which fixture corner
     cuts: np.ndarray             # the fixtures' links (their numbers) that come closer to him than the radius
     first: int                   # the number of its first corner among the corners of all discs seen
     numbers: np.ndarray          # the numbers of its corners among the corners of all discs seen
-    static_number: np.ndarray    # static_corner numbered so
 
 
 class _Round(NamedTuple):
@@ -443,7 +442,7 @@ class Ground:
             idx.append(int(pred[idx[-1]]))
         return [tuple(p) for p in pts[idx[::-1]].tolist()]
 
-    def _round_people(self, lv: Level, discs) -> tuple:
+    def _round_people(self, lv: Level, discs) -> _Round:
         """What a way round these people has whatever its start and goal, as a :class:`_Round` (remembered
         per level and people: many walk round the same people standing): the corners round them, the links
         known among them and to the fixtures' corners that keep clear of them all (as node numbers: the
@@ -585,7 +584,7 @@ class Ground:
         self._disc_ids[key] = i
         first, last = self._n_corners, self._n_corners + len(ring)
         numbers = np.arange(first, last)
-        self._discs.append(_Disc(c, r, ring, ei[ok], bj[ok], _cut_links(lv, c, r), first, numbers, first + ei[ok]))
+        self._discs.append(_Disc(c, r, ring, first + ei[ok], bj[ok], _cut_links(lv, c, r), first, numbers))
         if last > len(self._corner_radius):
             grow = max(last, 2 * len(self._corner_radius)) - len(self._corner_radius)
             self._corner_xy = np.vstack([self._corner_xy, np.zeros((grow, 2))])
