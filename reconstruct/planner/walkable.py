@@ -56,10 +56,26 @@ class _Disc(NamedTuple):
     centre: np.ndarray           # where he stands
     radius: float                # how far from him a way keeps
     corners: np.ndarray          # (m, 2) its corners that the ground allows
-    static_corner: np.ndarray    # its links to the fixtures' corners: which of its corners …
+    static_number: np.ndarray    # its links to the fixtures' corners: which of its corners (their numbers below) …
     static_node: np.ndarray      # … to which fixture corner
     cuts: np.ndarray             # the fixtures' links (their numbers) that come closer to him than the radius
     first: int                   # the number of its first corner among the corners of all discs seen
+    numbers: np.ndarray          # the numbers of its corners among the corners of all discs seen
+
+
+class _Round(NamedTuple):
+    """What a way round some people standing has whatever its start and goal (see :meth:`Ground._round_people`)."""
+    people: "_Discs"             # the people, as discs
+    extra: np.ndarray            # (m, 2) the corners round them that are kept
+    pts: np.ndarray              # the fixtures' corners, then those: the nodes of a way round them but its ends
+    known_a: np.ndarray          # the links known among those nodes that keep clear of them all …
+    known_b: np.ndarray
+    known_w: np.ndarray          # … and their lengths
+    static_clear: np.ndarray     # which of the fixtures' links keep clear of them all
+    lo: np.ndarray               # the box of their centres
+    hi: np.ndarray
+    far_pairs: np.ndarray        # (m + 2, m + 2): the pairs i < j of the corners round them, the start and the
+                                 # goal (last) that are not among the links known (two corners near each other)
 
 
 # the corners of a unit octagon whose sides touch the unit circle: the corners of a way round someone
@@ -151,6 +167,10 @@ class Ground:
         self._discs: list[_Disc] = []
         self._link_cache: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
         self._n_corners = 0                      # corners of all discs seen, numbered in that order
+        # each of them by its number: where it is, and the centre and radius of its disc (rows past
+        # _n_corners unused: the arrays grow by doubling)
+        self._corner_xy, self._corner_centre = np.zeros((64, 2)), np.zeros((64, 2))
+        self._corner_radius = np.zeros(64)
         self.boxed_in = False          # whether the last route had to pass too close to someone
         self.levels = {HALL: Level(HALL, H, _largest(hall_free)), COURT: Level(COURT, 0.0, _largest(court_free))}
         for level in self.levels.values():
@@ -294,9 +314,21 @@ class Ground:
             cand = np.nonzero(np.hypot(off[:, 0], off[:, 1]) < radii)[0]
             if not len(cand):
                 return []
-            # points made for these only: for everyone standing they cost more than the test itself
-            return cand[shapely.distance(shapely.linestrings(path), shapely.points(centres[cand]))
-                        < radii[cand] - 1e-3].tolist()
+            # how far they are from the way worked out here (a few corners, a few people: quicker than making
+            # shapely's lines and points); one whose distance is within 1e-9 of his limit (far more than both
+            # ways of working it out can differ) is asked of shapely, so that every answer is shapely's
+            lim = (radii[cand] - 1e-3).tolist()
+            inside, unsure = [], []
+            for k, ((x, y), limit) in enumerate(zip(centres[cand].tolist(), lim)):
+                d = _from_way(path, x, y)
+                if abs(d - limit) <= 1e-9:
+                    unsure.append(k)
+                inside.append(d < limit)
+            if unsure:
+                d = shapely.distance(shapely.linestrings(path), shapely.points(centres[cand[unsure]]))
+                for k, v in zip(unsure, (d < np.asarray(lim)[unsure]).tolist()):
+                    inside[k] = v
+            return [i for i, v in zip(cand.tolist(), inside) if v]
 
         chains = None
         for attempt in range(10):
@@ -375,33 +407,28 @@ class Ground:
 
     def _route_with_uncached(self, lv: Level, start, goal, discs, local: bool,
                              extent: str = "near") -> list[tuple[float, float]]:
-        people = _Discs(discs)
         s_xy, g_xy = np.asarray(start, float), np.asarray(goal, float)
         if math.dist(start, goal) < 1e-6:
             return [start, goal]
         nb = len(lv.nodes)
-        extra, known_a, known_b, static_clear = _remembered(self._round_cache, (lv.name, tuple(discs)),
-                                                            lambda: self._round_people(lv, discs, people))
-        pts = np.vstack([lv.nodes, extra, s_xy[None], g_xy[None]])
+        rp = _remembered(self._round_cache, (lv.name, tuple(discs)), lambda: self._round_people(lv, discs))
+        pts = np.concatenate([rp.pts, s_xy[None], g_xy[None]])
         n = len(pts)
         s_i, g_i = n - 2, n - 1
-        rows, cols, wts = self._static_links(lv, s_xy, g_xy, people, static_clear, local)
-        if extent == "all":
-            known_a = known_b = np.zeros(0, int)
-        a_idx, b_idx = self._new_links(lv, pts, nb, len(extra), extent)
-        if len(known_a) or len(a_idx):
-            ok = people.clear(pts[a_idx], pts[b_idx])
-            # on the ground is known for the links round people and for those to the fixtures' corners seen;
-            # the rest is checked here
-            need = ok & ~(b_idx < nb)
-            if need.any():
-                segs = shapely.linestrings(np.stack([pts[a_idx[need]], pts[b_idx[need]]], axis=1))
-                ok[np.flatnonzero(need)] = shapely.covers(lv.prepared, segs)
-            a_idx, b_idx = np.concatenate([known_a, a_idx[ok]]), np.concatenate([known_b, b_idx[ok]])
-            rows.append(a_idx)
-            cols.append(b_idx)
-            wts.append(np.hypot(*(pts[a_idx] - pts[b_idx]).T))
-        r, c, w = _one_link_each(np.concatenate(rows), np.concatenate(cols), np.concatenate(wts))
+        static = self._static_links(lv, s_xy, g_xy, rp, local)
+        a_idx, b_idx = self._new_links(lv, rp, pts, extent)
+        ok = rp.people.clear(pts[a_idx], pts[b_idx])
+        # on the ground is known for the links round people and for those to the fixtures' corners seen;
+        # the rest is checked here
+        need = ok & (b_idx >= nb)
+        if need.any():
+            segs = shapely.linestrings(np.stack([pts[a_idx[need]], pts[b_idx[need]]], axis=1))
+            ok[np.flatnonzero(need)] = shapely.covers(lv.prepared, segs)
+        a_idx, b_idx = a_idx[ok], b_idx[ok]
+        known = (rp.known_a, rp.known_b, rp.known_w) if extent != "all" else (_NONE, _NONE, _NONE_W)
+        r, c, w = _one_link_each(np.concatenate([lv.edges[static, 0], known[0], a_idx]),
+                                 np.concatenate([lv.edges[static, 1], known[1], b_idx]),
+                                 np.concatenate([lv.weights[static], known[2], np.hypot(*(pts[a_idx] - pts[b_idx]).T)]))
         dist, pred = dijkstra(_way_graph(r, c, np.maximum(w, 1e-9), n), indices=s_i, return_predecessors=True)
         if not np.isfinite(dist[g_i]):
             if local:
@@ -415,65 +442,76 @@ class Ground:
             idx.append(int(pred[idx[-1]]))
         return [tuple(p) for p in pts[idx[::-1]].tolist()]
 
-    def _round_people(self, lv: Level, discs, people: "_Discs") -> tuple[np.ndarray, ...]:
-        """What a way round these people has whatever its start and goal (remembered per level and people:
-        many walk round the same people standing): the corners round them (kept ones, (m, 2)), the links
+    def _round_people(self, lv: Level, discs) -> _Round:
+        """What a way round these people has whatever its start and goal, as a :class:`_Round` (remembered
+        per level and people: many walk round the same people standing): the corners round them, the links
         known among them and to the fixtures' corners that keep clear of them all (as node numbers: the
-        fixtures' corners first, then these), and which of the fixtures' links keep clear of them all (see
-        :meth:`_static_links`)."""
-        ids, info, keep, new_index, extra = self._corners_round(lv, discs, people)
+        fixtures' corners first, then these), which of the fixtures' links keep clear of them all (see
+        :meth:`_static_links`), and which links between new nodes are to be tried for each way (see
+        :meth:`_new_links`)."""
+        people = _Discs(discs)
+        ids, info, numbers, keep, new_index, extra = self._corners_round(lv, discs, people)
+        pts = np.vstack([lv.nodes, extra])
         known_a = known_b = np.zeros(0, int)
         if len(info):
-            known_a, known_b = self._known_links(lv, ids, info, keep, new_index, people)
+            known_a, known_b = self._known_links(lv, ids, info, numbers, keep, new_index, people)
             if len(known_a):
-                pts = np.vstack([lv.nodes, extra])
                 ok = people.clear(pts[known_a], pts[known_b])
                 known_a, known_b = known_a[ok], known_b[ok]
+        known_w = np.hypot(*(pts[known_a] - pts[known_b]).T)
         static_clear = np.ones(len(lv.edges), bool)   # the fixtures' links that keep clear of them all
         if info:
             static_clear[np.concatenate([d.cuts for d in info])] = False
-        for x in (extra, known_a, known_b, static_clear):
+        # pairs of new nodes: the corners round people, then the start and the goal; those of two corners
+        # nearer each other than the reach are known (above)
+        m = len(extra)
+        near = np.zeros((m + 2, m + 2), bool)
+        near[:m, :m] = np.hypot(extra[:, None, 0] - extra[None, :, 0], extra[:, None, 1] - extra[None, :, 1]) < 4.0
+        far_pairs = _upper(m + 2) & ~near
+        lo, hi = (people.centres.min(0), people.centres.max(0)) if len(discs) else (np.full(2, np.inf), np.full(2, -np.inf))
+        out = _Round(people, extra, pts, known_a, known_b, known_w, static_clear, lo, hi, far_pairs)
+        for x in out[1:]:
             x.flags.writeable = False
-        return extra, known_a, known_b, static_clear
+        return out
 
     def _corners_round(self, lv: Level, discs, people: "_Discs"):
         """The corners round each person that the ground allows and nobody else's disc covers: (disc ids,
-        their records, which corners are kept, a kept corner's node number, the kept corners)."""
+        their records, their corners' numbers among those of all discs, which corners are kept, a kept
+        corner's node number, the kept corners)."""
         nb = len(lv.nodes)
         ids = [self._disc(lv, c, r) for c, r in discs]
         info = [self._discs[i] for i in ids]
-        extra = np.vstack([d.corners for d in info]) if info else np.zeros((0, 2))
+        numbers = np.concatenate([d.numbers for d in info]) if info else np.zeros(0, int)
+        extra = self._corner_xy[numbers]
         keep = np.ones(len(extra), bool)
         if len(extra):
             keep = (np.hypot(extra[:, None, 0] - people.centres[None, :, 0],
                              extra[:, None, 1] - people.centres[None, :, 1]) >= people.radii[None, :]).all(axis=1)
         new_index = np.cumsum(keep) - 1 + nb          # a kept corner's node number
-        return ids, info, keep, new_index, extra[keep]
+        return ids, info, numbers, keep, new_index, extra[keep]
 
     @staticmethod
-    def _static_links(lv: Level, s_xy, g_xy, people: "_Discs", static_clear: np.ndarray,
-                      local: bool) -> tuple[list, list, list]:
-        """The fixtures' links still clear of the people (``static_clear``, worked out once for them), within
-        reach of the way (a detour round people is local; the whole ground again if no way is found there):
-        (rows, cols, weights) as lists of arrays."""
-        e = lv.edges
-        keep_e = static_clear
-        if local:
-            box = np.vstack([s_xy, g_xy, people.centres])
-            lo_b, hi_b = box.min(0) - 6.0, box.max(0) + 6.0
-            inside = ((lv.nodes >= lo_b) & (lv.nodes <= hi_b)).all(axis=1)
-            keep_e = keep_e & inside[e[:, 0]] & inside[e[:, 1]]
-        return [e[keep_e, 0]], [e[keep_e, 1]], [lv.weights[keep_e]]
+    def _static_links(lv: Level, s_xy, g_xy, rp: _Round, local: bool) -> np.ndarray:
+        """Which of the fixtures' links are still clear of the people (``rp.static_clear``, worked out once for
+        them) and within reach of the way: both ends within 6 m of the box of its ends and the people, i.e.
+        the link's box within that (a detour round people is local; the whole ground again if no way is found
+        there)."""
+        if not local:
+            return rp.static_clear
+        lo_b = np.minimum(np.minimum(s_xy, g_xy), rp.lo) - 6.0
+        hi_b = np.maximum(np.maximum(s_xy, g_xy), rp.hi) + 6.0
+        lo, hi = lv.edge_box
+        return rp.static_clear & (lo >= lo_b).all(axis=1) & (hi <= hi_b).all(axis=1)
 
-    def _known_links(self, lv: Level, ids, info, keep, new_index, people: "_Discs") -> tuple[np.ndarray, np.ndarray]:
+    def _known_links(self, lv: Level, ids, info, numbers, keep, new_index,
+                     people: "_Discs") -> tuple[np.ndarray, np.ndarray]:
         """Links known on the ground already (worked out once per person's disc and pair of discs): from the
         corners round people to the fixtures' corners near, and among corners round people near each
         other; they are only tested against the other discs by the caller."""
         centres, radii = people.centres, people.radii
         local_of = np.full(self._n_corners, -1)
-        gids = np.concatenate([np.arange(d.first, d.first + len(d.corners)) for d in info])
-        local_of[gids] = np.where(keep, new_index, -1)
-        ga = np.concatenate([d.first + d.static_corner for d in info])
+        local_of[numbers] = np.where(keep, new_index, -1)
+        ga = np.concatenate([d.static_number for d in info])
         sb = np.concatenate([d.static_node for d in info])
         la = local_of[ga]
         known_a, known_b = [la[la >= 0]], [sb[la >= 0]]
@@ -492,42 +530,35 @@ class Ground:
         known_b.append(np.maximum(la, lb))
         return np.concatenate(known_a), np.concatenate(known_b)
 
-    def _new_links(self, lv: Level, pts, nb: int, n_extra: int, extent: str) -> tuple[np.ndarray, np.ndarray]:
+    def _new_links(self, lv: Level, rp: _Round, pts, extent: str) -> tuple[np.ndarray, np.ndarray]:
         """The links worked out for this way: from the start and the goal to the fixtures' corners they see
         (cached per point), and from the start, the goal and the corners next to them to every other new
         node however far (with near links only, a goal just past the end of a file could be reached only
         where a straight line to it happened to be clear: from the far side of the court).  The caller tests
         them all against the people (one from a corner round someone that cuts into him among them: testing
         those against him alone first, to spare the full test, cost more than it spared)."""
-        n = len(pts)
+        nb, n_extra, n = len(lv.nodes), len(rp.extra), len(pts)
         s_i, g_i = n - 2, n - 1
         s_xy, g_xy = pts[s_i], pts[g_i]
-        pairs_a, pairs_b = [], []
-        for k in (s_i, g_i):
-            vis = self._visible(lv, pts[k])
-            pairs_a.append(np.full(len(vis), k))
-            pairs_b.append(vis)
+        vs, vg = self._visible(lv, s_xy), self._visible(lv, g_xy)
+        pairs_a, pairs_b = [np.full(len(vs), s_i), np.full(len(vg), g_i)], [vs, vg]
         new_pts = pts[nb:]
-        m = len(new_pts)
-        ends = np.flatnonzero(np.minimum(np.hypot(*(new_pts - s_xy).T), np.hypot(*(new_pts - g_xy).T)) < END_REACH)
+        is_end = np.minimum(np.hypot(*(new_pts - s_xy).T), np.hypot(*(new_pts - g_xy).T)) < END_REACH
         if extent == "all":
-            ends = np.arange(m)
+            is_end[:] = True
         if extent != "near":      # to the fixtures' corners they see, however far (cached per point)
+            ends = np.flatnonzero(is_end)
             for k in ends[ends < n_extra] + nb:
                 vis = self._visible(lv, pts[k])
                 pairs_a.append(np.full(len(vis), k))
                 pairs_b.append(vis)
-        ei, ej = np.repeat(ends, m), np.tile(np.arange(m), len(ends))
-        is_end = np.zeros(m, bool)
-        is_end[ends] = True
-        once = (ei != ej) & ((ei < ej) | ~is_end[ej])          # each pair once
-        ni, nj = np.minimum(ei, ej)[once], np.maximum(ei, ej)[once]
-        both = (ni < n_extra) & (nj < n_extra)
-        far = ~both | ~(np.hypot(*(new_pts[ni] - new_pts[nj]).T) < 4.0) | (extent == "all")   # near: known
-        pairs_a.append(nb + ni[far])
-        pairs_b.append(nb + nj[far])
-        a_idx, b_idx = np.concatenate(pairs_a), np.concatenate(pairs_b)
-        return a_idx, b_idx
+        # each pair of new nodes once, one of them an end (the start and the goal always are); those known
+        # already (two corners round people near each other) only with "all"
+        ni, nj = np.nonzero((is_end[:, None] | is_end[None, :])
+                            & (rp.far_pairs if extent != "all" else _upper(len(new_pts))))
+        pairs_a.append(nb + ni)
+        pairs_b.append(nb + nj)
+        return np.concatenate(pairs_a), np.concatenate(pairs_b)
 
     def _disc(self, lv: Level, centre: tuple[float, float], r: float) -> int:
         """The id of a way round someone standing (a disc), with what never changes about it worked out
@@ -551,8 +582,18 @@ class Ground:
         ok = shapely.covers(lv.prepared, shapely.linestrings(np.stack([ring[ei], base[bj]], axis=1)))
         i = len(self._disc_ids)
         self._disc_ids[key] = i
-        self._discs.append(_Disc(c, r, ring, ei[ok], bj[ok], _cut_links(lv, c, r), self._n_corners))
-        self._n_corners += len(ring)
+        first, last = self._n_corners, self._n_corners + len(ring)
+        numbers = np.arange(first, last)
+        self._discs.append(_Disc(c, r, ring, first + ei[ok], bj[ok], _cut_links(lv, c, r), first, numbers))
+        if last > len(self._corner_radius):
+            grow = max(last, 2 * len(self._corner_radius)) - len(self._corner_radius)
+            self._corner_xy = np.vstack([self._corner_xy, np.zeros((grow, 2))])
+            self._corner_centre = np.vstack([self._corner_centre, np.zeros((grow, 2))])
+            self._corner_radius = np.concatenate([self._corner_radius, np.zeros(grow)])
+        self._corner_xy[first:last] = ring
+        self._corner_centre[first:last] = c
+        self._corner_radius[first:last] = r
+        self._n_corners = last
         return i
 
     def _disc_links(self, lv: Level, pairs: list[tuple[int, int]]) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -565,33 +606,31 @@ class Ground:
         todo = [k for k, hit in enumerate(out) if hit is None]
         if not todo:
             return out
-        ga, gb, counts = [], [], []
-        a, b, ca, cb, ra, rb = [], [], [], [], [], []      # the two ends of each link, and their discs
+        # every corner of p with every one of q (with his own: each pair once), all new pairs at once: the
+        # corners by their numbers, each link's ends and their discs read from them
+        ii, jj, first_p, first_q, counts = [], [], [], [], []
         for k in todo:
-            dp, dq = self._discs[pairs[k][0]], self._discs[pairs[k][1]]
-            n_p, n_q = len(dp.corners), len(dq.corners)
-            if pairs[k][0] == pairs[k][1]:
-                i, j = _pairs(n_p, 1)
-            else:
-                i, j = np.repeat(np.arange(n_p), n_q), np.tile(np.arange(n_q), n_p)
-            ga.append(dp.first + i)
-            gb.append(dq.first + j)
+            p, q = pairs[k]
+            dp, dq = self._discs[p], self._discs[q]
+            i, j = _pairs(len(dp.corners), 1) if p == q else _all_pairs(len(dp.corners), len(dq.corners))
+            ii.append(i)
+            jj.append(j)
+            first_p.append(dp.first)
+            first_q.append(dq.first)
             counts.append(len(i))
-            a.append(dp.corners[i])
-            b.append(dq.corners[j])
-            ca.append(np.broadcast_to(dp.centre, (len(i), 2)))
-            cb.append(np.broadcast_to(dq.centre, (len(i), 2)))
-            ra.append(np.full(len(i), dp.radius))
-            rb.append(np.full(len(i), dq.radius))
-        ga, gb = np.concatenate(ga), np.concatenate(gb)
-        a, b, ca, cb, ra, rb = (np.concatenate(x) for x in (a, b, ca, cb, ra, rb))
+        ga = np.concatenate(ii) + np.repeat(first_p, counts)
+        gb = np.concatenate(jj) + np.repeat(first_q, counts)
+        a, b = self._corner_xy[ga], self._corner_xy[gb]
         ok = np.hypot(*(a - b).T) < 4.0
-        ok[ok] = ~(_cuts(a[ok], b[ok], ca[ok], ra[ok]) | _cuts(b[ok], a[ok], cb[ok], rb[ok]))
+        ga_, gb_ = ga[ok], gb[ok]
+        ok[ok] = ~(_cuts(a[ok], b[ok], self._corner_centre[ga_], self._corner_radius[ga_])
+                   | _cuts(b[ok], a[ok], self._corner_centre[gb_], self._corner_radius[gb_]))
         if ok.any():
             ok[ok] = shapely.covers(lv.prepared, shapely.linestrings(np.stack([a[ok], b[ok]], axis=1)))
-        for k, s, n in zip(todo, np.cumsum([0, *counts[:-1]]), counts):
-            sel = ok[s:s + n]
-            out[k] = cache[pairs[k]] = (ga[s:s + n][sel], gb[s:s + n][sel])
+        ga, gb = ga[ok], gb[ok]
+        kept = np.concatenate([[0], np.cumsum(ok)])[np.cumsum([0, *counts])].tolist()   # each pair's share
+        for k, lo, hi in zip(todo, kept, kept[1:]):
+            out[k] = cache[pairs[k]] = (ga[lo:hi], gb[lo:hi])
         return out
 
 
@@ -608,6 +647,20 @@ def _way_graph(r: np.ndarray, c: np.ndarray, w: np.ndarray, n: int) -> csr_matri
     np.cumsum(np.bincount(rows, minlength=n), out=indptr[1:])
     return csr_matrix((np.concatenate([w, w])[order], np.concatenate([c, r]).astype(np.int32)[order], indptr),
                       shape=(n, n))
+
+
+def _from_way(path, x: float, y: float) -> float:
+    """How far the point (x, y) is from a way (its corners, two or more), the least over its stretches of the
+    distance to the nearest point of each (worked out in floats: within a few 1e-15 m of GEOS's distance)."""
+    best = math.inf
+    for (ax, ay), (bx, by) in zip(path, path[1:]):
+        dx, dy = bx - ax, by - ay
+        px, py = x - ax, y - ay
+        length2 = dx * dx + dy * dy
+        t = min(max((px * dx + py * dy) / length2, 0.0), 1.0) if length2 > 0.0 else 0.0
+        ex, ey = px - t * dx, py - t * dy
+        best = min(best, math.sqrt(ex * ex + ey * ey))
+    return best
 
 
 def _chains(centres: np.ndarray, gap: float) -> np.ndarray:
@@ -645,6 +698,25 @@ def _pairs(n: int, k: int) -> tuple[np.ndarray, np.ndarray]:
     """np.triu_indices(n, k), worked out once for each n (the numbers of people routed round recur); the
     arrays are read only."""
     i, j = np.triu_indices(n, k)
+    i.flags.writeable = j.flags.writeable = False
+    return i, j
+
+
+_NONE, _NONE_W = np.zeros(0, int), np.zeros(0)     # no links
+
+
+@lru_cache(maxsize=256)
+def _upper(n: int) -> np.ndarray:
+    """(n, n): whether i < j, worked out once for each n; read only."""
+    out = np.triu(np.ones((n, n), bool), 1)
+    out.flags.writeable = False
+    return out
+
+
+@lru_cache(maxsize=256)
+def _all_pairs(n: int, m: int) -> tuple[np.ndarray, np.ndarray]:
+    """Every one of n things with every one of m (i, j), worked out once for each n and m; read only."""
+    i, j = np.repeat(np.arange(n), m), np.tile(np.arange(m), n)
     i.flags.writeable = j.flags.writeable = False
     return i, j
 
