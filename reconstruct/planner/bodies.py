@@ -100,16 +100,17 @@ class TrackIndex:
 
     def near(self, lo, hi, t0: float, t1: float) -> np.ndarray:
         """Which people's tracks come into the box [lo, hi] between t0 and t1 (standing where they last
-        stop from then on)."""
+        stop from then on).  (The reductions called as the ufuncs' own, which ``min`` and ``all`` call.)"""
+        box = self.box
         k0 = max(0, int(t0 // self.SPAN))
-        k1 = min(len(self.box) - 1, int(t1 // self.SPAN))
+        k1 = min(len(box) - 1, int(t1 // self.SPAN))
         if k1 > k0:
-            B = self.box[k0:k1 + 1].min(axis=0)
+            B = np.minimum.reduce(box[k0:k1 + 1], axis=0)
         else:
-            B = self.box[k0] if k1 == k0 else np.full(self.box.shape[1:], np.inf)
+            B = box[k0] if k1 == k0 else np.full(box.shape[1:], np.inf)
         B = np.where((self.last_t < t1)[:, None], np.minimum(B, self._last_box), B)
         # x0 <= hi_x, y0 <= hi_y, and the far corner beyond lo: -x1 <= -lo_x, -y1 <= -lo_y
-        return (B <= np.concatenate((hi, np.negative(lo)))).all(axis=1)
+        return np.logical_and.reduce(B <= np.array((hi[0], hi[1], -lo[0], -lo[1]), float), axis=1)
 
     @property
     def lo(self) -> np.ndarray:

@@ -303,7 +303,8 @@ class Occupancy:
     def near_tracks(self, me: Body, xy_lo, xy_hi, t0: float, t1: float) -> list[Body]:
         """Others whose tracks come into a box (grown by as far as anyone keeps from anyone) during a time
         window."""
-        lo, hi = np.asarray(xy_lo) - BROAD, np.asarray(xy_hi) + BROAD
+        lo = (float(xy_lo[0]) - BROAD, float(xy_lo[1]) - BROAD)      # (as numbers: a pair of them is
+        hi = (float(xy_hi[0]) + BROAD, float(xy_hi[1]) + BROAD)      # quicker so than as arrays)
         near = self.state.track_index.near(lo, hi, t0, t1)
         bodies = self.state.by_slot
         return [bodies[i] for i in np.flatnonzero(near).tolist() if bodies[i] is not me]
