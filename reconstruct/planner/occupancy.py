@@ -92,6 +92,8 @@ class Occupancy:
         self._ignored: tuple[int, ...] = ()                    # slots not counted as standing (see ignoring)
         self._standing_memo: tuple = (None, [])
         self._end_levels: tuple = (None, None)    # (the index's count of each end's moves, the level there)
+        self._lanes: dict[str, np.ndarray] = {}   # the points of self.keepout on each level, (n, 2)
+        self._ends_memo: tuple = (None, [], None)  # ((index version, people), where tracks end, the levels there)
         self._spots: dict[tuple, tuple] = {}      # candidate spots round a place, and which the ground allows
         self._dish_props: tuple = (-1, [])        # (how many props there were, the dishes among them)
         self._lines: dict[bytes, object] = {}    # the lines through stretches of track, by their points (_apart)
@@ -155,13 +157,14 @@ class Occupancy:
         # them to move on), not sent round them as if they stood there (宾出: the 大夫, last of the file,
         # went round the far end of the 侯)
         ti, n = self.state.track_index, len(self.state.by_slot)
-        ends = ti.last_xyz[:n]
-        there = self._end_levels_now(ends) == LEVELS.index(level)
+        stops, levels = self._ends_now(n)
+        there = levels == LEVELS.index(level)
         ended = ti.last_t[:n] <= t
         mask = (there & ended) | ~ended
         mask[me.slot] = False
-        mask[list(self._ignored)] = False
-        stops, bodies = list(map(tuple, ends[:, :2].tolist())), self.state.by_slot
+        if self._ignored:
+            mask[list(self._ignored)] = False
+        bodies = self.state.by_slot
         there, ended = there.tolist(), ended.tolist()
         for i in np.flatnonzero(mask).tolist():
             b = bodies[i]
@@ -176,6 +179,15 @@ class Occupancy:
             if there[i] and stops[i] != (x, y):
                 out.append(stops[i])
         return out
+
+    def _ends_now(self, n: int) -> tuple[list[tuple[float, float]], np.ndarray]:
+        """Where each of the n tracks ends, (x, y), and the level there (see :meth:`_end_levels_now`),
+        kept while no track changes (the index's version; a person added changes n)."""
+        ti = self.state.track_index
+        if self._ends_memo[0] != (ti.version, n):
+            ends = ti.last_xyz[:n]
+            self._ends_memo = ((ti.version, n), list(map(tuple, ends[:, :2].tolist())), self._end_levels_now(ends))
+        return self._ends_memo[1], self._ends_memo[2]
 
     def _end_levels_now(self, ends: np.ndarray) -> np.ndarray:
         """The level of where each track ends (``ends``: (n, 3), from the index; each level's index in
@@ -277,7 +289,9 @@ class Occupancy:
 
     def clear_of_lanes(self, level: str, pts: np.ndarray) -> np.ndarray:
         """Which points (n, 2) keep the gap from the ways up and down the stairs and through the gate."""
-        lanes = np.asarray([(kx, ky) for kx, ky, kl in self.keepout if kl == level]).reshape(-1, 2)
+        lanes = self._lanes.get(level)
+        if lanes is None:       # (the points kept out of, per level: fixed by the reading)
+            lanes = self._lanes[level] = np.asarray([(kx, ky) for kx, ky, kl in self.keepout if kl == level]).reshape(-1, 2)
         d2 = (pts[:, None, 0] - lanes[None, :, 0]) ** 2 + (pts[:, None, 1] - lanes[None, :, 1]) ** 2
         return (d2 >= GAP ** 2).all(axis=1)
 
