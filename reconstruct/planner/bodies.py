@@ -179,6 +179,7 @@ class Body:
     index: TrackIndex | None = field(default=None, repr=False)
     _last_row: tuple | None = field(default=None, repr=False)   # (i, the numbers of row i) last written
     slot: int = 0                       # this person's row in the index
+    _held: tuple | None = field(default=None, repr=False)   # (kinds held, bow unstrung) as his state has them
 
     def _put_row(self, i: int, row: list) -> None:
         if i >= len(self._buf):
@@ -209,8 +210,11 @@ class Body:
     def beyond(self, posture: str) -> float:
         """How much farther his outline reaches in a posture than standing (a bow's joined hands pushed
         forward, a 拜's head down to the mat): others keep that much more room from him then."""
-        held = tuple(self.kinds.get(h, "") for h in self.state.get("holding", ()))
-        return _beyond_standing(posture or self.posture, held, self.state.get("bow") == "unstrung")
+        held = self._held
+        if held is None:        # (the kinds held, kept until his state is set again)
+            held = self._held = (tuple(self.kinds.get(h, "") for h in self.state.get("holding", ())),
+                                 self.state.get("bow") == "unstrung")
+        return _beyond_standing(posture or self.posture, *held)
 
     def array(self) -> np.ndarray:
         """(n, 6): time, x, y, z, whether walking and how far he reaches beyond a standing figure (see
@@ -263,6 +267,7 @@ class Body:
 
     def set_state(self, t: float, **kw) -> None:
         self.state.update(kw)
+        self._held = None
         row = [round(t, 3), dict(self.state)]
         if self.states and self.states[-1][0] == row[0]:
             self.states[-1] = row
