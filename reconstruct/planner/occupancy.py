@@ -13,6 +13,7 @@ from operator import itemgetter
 import numpy as np
 import shapely
 
+from ..model.vocabulary import Posture
 from .bodies import Body
 from .geometry import _RING, _RADII, _beyond, _ways, _too_close
 from .state import PlanState
@@ -301,17 +302,19 @@ class Occupancy:
         n = len(self.state.by_slot)
         for j in np.flatnonzero(self.state.track_index.last_t[:n] >= t).tolist():   # whose tracks go on after t
             b = self.state.by_slot[j]
-            k = b.array()
-            if b is me or not len(k):
+            keys = b.keys
+            if b is me or not keys:
                 continue
-            i0 = max(1, int(np.searchsorted(k[:, 0], t, side="left")))
-            i1 = int(np.searchsorted(k[:, 0], t + horizon, side="right"))
-            if i1 <= i0:
-                continue
-            stops = np.flatnonzero((k[i0 - 1:i1 - 1, 4] > 0.5) & (k[i0:i1, 4] < 0.5)) + i0
-            for i in stops:
-                if self.ground.level_at(k[i, 1], k[i, 2], k[i, 3]) == level:
-                    out.append((float(k[i, 1]), float(k[i, 2])))
+            # his keys from t to t + horizon (found in the list of keys, as Body.window finds them), and
+            # those among them where he stops walking (a few dozen keys: read as they are, not as arrays)
+            i0 = max(1, bisect.bisect_left(keys, t, key=itemgetter(0)))
+            i1 = bisect.bisect_right(keys, t + horizon, key=itemgetter(0))
+            walked = keys[i0 - 1][5] == Posture.WALK
+            for k in keys[i0:i1]:
+                walks = k[5] == Posture.WALK
+                if walked and not walks and self.ground.level_at(k[1], k[2], k[3]) == level:
+                    out.append((k[1], k[2]))
+                walked = walks
         return out
 
     def near_tracks(self, me: Body, xy_lo, xy_hi, t0: float, t1: float) -> list[Body]:
