@@ -8,6 +8,7 @@ from __future__ import annotations
 import bisect
 import math
 from contextlib import contextmanager
+from functools import lru_cache
 from operator import itemgetter
 
 import numpy as np
@@ -57,6 +58,12 @@ ASIDE = tuple((round(r * math.sin(a), 3), round(r * math.cos(a), 3))
 # the rings of spots round a place (:meth:`Occupancy.free_spot`), as offsets east and north, ring after ring
 _RINGS_X = np.concatenate([r * np.sin(_RING) for r in _RADII])
 _RINGS_Y = np.concatenate([r * np.cos(_RING) for r in _RADII])
+
+
+@lru_cache(maxsize=512)
+def _shifts(delays: tuple[float, ...], step: float) -> list[int]:
+    """Each wait as a whole number of steps of the sampling grid (a few tuples of waits recur)."""
+    return [round(d / step) for d in delays]
 
 
 def _nearest(pts: np.ndarray, others: np.ndarray) -> np.ndarray:
@@ -498,10 +505,11 @@ class Occupancy:
         step = 0.1
         J = math.ceil(span / step - 1e-9) + 1
         rel = np.arange(J) * step
-        shifts = [round(d / step) for d in delays]
+        shifts = _shifts(tuple(delays), step)
         grid = t0 + np.arange(J + max(shifts)) * step
         others = []
-        segs = [b.window(grid[0], grid[-1]) for b in among]
+        g0, g1 = grid[0], grid[-1]
+        segs = [b.window(g0, g1) for b in among]
         # where his way over every wait tried never comes within the gap of mine, no wait meets him
         for seg, far in zip(segs, self._apart(pts[:, 1:3], segs)):
             if not far:
