@@ -436,14 +436,15 @@ class Occupancy:
         """Those of ``among`` whose tracks between t0 and t1 come within the gap of a way (points (n, 2)),
         with that part of each track: (body, keys).  Who is left out for a time window is left out for any
         window inside it too (his track there is part of this one)."""
-        lo, hi = way.min(0) - BROAD, way.max(0) + BROAD
+        lo, hi = (way.min(0) - BROAD).tolist(), (way.max(0) + BROAD).tolist()
         near = []
         for b in among:
             if b is me or not b.keys:
                 continue
             seg = b.window(t0, t1)    # only this part of his track can meet me
-            s_lo, s_hi = seg[:, 1:3].min(0), seg[:, 1:3].max(0)
-            if s_hi[0] < lo[0] or s_lo[0] > hi[0] or s_hi[1] < lo[1] or s_lo[1] > hi[1]:
+            # (its box, by the reductions .min / .max call, asked directly: a few rows, many people)
+            (s_x0, s_y0), (s_x1, s_y1) = np.minimum.reduce(seg[:, 1:3]).tolist(), np.maximum.reduce(seg[:, 1:3]).tolist()
+            if s_x1 < lo[0] or s_x0 > hi[0] or s_y1 < lo[1] or s_y0 > hi[1]:
                 continue
             near.append((b, seg))
         apart = self._apart(way, [seg for _, seg in near], extra)
