@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+from operator import itemgetter
 from pathlib import Path
 
 import numpy as np
@@ -95,7 +96,9 @@ class Document:
                 i0, i1 = np.searchsorted(times, t0 - 1e-6, side="left"), np.searchsorted(times, t1 + 1e-6, side="right")
                 hand = self._in_hand[(who, t0, t1, how)] = self._hands(b, [*times[i0:i1], t0, t1], how)
             keys += hand
-        keys.sort(key=lambda k: (k[0], k[5] not in (PropPosture.CARRIED, PropPosture.TUCKED)))
+        # by time, and at one time a key in the hand first: sorted by the second, then (stably) by the first
+        keys.sort(key=lambda k: k[5] not in (PropPosture.CARRIED, PropPosture.TUCKED))
+        keys.sort(key=itemgetter(0))
         out: list[list] = []
         for k in keys:
             if out and abs(out[-1][0] - k[0]) < 1e-9:
