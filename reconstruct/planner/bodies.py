@@ -23,28 +23,65 @@ class TrackIndex:
         # bucket, person, (x0, y0, -x1, -y1): a bucket's rows lie together; the far corner negated, so that
         # the least over buckets bounds both corners at once (see :meth:`near`)
         self.box = np.full((64, n, 4), np.inf)
-        self.last_t = np.full(n, -np.inf)
-        self.last_xyz = np.zeros((n, 3))      # where each track ends
+        self._last_t = np.full(n, -np.inf)
+        self._last_xyz = np.zeros((n, 3))     # where each track ends
         self._last_box = np.zeros((n, 4))     # … as a box of its own (x, y, -x, -y)
-        self.end_moves = np.zeros(n, int)     # how often each track's end has moved (so what is derived from it can be kept)
+        self._end_moves = np.zeros(n, int)    # how often each track's end has moved (so what is derived from it can be kept)
         self.version = 0                 # counts changes, so answers derived from the tracks can be kept
         self._latest = (-1, -math.inf)   # (version, when the last of all tracks ends)
         # the same boxes and last times as plain numbers, per person (bucket → [x0, y0, x1, y1]), so that a
         # key added is compared without going through numpy; the arrays are written only when they change
         self._boxes: list[dict[int, list[float]]] = [{} for _ in range(n)]
         self._last: list[float] = [-math.inf] * n
+        # where each track ends and how often that has moved, as plain numbers: written into the arrays
+        # above when those are read (a walk moves a track's end a dozen times before anyone asks)
+        self._ends: list[tuple[float, float, float]] = [(0.0, 0.0, 0.0)] * n
+        self._moves: list[int] = [0] * n
+        self._moved: set[int] = set()
+
+    def _write_ends(self) -> None:
+        """Write the ends moved since into the arrays (each as its plain numbers have it now)."""
+        for i in self._moved:
+            x, y, z = self._ends[i]
+            self._last_t[i], self._last_xyz[i], self._last_box[i] = self._last[i], (x, y, z), (x, y, -x, -y)
+            self._end_moves[i] = self._moves[i]
+        self._moved.clear()
+
+    @property
+    def last_t(self) -> np.ndarray:
+        """(people,): when each track ends (-inf where none yet)."""
+        if self._moved:
+            self._write_ends()
+        return self._last_t
+
+    @property
+    def last_xyz(self) -> np.ndarray:
+        """(people, 3): where each track ends."""
+        if self._moved:
+            self._write_ends()
+        return self._last_xyz
+
+    @property
+    def end_moves(self) -> np.ndarray:
+        """(people,): how often each track's end has moved."""
+        if self._moved:
+            self._write_ends()
+        return self._end_moves
 
     def reserve(self, n: int) -> None:
         """Rows for at least n people (new rows empty: no track yet)."""
         more = n - self.box.shape[1]
         if more > 0:
+            self._write_ends()
             self.box = np.concatenate([self.box, np.full((len(self.box), more, 4), np.inf)], axis=1)
-            self.last_t = np.r_[self.last_t, np.full(more, -np.inf)]
-            self.last_xyz = np.vstack([self.last_xyz, np.zeros((more, 3))])
+            self._last_t = np.r_[self._last_t, np.full(more, -np.inf)]
+            self._last_xyz = np.vstack([self._last_xyz, np.zeros((more, 3))])
             self._last_box = np.vstack([self._last_box, np.zeros((more, 4))])
-            self.end_moves = np.r_[self.end_moves, np.zeros(more, int)]
+            self._end_moves = np.r_[self._end_moves, np.zeros(more, int)]
             self._boxes += [{} for _ in range(more)]
             self._last += [-math.inf] * more
+            self._ends += [(0.0, 0.0, 0.0)] * more
+            self._moves += [0] * more
 
     def add(self, i: int, a, b) -> None:
         """The stretch of person i's track from row a (or None) to row b (t, x, y, z, …: lists of numbers)."""
@@ -80,8 +117,9 @@ class TrackIndex:
             self.box[new, i] = x0, y0, -x1, -y1
         if t >= self._last[i]:
             self._last[i] = t
-            self.last_t[i], self.last_xyz[i], self._last_box[i] = t, (bx, by, b[3]), (bx, by, -bx, -by)
-            self.end_moves[i] += 1
+            self._ends[i] = (bx, by, b[3])
+            self._moves[i] += 1
+            self._moved.add(i)
 
     def latest(self) -> float:
         """When the last of all tracks ends (the last key of anyone), kept while no track changes."""
@@ -91,8 +129,9 @@ class TrackIndex:
 
     def rebuild(self, i: int, rows: np.ndarray) -> None:
         self.version += 1
-        self.box[:, i], self.last_t[i] = np.inf, -np.inf
-        self.end_moves[i] += 1
+        self.box[:, i] = np.inf
+        self._moves[i] += 1
+        self._moved.add(i)
         self._boxes[i], self._last[i] = {}, -math.inf
         rows = rows.tolist()
         for j in range(len(rows)):
@@ -100,16 +139,17 @@ class TrackIndex:
 
     def near(self, lo, hi, t0: float, t1: float) -> np.ndarray:
         """Which people's tracks come into the box [lo, hi] between t0 and t1 (standing where they last
-        stop from then on)."""
+        stop from then on).  (The reductions called as the ufuncs' own, which ``min`` and ``all`` call.)"""
+        box = self.box
         k0 = max(0, int(t0 // self.SPAN))
-        k1 = min(len(self.box) - 1, int(t1 // self.SPAN))
+        k1 = min(len(box) - 1, int(t1 // self.SPAN))
         if k1 > k0:
-            B = self.box[k0:k1 + 1].min(axis=0)
+            B = np.minimum.reduce(box[k0:k1 + 1], axis=0)
         else:
-            B = self.box[k0] if k1 == k0 else np.full(self.box.shape[1:], np.inf)
-        B = np.where((self.last_t < t1)[:, None], np.minimum(B, self._last_box), B)
+            B = box[k0] if k1 == k0 else np.full(box.shape[1:], np.inf)
+        B = np.where((self.last_t < t1)[:, None], np.minimum(B, self._last_box), B)   # (last_t first: the ends written)
         # x0 <= hi_x, y0 <= hi_y, and the far corner beyond lo: -x1 <= -lo_x, -y1 <= -lo_y
-        return (B <= np.concatenate((hi, np.negative(lo)))).all(axis=1)
+        return np.logical_and.reduce(B <= np.array((hi[0], hi[1], -lo[0], -lo[1]), float), axis=1)
 
     @property
     def lo(self) -> np.ndarray:
@@ -134,7 +174,7 @@ class TrackIndex:
             if box is not None:
                 x0, y0, x1, y1 = min(x0, box[0]), min(y0, box[1]), max(x1, box[2]), max(y1, box[3])
         if self._last[i] < t1:
-            x, y = self.last_xyz[i, 0], self.last_xyz[i, 1]
+            x, y = self._ends[i][0], self._ends[i][1]
             x0, y0, x1, y1 = min(x0, x), min(y0, y), max(x1, x), max(y1, y)
         return x1 >= lo[0] and y1 >= lo[1] and x0 <= hi[0] and y0 <= hi[1]
 
@@ -178,6 +218,7 @@ class Body:
     index: TrackIndex | None = field(default=None, repr=False)
     _last_row: tuple | None = field(default=None, repr=False)   # (i, the numbers of row i) last written
     slot: int = 0                       # this person's row in the index
+    _held: tuple | None = field(default=None, repr=False)   # (kinds held, bow unstrung) as his state has them
 
     def _put_row(self, i: int, row: list) -> None:
         if i >= len(self._buf):
@@ -208,8 +249,11 @@ class Body:
     def beyond(self, posture: str) -> float:
         """How much farther his outline reaches in a posture than standing (a bow's joined hands pushed
         forward, a 拜's head down to the mat): others keep that much more room from him then."""
-        held = tuple(self.kinds.get(h, "") for h in self.state.get("holding", ()))
-        return _beyond_standing(posture or self.posture, held, self.state.get("bow") == "unstrung")
+        held = self._held
+        if held is None:        # (the kinds held, kept until his state is set again)
+            held = self._held = (tuple(self.kinds.get(h, "") for h in self.state.get("holding", ())),
+                                 self.state.get("bow") == "unstrung")
+        return _beyond_standing(posture or self.posture, *held)
 
     def array(self) -> np.ndarray:
         """(n, 6): time, x, y, z, whether walking and how far he reaches beyond a standing figure (see
@@ -262,6 +306,7 @@ class Body:
 
     def set_state(self, t: float, **kw) -> None:
         self.state.update(kw)
+        self._held = None
         row = [round(t, 3), dict(self.state)]
         if self.states and self.states[-1][0] == row[0]:
             self.states[-1] = row

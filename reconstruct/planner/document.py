@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+from operator import itemgetter
 from pathlib import Path
 
 import numpy as np
@@ -11,6 +12,7 @@ from ..model.vocabulary import Posture, PropPosture
 from ..model.plan import Actor, Event, Gesture, LayoutRef, Plan, Prop, Steps, Track
 from ..resources import SEED, data_path, logical_name
 from .bodies import Body, PropBody
+from .rounding import rounded
 from .shooting import Shooting
 from .state import PlanState
 from .tallies import Tallies
@@ -33,12 +35,24 @@ class Document:
         # a carrier's hand while he carries, per (carrier, from, to, how): the things carried together (a
         # bow and its four arrows, 乘矢) are in the same hand at the same times
         self._in_hand: dict[tuple, list[list]] = {}
+        # each carrier's key headings and whether he kneels at each key, as arrays (the keys are final here)
+        self._poses: dict[str, tuple[int, np.ndarray, np.ndarray]] = {}
+
+    def _pose_of_keys(self, b: Body) -> tuple[np.ndarray, np.ndarray]:
+        """The heading of each of his keys, and whether he kneels there (kept per carrier: his props ask
+        again and again)."""
+        kept = self._poses.get(b.id)
+        if kept is None or kept[0] != len(b.keys):
+            kept = self._poses[b.id] = (len(b.keys), np.asarray([k[4] for k in b.keys], float),
+                                        np.asarray([k[5] == Posture.KNEEL for k in b.keys], bool))
+        return kept[1], kept[2]
 
     def _hands(self, b: Body, ts, how: str = PropPosture.CARRIED) -> list[list]:
         """Where a carried prop is at times ts: in the right hand, a little forward and to the right, at
         waist height (lower when kneeling), from the carrier's interpolated pose (all times at once); a
         ``tucked`` one (搢) in the belt at his right hip."""
-        keys, k = b.keys, b.array()
+        k = b.array()
+        headings, kneels = self._pose_of_keys(b)
         ts = np.asarray(ts, float)
         n = len(k)
         i = np.maximum(0, np.searchsorted(k[:, 0], ts, side="right") - 1)
@@ -50,19 +64,20 @@ class Document:
         xyz = k[i, 1:4] + (k[j, 1:4] - k[i, 1:4]) * np.where(moving, along, 1.0)[:, None]
         xyz = np.where((ts <= k[0, 0])[:, None], k[0, 1:4], np.where((ts >= k[-1, 0])[:, None], k[-1, 1:4], xyz))
         g = np.where(moving, np.clip(along, 0.0, 1.0), 0.0)
-        h0 = np.asarray([keys[ii][4] for ii in i.tolist()], float)      # the headings of the keys before …
-        h1 = np.asarray([keys[jj][4] for jj in j.tolist()], float)      # … and after each time
+        h0, h1 = headings[i], headings[j]      # the headings of the keys before and after each time
         heading = (h0 + ((h1 - h0 + 180) % 360 - 180) * g) % 360
         fwd, right, up, low = (0.25, 0.2, 0.95, 0.5) if how == PropPosture.CARRIED else (0.02, 0.2, 0.9, 0.52)
-        out = []
-        for t, (x, y, z), hd, ii in zip(ts.tolist(), xyz.tolist(), heading.tolist(), i.tolist()):
-            h = math.radians(hd)
-            sh, ch = math.sin(h), math.cos(h)
-            hx = x + fwd * sh + right * ch
-            hy = y + fwd * ch - right * sh
-            out.append([round(t, 3), round(hx, 4), round(hy, 4), round(z + (low if keys[ii][5] == Posture.KNEEL else up), 4),
-                        round(hd, 2), how])
-        return out
+        # the hand's offset turned by the heading: the sines and cosines by Python's math, one by one (as
+        # numpy's may differ in the last bit), the rest at once (the same operations, in the same order)
+        h = (heading * (math.pi / 180.0)).tolist()         # math.radians: the degrees times pi / 180
+        sh, ch = np.asarray(list(map(math.sin, h))), np.asarray(list(map(math.cos, h)))
+        x, y, z = xyz[:, 0], xyz[:, 1], xyz[:, 2]
+        hx = x + fwd * sh + right * ch
+        hy = y + fwd * ch - right * sh
+        hz = z + np.where(kneels[i], low, up)
+        # each number rounded as round() rounds it (see :func:`.rounding.rounded`)
+        return [[t, x, y, z, hd, how] for t, x, y, z, hd in zip(rounded(ts, 3), rounded(hx, 4), rounded(hy, 4),
+                                                               rounded(hz, 4), rounded(heading, 2))]
 
     def prop_track(self, pr: PropBody, end: float) -> list[list]:
         """A prop's keys: where it rests, and in its carrier's hand while carried.  It stays where it lies
@@ -81,7 +96,9 @@ class Document:
                 i0, i1 = np.searchsorted(times, t0 - 1e-6, side="left"), np.searchsorted(times, t1 + 1e-6, side="right")
                 hand = self._in_hand[(who, t0, t1, how)] = self._hands(b, [*times[i0:i1], t0, t1], how)
             keys += hand
-        keys.sort(key=lambda k: (k[0], k[5] not in (PropPosture.CARRIED, PropPosture.TUCKED)))
+        # by time, and at one time a key in the hand first: sorted by the second, then (stably) by the first
+        keys.sort(key=lambda k: k[5] not in (PropPosture.CARRIED, PropPosture.TUCKED))
+        keys.sort(key=itemgetter(0))
         out: list[list] = []
         for k in keys:
             if out and abs(out[-1][0] - k[0]) < 1e-9:

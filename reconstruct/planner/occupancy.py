@@ -8,11 +8,13 @@ from __future__ import annotations
 import bisect
 import math
 from contextlib import contextmanager
+from functools import lru_cache
 from operator import itemgetter
 
 import numpy as np
 import shapely
 
+from ..model.vocabulary import Posture
 from .bodies import Body
 from .geometry import _RING, _RADII, _beyond, _ways, _too_close
 from .state import PlanState
@@ -58,6 +60,12 @@ _RINGS_X = np.concatenate([r * np.sin(_RING) for r in _RADII])
 _RINGS_Y = np.concatenate([r * np.cos(_RING) for r in _RADII])
 
 
+@lru_cache(maxsize=512)
+def _shifts(delays: tuple[float, ...], step: float) -> list[int]:
+    """Each wait as a whole number of steps of the sampling grid (a few tuples of waits recur)."""
+    return [round(d / step) for d in delays]
+
+
 def _nearest(pts: np.ndarray, others: np.ndarray) -> np.ndarray:
     """For each point (n, 2): how far the nearest of the others (m, 2) is."""
     return np.sqrt(((pts[:, None, 0] - others[None, :, 0]) ** 2 + (pts[:, None, 1] - others[None, :, 1]) ** 2).min(axis=1))
@@ -92,6 +100,8 @@ class Occupancy:
         self._ignored: tuple[int, ...] = ()                    # slots not counted as standing (see ignoring)
         self._standing_memo: tuple = (None, [])
         self._end_levels: tuple = (None, None)    # (the index's count of each end's moves, the level there)
+        self._lanes: dict[str, np.ndarray] = {}   # the points of self.keepout on each level, (n, 2)
+        self._ends_memo: tuple = (None, [], None)  # ((index version, people), where tracks end, the levels there)
         self._spots: dict[tuple, tuple] = {}      # candidate spots round a place, and which the ground allows
         self._dish_props: tuple = (-1, [])        # (how many props there were, the dishes among them)
         self._lines: dict[bytes, object] = {}    # the lines through stretches of track, by their points (_apart)
@@ -155,13 +165,14 @@ class Occupancy:
         # them to move on), not sent round them as if they stood there (宾出: the 大夫, last of the file,
         # went round the far end of the 侯)
         ti, n = self.state.track_index, len(self.state.by_slot)
-        ends = ti.last_xyz[:n]
-        there = self._end_levels_now(ends) == LEVELS.index(level)
+        stops, levels = self._ends_now(n)
+        there = levels == LEVELS.index(level)
         ended = ti.last_t[:n] <= t
         mask = (there & ended) | ~ended
         mask[me.slot] = False
-        mask[list(self._ignored)] = False
-        stops, bodies = list(map(tuple, ends[:, :2].tolist())), self.state.by_slot
+        if self._ignored:
+            mask[list(self._ignored)] = False
+        bodies = self.state.by_slot
         there, ended = there.tolist(), ended.tolist()
         for i in np.flatnonzero(mask).tolist():
             b = bodies[i]
@@ -176,6 +187,15 @@ class Occupancy:
             if there[i] and stops[i] != (x, y):
                 out.append(stops[i])
         return out
+
+    def _ends_now(self, n: int) -> tuple[list[tuple[float, float]], np.ndarray]:
+        """Where each of the n tracks ends, (x, y), and the level there (see :meth:`_end_levels_now`),
+        kept while no track changes (the index's version; a person added changes n)."""
+        ti = self.state.track_index
+        if self._ends_memo[0] != (ti.version, n):
+            ends = ti.last_xyz[:n]
+            self._ends_memo = ((ti.version, n), list(map(tuple, ends[:, :2].tolist())), self._end_levels_now(ends))
+        return self._ends_memo[1], self._ends_memo[2]
 
     def _end_levels_now(self, ends: np.ndarray) -> np.ndarray:
         """The level of where each track ends (``ends``: (n, 3), from the index; each level's index in
@@ -277,7 +297,9 @@ class Occupancy:
 
     def clear_of_lanes(self, level: str, pts: np.ndarray) -> np.ndarray:
         """Which points (n, 2) keep the gap from the ways up and down the stairs and through the gate."""
-        lanes = np.asarray([(kx, ky) for kx, ky, kl in self.keepout if kl == level]).reshape(-1, 2)
+        lanes = self._lanes.get(level)
+        if lanes is None:       # (the points kept out of, per level: fixed by the reading)
+            lanes = self._lanes[level] = np.asarray([(kx, ky) for kx, ky, kl in self.keepout if kl == level]).reshape(-1, 2)
         d2 = (pts[:, None, 0] - lanes[None, :, 0]) ** 2 + (pts[:, None, 1] - lanes[None, :, 1]) ** 2
         return (d2 >= GAP ** 2).all(axis=1)
 
@@ -287,23 +309,26 @@ class Occupancy:
         n = len(self.state.by_slot)
         for j in np.flatnonzero(self.state.track_index.last_t[:n] >= t).tolist():   # whose tracks go on after t
             b = self.state.by_slot[j]
-            k = b.array()
-            if b is me or not len(k):
+            keys = b.keys
+            if b is me or not keys:
                 continue
-            i0 = max(1, int(np.searchsorted(k[:, 0], t, side="left")))
-            i1 = int(np.searchsorted(k[:, 0], t + horizon, side="right"))
-            if i1 <= i0:
-                continue
-            stops = np.flatnonzero((k[i0 - 1:i1 - 1, 4] > 0.5) & (k[i0:i1, 4] < 0.5)) + i0
-            for i in stops:
-                if self.ground.level_at(k[i, 1], k[i, 2], k[i, 3]) == level:
-                    out.append((float(k[i, 1]), float(k[i, 2])))
+            # his keys from t to t + horizon (found in the list of keys, as Body.window finds them), and
+            # those among them where he stops walking (a few dozen keys: read as they are, not as arrays)
+            i0 = max(1, bisect.bisect_left(keys, t, key=itemgetter(0)))
+            i1 = bisect.bisect_right(keys, t + horizon, key=itemgetter(0))
+            walked = keys[i0 - 1][5] == Posture.WALK
+            for k in keys[i0:i1]:
+                walks = k[5] == Posture.WALK
+                if walked and not walks and self.ground.level_at(k[1], k[2], k[3]) == level:
+                    out.append((k[1], k[2]))
+                walked = walks
         return out
 
     def near_tracks(self, me: Body, xy_lo, xy_hi, t0: float, t1: float) -> list[Body]:
         """Others whose tracks come into a box (grown by as far as anyone keeps from anyone) during a time
         window."""
-        lo, hi = np.asarray(xy_lo) - BROAD, np.asarray(xy_hi) + BROAD
+        lo = (float(xy_lo[0]) - BROAD, float(xy_lo[1]) - BROAD)      # (as numbers: a pair of them is
+        hi = (float(xy_hi[0]) + BROAD, float(xy_hi[1]) + BROAD)      # quicker so than as arrays)
         near = self.state.track_index.near(lo, hi, t0, t1)
         bodies = self.state.by_slot
         return [bodies[i] for i in np.flatnonzero(near).tolist() if bodies[i] is not me]
@@ -411,14 +436,15 @@ class Occupancy:
         """Those of ``among`` whose tracks between t0 and t1 come within the gap of a way (points (n, 2)),
         with that part of each track: (body, keys).  Who is left out for a time window is left out for any
         window inside it too (his track there is part of this one)."""
-        lo, hi = way.min(0) - BROAD, way.max(0) + BROAD
+        lo, hi = (way.min(0) - BROAD).tolist(), (way.max(0) + BROAD).tolist()
         near = []
         for b in among:
             if b is me or not b.keys:
                 continue
             seg = b.window(t0, t1)    # only this part of his track can meet me
-            s_lo, s_hi = seg[:, 1:3].min(0), seg[:, 1:3].max(0)
-            if s_hi[0] < lo[0] or s_lo[0] > hi[0] or s_hi[1] < lo[1] or s_lo[1] > hi[1]:
+            # (its box, by the reductions .min / .max call, asked directly: a few rows, many people)
+            (s_x0, s_y0), (s_x1, s_y1) = np.minimum.reduce(seg[:, 1:3]).tolist(), np.maximum.reduce(seg[:, 1:3]).tolist()
+            if s_x1 < lo[0] or s_x0 > hi[0] or s_y1 < lo[1] or s_y0 > hi[1]:
                 continue
             near.append((b, seg))
         apart = self._apart(way, [seg for _, seg in near], extra)
@@ -480,10 +506,11 @@ class Occupancy:
         step = 0.1
         J = math.ceil(span / step - 1e-9) + 1
         rel = np.arange(J) * step
-        shifts = [round(d / step) for d in delays]
+        shifts = _shifts(tuple(delays), step)
         grid = t0 + np.arange(J + max(shifts)) * step
         others = []
-        segs = [b.window(grid[0], grid[-1]) for b in among]
+        g0, g1 = grid[0], grid[-1]
+        segs = [b.window(g0, g1) for b in among]
         # where his way over every wait tried never comes within the gap of mine, no wait meets him
         for seg, far in zip(segs, self._apart(pts[:, 1:3], segs)):
             if not far:
