@@ -3,6 +3,7 @@ archer draws the string to his face with the arrow on it, the flag goes up, the 
 right hand, the cup comes to the mouth; gestures hand over to each other without the arms dropping."""
 import numpy as np
 import pytest
+from conftest import planned      # (the session's plans: imported as tests.conftest it would be a second cache)
 
 from reconstruct.model.plan import Gesture
 from reconstruct.scene import figures as F
@@ -189,7 +190,6 @@ def test_the_shipped_arm_poses_are_every_target_solved():
 @pytest.fixture(scope="module")
 def whole_sampled():
     """The whole chapter's plan and its sampler (made once for the module: sampling the chapter takes seconds)."""
-    from tests.conftest import planned
     whole = planned(part="whole")
     return whole, PlanSampler(whole)
 

@@ -119,12 +119,15 @@ TARGETS: dict[str, Target] = {
 # gestures whose target moves as they go: progress u → target
 _MOVING = {
     "draw": lambda u: Target(l=_BOW_HAND, r=_lerp(_NOCK_START, _NOCK_FULL, u), r_elbow=_DRAW_ELBOW, **_ARCHER),
-    # 厭 (鄭: 引手曰厭; 賈: 推手曰揖，引手曰厭): the hands go out and are drawn in towards the breast, the
-    # head inclined to the ones bidden; the hands held out for the first third of it
-    "draw_in": lambda u: Target(l=_lerp(_PUSHED[0], _DRAWN[0], max(0.0, 1.5 * u - 0.5)),
-                                r=_lerp(_PUSHED[1], _DRAWN[1], max(0.0, 1.5 * u - 0.5)),
-                                torso_pitch=8.0 - 8.0 * max(0.0, 1.5 * u - 0.5), head_pitch=8.0),
+    "draw_in": lambda u: _drawn_in(max(0.0, 1.5 * u - 0.5)),     # held out for the first third, then drawn in
 }
+
+
+def _drawn_in(w: float) -> Target:
+    """厭 (鄭: 引手曰厭; 賈: 推手曰揖，引手曰厭), ``w`` of the way: the joined hands drawn from held out towards the
+    breast, the body straightening, the head inclined to the ones bidden."""
+    return Target(l=_lerp(_PUSHED[0], _DRAWN[0], w), r=_lerp(_PUSHED[1], _DRAWN[1], w),
+                  torso_pitch=8.0 - 8.0 * w, head_pitch=8.0)
 
 
 REACH_KINDS = ("hand_over", "receive")
