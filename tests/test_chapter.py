@@ -520,3 +520,25 @@ def test_set_out_things_drawn_at_their_landmarks_size():
     assert ext["上篚"][0] > 2 * ext["上篚"][1] and ext["篚"][1] > 2 * ext["篚"][0]
     assert abs(ext["工席"][0] - PR.set_out_size("工席", p.landmarks)[0]) < 0.05 and ext["工席"][0] > ext["宾席"][0] + 1
     assert PR.set_out_size("爵", p.landmarks) is None and np.isfinite(ext["宾席"]).all()
+
+
+def test_one_who_goes_to_his_mat_faces_as_it_faces():
+    """就席: one sent to a mat with no facing stated sits as the mat faces (the reading declares each mat's
+    heading once; 記: 西序之席，北上 — 衆賓3's mat along the 西序 faces east, the others south)."""
+    reading = reading_named()
+    whole = planned(part="whole")
+    ev = {e.id: e for e in whole.events}
+    rite = load_part("whole", zhongbin=3, dafu=1, reading=reading)
+    seen = set()
+    for e in rite.events:
+        last = {}
+        for a in e.actions:
+            last[a.who] = a
+        for who, a in last.items():
+            lm = reading.landmarks.get(a.place or "")
+            if a.verb != "go" or a.heading or lm is None or lm.kind != "mat" or e.id not in ev:
+                continue
+            h = float(whole.actors[who].track.at(np.array([ev[e.id].end]))[1][0])
+            assert abs((h - lm.heading + 180.0) % 360.0 - 180.0) < 1.0, (e.id, who, a.place, h)
+            seen.add(a.place)
+    assert {"宾席", "主人席", "众宾席1", "众宾席3", "大夫席"} <= seen, seen

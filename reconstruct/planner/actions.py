@@ -79,11 +79,23 @@ def act(p: Parts, b: Body, a: Action) -> None:
         p.state.fail(f"verb {a.verb} cannot be planned")
     p.state.to_seat.pop(b.id, None)         # he acts again: from where he stands
     v.perform(p, b, a)
-    if a.heading and v.face_after:
-        p.moves.face(b, p.places.heading_toward(b, a.heading))
+    heading = _stated_heading(p, b, a) if v.face_after else None
+    if heading is not None:
+        p.moves.face(b, heading)
         p.state.stated[b.id] = (p.state.event_id, b.heading)
     if b.id in p.state.to_seat:             # stood aside of his mat: the facing he was given there
         p.state.to_seat[b.id] = (p.state.to_seat[b.id][0], b.heading)
+
+
+def _stated_heading(p: Parts, b: Body, a: Action) -> float | None:
+    """The facing an action leaves one in: the one it states (``face=…``), else, for one who goes to his
+    mat (即席, 就席), the mat's own: one sits as his mat faces (記: 西序之席，北上 — the mats along the 西序
+    face east), a fact the reading declares once for each mat."""
+    if a.heading:
+        return p.places.heading_toward(b, a.heading)
+    if a.verb == "go" and a.place and _is_mat(p, a.place):
+        return p.state.reading.landmarks[a.place].heading
+    return None
 
 
 # ---------------------------------------------------------------------------------------------- walking
