@@ -364,35 +364,3 @@ def test_one_walking_beside_his_partner_does_not_step_over_a_dish(reading):
     xy = np.c_[np.interp(ts, k[:, 0], k[:, 1]), np.interp(ts, k[:, 0], k[:, 2])]
     assert np.hypot(xy[:, 0] - 0.7, xy[:, 1] + 6.5).min() >= DISH_GAP
     assert (down.x, down.y) == pytest.approx((0.7, -3.0))
-
-
-def test_a_way_passes_between_one_standing_and_a_dish_closer_than_two_people_can_be(reading):
-    """Routes keep DISH_GAP from a dish lying there, not a person's gap: between one standing and a dish 1.25 m
-    apart a walker passes (0.63 + 0.48 m with the margins) — the 司馬 behind the 上物 to the 物間, the 賓's 薦
-    before his mat (自右物之後) — and the way keeps clear of both; two people 1.25 m apart he goes round."""
-    from reconstruct.planner.walkable import DISH_GAP, PERSON_GAP, Ground
-    g = Ground(reading)
-    him, dish = (0.0, -10.0), (0.0, -8.75)
-    path = np.asarray(g.route(COURT, (-3.0, -9.3), (3.0, -9.3), [him], [dish]))
-    assert np.abs(path[:, 1] + 9.3).max() < 0.05 and not g.boxed_in
-    import shapely
-    line = shapely.linestrings(path)
-    assert shapely.distance(line, shapely.points(him)) >= PERSON_GAP
-    assert shapely.distance(line, shapely.points(dish)) >= DISH_GAP
-    round_ = np.asarray(g.route(COURT, (-3.0, -9.3), (3.0, -9.3), [him, dish]))
-    assert np.abs(round_[:, 1] + 9.3).max() > 0.5
-
-
-def test_a_dish_set_before_a_mat_lies_against_its_edge():
-    """薦 before a mat (宾席前, 主人席前): against the mat's front edge, the way the mat faces (the 主人's faces west),
-    the 豆's rim beyond it — within reach of the one on the mat (賓坐…祭脯醢), not a body's width out."""
-    from conftest import planned
-    from reconstruct.planner.occupancy import DISH_RADIUS
-    p = planned()
-    for dish, mat in (("宾荐", "宾席"), ("主人荐", "主人席")):
-        lm = p.landmarks[mat]
-        x, y = p.props[dish].track.keys["x"][0], p.props[dish].track.keys["y"][0]
-        h = math.radians(lm.heading)
-        ahead = (x - lm.position[0]) * math.sin(h) + (y - lm.position[1]) * math.cos(h)
-        aside = (x - lm.position[0]) * math.cos(h) - (y - lm.position[1]) * math.sin(h)
-        assert ahead == pytest.approx(lm.size[1] / 2 + DISH_RADIUS, abs=1e-3) and abs(aside) < 1e-3

@@ -160,11 +160,6 @@ def dishes(plan: Plan, step: float = 0.5) -> list[Finding]:
         # nobody carries it (before its first carrier too): the carrier steps looked up all at once
         idx = np.searchsorted(np.asarray(prop.carriers.times, float), ts, side="right") - 1
         lying = ~np.asarray([v is not None for v in prop.carriers.values] + [False])[idx]
-        # … and where it was set down: not while it is being taken up (between where it lay and the hands of
-        # the one taking it, whose carrying begins when he has it) or set down
-        k = prop.track.keys
-        at = np.maximum(np.searchsorted(k["t"], ts, side="right") - 1, 0)
-        lying &= np.hypot(xyz[:, 0] - k["x"][at], xyz[:, 1] - k["y"][at]) + np.abs(xyz[:, 2] - k["z"][at]) < 1e-3
         d = np.hypot(P[:, :, 0] - xyz[None, :, 0], P[:, :, 1] - xyz[None, :, 1])
         same = np.abs(P[:, :, 2] - xyz[None, :, 2]) < 0.4
         hit = (d < ON_DISH) & same & lying[None, :] & still

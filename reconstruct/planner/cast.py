@@ -72,7 +72,7 @@ def _place_prop(state: PlanState, places: Places, custody: Custody, pr, ini) -> 
         state.props[pr.id] = PropBody(pr.id, pr.kind, b.x, b.y, b.z + 1.0, heading)
         custody.carry(pr.id, ini.held_by, 0.0)
     else:
-        x, y, level, _ = places.resolve(ini.at, thing=pr.kind)
+        x, y, level, _ = places.resolve(ini.at)
         z = H if level == HALL else 0.0
         state.props[pr.id] = PropBody(pr.id, pr.kind, x, y, z, heading)
         state.props[pr.id].keys.append([0.0, round(x, 4), round(y, 4), round(z, 4), round(heading, 2), PropPosture.REST])

@@ -99,7 +99,7 @@ class Handling:
                 x, y = float(own.position[0]), float(own.position[1])
                 level = HALL if abs(own.position[2] - self.state.reading.hall_height) < 0.05 else COURT
             else:
-                x, y, level, _ = self.places.resolve(place, b.id, thing=self.state.prop_kinds.get(prop))
+                x, y, level, _ = self.places.resolve(place, b.id)
                 x, y, on = self.on_or_below(place, x, y, b)
             self.reach(b, x, y, level, 0.6, f"to set the {prop} at {place}")
             d = math.hypot(x - b.x, y - b.y)

@@ -19,7 +19,7 @@ from .bodies import Body
 from .geometry import _RING, _RADII, _beyond, _ways, _too_close
 from .state import PlanState
 from .timing import from_here, time_path
-from .walkable import COURT, DISH_GAP, HALL, LEVELS, PERSON_GAP
+from .walkable import COURT, HALL, LEVELS, PERSON_GAP
 
 # the waits tried before setting out, shortest first
 DELAYS = (0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0, 11.0, 15.0, 20.0, 30.0, 45.0)
@@ -30,8 +30,7 @@ LONG_DELAYS = (60.0, 80.0, 100.0, 130.0, 160.0, 200.0, 250.0, 300.0)   # when a 
 # routes keep round those standing (walkable.PERSON_GAP, from the figures' outlines in
 # reconstruct.model.footprint); the centre-distance audit demands 0.45 m
 GAP = PERSON_GAP
-DISH_RADIUS = 0.12       # a dish's rim (the 豆 as drawn, reconstruct.scene.props): one set before a mat lies so far
-                         # beyond the mat's edge, against it (Places._before_mat)
+DISH_GAP = 0.45          # a body's centre keeps this far from a dish lying on the ground (not standing on it)
 DISHES = ("荐", "俎", "羞")
 
 # heights apart at which two may still meet: one on a stair two steps (0.46 m) above another still has
@@ -158,13 +157,6 @@ class Occupancy:
         self._standing_memo = (key, out)
         return list(out)
 
-    def people_and_dishes(self, me: Body, t: float, level: str) -> tuple[list[tuple[float, float]], list[tuple[float, float]]]:
-        """:meth:`standing` apart: where others stand (and will stop), and where the dishes lie (routes keep
-        PERSON_GAP from the ones and DISH_GAP from the others)."""
-        out = self.standing(me, t, level)
-        n = len(self._dishes(level))
-        return (out[:len(out) - n], out[len(out) - n:]) if n else (out, [])
-
     def _standing(self, me: Body, t: float, level: str) -> list[tuple[float, float]]:
         out = [(x, y) for x, y, lv in self._extra if lv == level]
         # where everyone's track ends, and on which level, from the index (all at once); those whose track
@@ -229,8 +221,7 @@ class Occupancy:
         to someone to hand him a thing or take his hand: he stands within reach).  ``in_lane``: the place
         is named at a stair's foot (西階下西一尺五寸: a pair about to go up side by side), so it may be
         stood on although the lanes are otherwise kept clear of those who stop."""
-        # (the dishes lying there are kept DISH_GAP from, by off_dishes below, not a person's gap)
-        others = self.people_and_dishes(me, t, level)[0] + self._stops_after(me, t, level)
+        others = self.standing(me, t, level) + self._stops_after(me, t, level)
 
         # the place, then rings of candidates round it (starting south, turning anticlockwise); which of
         # them the ground and the lanes allow, and which lie near enough the place for an aisle to be sought

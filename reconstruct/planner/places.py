@@ -11,7 +11,7 @@ from ..text.names import NameIndex
 from ..text.placement import Place, PlaceError, heading_of, parse_place, unit_vector
 from .bodies import Body
 from .geometry import _bearing
-from .occupancy import DISH_GAP, DISH_RADIUS, DISHES, GAP, Occupancy
+from .occupancy import GAP, Occupancy
 from .state import PlanState
 from .walkable import COURT, HALL, PERSON_GAP, ROUTE_MARGIN, STAIR
 
@@ -58,17 +58,13 @@ class Places:
         self._file_back: dict[tuple[str, str], float] = {}    # (event, ad-hoc file) → how far back it stands
         self._parsed: dict[str, Place] = {}    # place expressions read (the text names the same places again and again)
 
-    def resolve(self, text: str, who: str | None = None,
-                thing: str | None = None) -> tuple[float, float, str, float | None]:
+    def resolve(self, text: str, who: str | None = None) -> tuple[float, float, str, float | None]:
         """A place expression → (x, y, level, heading-or-None), against the ground and current positions:
         its base (a landmark, a person where he stands, a prop where it lies), then the modifier (西阶上 is
-        the head of the 西阶), then the offsets (西阶东: east of it).  ``thing``: the kind of the thing set
-        there, if one is (a dish before a mat lies against its edge: :meth:`_before_mat`)."""
+        the head of the 西阶), then the offsets (西阶东: east of it)."""
         place = self.parse(text)
         x, y, level, heading, extent = self._base(place)
-        if place.modifier == "前" and thing in DISHES and self._before_mat(place) is not None:
-            x, y = self._before_mat(place)
-        elif place.modifier and place.base is not None:
+        if place.modifier and place.base is not None:
             x, y, level = self._modified(place, x, y, level, extent)
         for direction, length in place.offsets:
             ux, uy = unit_vector(direction, self.reading.diagonal)
@@ -131,20 +127,6 @@ class Places:
         pr = self.state.props[name]
         return (pr.kind in SET_OUT or pr.carrier is not None
                 or math.hypot(pr.x - lm.position[0], pr.y - lm.position[1]) > 3.0)
-
-    def _before_mat(self, place) -> tuple[float, float] | None:
-        """Where a dish set before a mat (宾席前, 主人席前 …) lies: against the mat's front edge, the way the
-        mat faces, within reach of the one seated on it (賓坐 … 祭脯醢, 興取肺坐絕祭: he takes from the 薦
-        and the 俎 from his mat); None if the place is not a mat's 前.  Not a body's width out, as one stands
-        before a mat (the 薦 lay there, 0.45 m off the 賓's mat, and closed the way behind the 上射: 鉤楹由上射之後)."""
-        lm = self.reading.landmarks.get(place.base)
-        if lm is None or lm.kind != LandmarkKind.MAT or not lm.size or lm.heading is None:
-            return None
-        h = math.radians(lm.heading)
-        # (and no nearer the mat's middle than the routes keep from a dish: the one on the mat is not on it and
-        # walks off round it — 周尺's narrow mat)
-        d = max(lm.size[1] / 2 + DISH_RADIUS, DISH_GAP + ROUTE_MARGIN + 0.01)
-        return lm.position[0] + math.sin(h) * d, lm.position[1] + math.cos(h) * d
 
     def _modified(self, place, x: float, y: float, level: str, extent) -> tuple[float, float, str]:
         """上 / 下 / 前 of a stair, a landmark or a person."""

@@ -125,7 +125,7 @@ class Routes:
 
     def route(self, body: Body, level: str, a, b, t) -> list[tuple[float, float]]:
         try:
-            return self.ground.route(level, a, b, *self.occupancy.people_and_dishes(body, t, level))
+            return self.ground.route(level, a, b, self.occupancy.standing(body, t, level))
         except ValueError as e:
             self.state.fail(f"{body.id} cannot get there: {e}")
         raise AssertionError

@@ -26,8 +26,6 @@ BODY_RADIUS = 0.25          # half a shoulder width, metres
 CLEARANCE = 0.05            # extra room kept from walls and fixtures
 PERSON_GAP = 0.6            # centre to centre, kept between any two people: two figures side by side
                             # need 0.64 m (model.footprint), less the outlines' 0.022 m margin each side
-DISH_GAP = 0.45             # a body's centre keeps this far from a dish lying on the ground (薦, 俎, 羞): the
-                            # walking figure's half-width (model.footprint: 0.33 m) and the 豆's rim (0.12 m)
 NEIGHBOURS = 2 * PERSON_GAP  # two standing closer than this leave no way between them (1.2 m)
 END_REACH = 1.5             # corners round people this near the start or goal link to every other corner
 ROUTE_MARGIN = 0.03         # routes keep a little more, so a way round someone is not at the gap exactly
@@ -271,10 +269,8 @@ class Ground:
         level.edge_box = (np.minimum(a, b), np.maximum(a, b))
 
     def route(self, level: str, start: tuple[float, float], goal: tuple[float, float],
-              standing: list[tuple[float, float]] = (),
-              dishes: list[tuple[float, float]] = ()) -> list[tuple[float, float]]:
-        """Shortest path for a body centre on one level, around fixtures, people standing still (kept
-        PERSON_GAP from) and the dishes lying there (kept DISH_GAP from: a dish is no wider than a 豆).
+              standing: list[tuple[float, float]] = ()) -> list[tuple[float, float]]:
+        """Shortest path for a body centre on one level, around fixtures and people standing still.
 
         Returns the corner points from ``start`` to ``goal``; raises ValueError if unreachable.
         """
@@ -283,23 +279,20 @@ class Ground:
         self.boxed_in = False
         # the same way round the same people is asked for again and again (a walk, then its side way or
         # its spot aside): the answer remembered, with whether it was boxed in
-        path, self.boxed_in = _remembered(self._way_cache, (level, start, goal, tuple(map(tuple, standing)),
-                                                            tuple(map(tuple, dishes))),
-                                          lambda: self._route_round(level, start, goal, standing, dishes))
+        path, self.boxed_in = _remembered(self._way_cache, (level, start, goal, tuple(map(tuple, standing))),
+                                          lambda: self._route_round(level, start, goal, standing))
         return list(path)
 
     def _route_round(self, level: str, start: tuple[float, float], goal: tuple[float, float],
-                     standing, dishes=()) -> tuple[list[tuple[float, float]], bool]:
+                     standing) -> tuple[list[tuple[float, float]], bool]:
         """:meth:`route` from free points: the corners, and whether the way still passes too close to
         someone (no way round those standing there)."""
         lv = self.levels[level]
         # A person standing closer than PERSON_GAP to the start or the goal is kept at the distance
-        # he already is (or will be) from it; everyone else at PERSON_GAP; a dish at DISH_GAP.
+        # he already is (or will be) from it; everyone else at PERSON_GAP.
         sp = np.asarray(standing, dtype=float).reshape(-1, 2)
-        dp = np.asarray(dishes, dtype=float).reshape(-1, 2)
-        gap = np.concatenate([np.full(len(sp), PERSON_GAP), np.full(len(dp), DISH_GAP)]) + ROUTE_MARGIN
-        sp = np.concatenate([sp, dp]) if len(dp) else sp
-        radii = np.minimum(gap, np.minimum(np.hypot(*(sp - start).T), np.hypot(*(sp - goal).T)) - 0.01)
+        radii = np.minimum(PERSON_GAP + ROUTE_MARGIN,
+                           np.minimum(np.hypot(*(sp - start).T), np.hypot(*(sp - goal).T)) - 0.01)
         keep = radii >= 0.45
         centres, radii = sp[keep], radii[keep]
         xy, rr = centres.tolist(), radii.tolist()
