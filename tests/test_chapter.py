@@ -75,7 +75,11 @@ PART1 = ASSETS / "text" / "xiangshe_li_part1.txt"
 # his reach steps back to where he stood, not a step the other way from the arrows (the step up turned round the
 # rack: the 上耦下射 ended the first taking-up of the passage, p8.1.qu, 0.6 m south of his place 楅东三尺五寸);
 # later events shift (the passage 13 s shorter).
-PASSAGE_PLAN_SHA256 = "987e85d4e9c593e117b3e9daf6f81f597d88bd91aafed4f626f51af3c56f863a"
+# And by 阼阶东 on the 東序's line (鄭 on 主人降: 降立阼階東，西面，當東序; the landmark x 當 東序, y the stair's foot,
+# as the 賓's 阶西 is 當西序): the 主人 stands 0.23 m further east and 0.70 m further south after 降自阼阶，西面立 (p21)
+# and at 反位 after the 賓 and 主人 shoot (p12.bz.fan, procedure 宾主人射) and in p22; at p21 he waits at the stair's foot while the junior takes his 俎 east past that
+# place (p21.zhuren 6 s longer, later events shift).
+PASSAGE_PLAN_SHA256 = "6ac56533341a7787c989016b1e7236d0ee37ffd90a3a11d4d14486ab1d22ea08"
 # the first half's non-archery sections (戒賓 … 立司正, 末旅): characters [0, MINE) of part 1
 NON_ARCHERY_END = 1672
 
