@@ -79,7 +79,10 @@ PART1 = ASSETS / "text" / "xiangshe_li_part1.txt"
 # as the 賓's 阶西 is 當西序): the 主人 stands 0.23 m further east and 0.70 m further south after 降自阼阶，西面立 (p21)
 # and at 反位 after the 賓 and 主人 shoot (p12.bz.fan, procedure 宾主人射) and in p22; at p21 he waits at the stair's foot while the junior takes his 俎 east past that
 # place (p21.zhuren 6 s longer, later events shift).
-PASSAGE_PLAN_SHA256 = "6ac56533341a7787c989016b1e7236d0ee37ffd90a3a11d4d14486ab1d22ea08"
+# And by the 获者 waiting at 堂西 after 命获者以旌退 (鄭: 諸所退皆俟堂西; p17.hou): having laid his 旌, 薦 and 俎
+# in the row west of the 射器位 he goes to 堂西 (1.2 m from it) instead of standing on at the row's far end, 5.1 m
+# off, to the end of the passage; later events shift (p17.hou ends later, the passage 3.7 s longer).
+PASSAGE_PLAN_SHA256 = "c5f7edeebde276a8c87d7ca59e6e0c46e3aacea0e8fb30e006b73ae426e0e8c3"
 # the first half's non-archery sections (戒賓 … 立司正, 末旅): characters [0, MINE) of part 1
 NON_ARCHERY_END = 1672
 
