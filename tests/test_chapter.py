@@ -525,3 +525,23 @@ def test_set_out_things_drawn_at_their_landmarks_size():
     assert ext["上篚"][0] > 2 * ext["上篚"][1] and ext["篚"][1] > 2 * ext["篚"][0]
     assert abs(ext["工席"][0] - PR.set_out_size("工席", p.landmarks)[0]) < 0.05 and ext["工席"][0] > ext["宾席"][0] + 1
     assert PR.set_out_size("爵", p.landmarks) is None and np.isfinite(ext["宾席"]).all()
+
+
+def test_the_sheng_receive_and_give_back_the_cup_on_the_top_step():
+    """笙一人拜于下，盡階不升堂，受爵 (記: 其笙，則獻諸西階上): each 笙 takes the cup from the 主人 and hands it back
+    standing on the 西階's top step, never on the hall; the 主人 reaches it to him from the stair's head, on the
+    hall, within the reach of two hands (handling: a hand-over across a stair's head)."""
+    from reconstruct.planner.handling import HANDS_MEET
+    p = planned(part="first")
+    hall, (lo, hi) = p.hall_height, (min(e.start for e in p.events if e.id == "f6.shengbai"),
+                                     max(e.end for e in p.events if e.id == "f6.zhongsheng"))
+    sheng = [a for a in p.actors if a.startswith("笙")]
+    passes = [(g.t1, a, g.object) for a in ["主人", *sheng] for g in p.actors[a].gestures
+              if g.kind == "hand_over" and lo <= g.t1 <= hi]
+    assert {a for _, a, _ in passes} == {"主人", *sheng} and len(passes) == 2 * len(sheng)
+    for t, giver, taker in passes:
+        s = taker if giver == "主人" else giver
+        (sx, sy, sz), (hx, hy, hz) = p.track(s).at([t])[0][0], p.track("主人").at([t])[0][0]
+        assert sy < 0 and abs(sz - hall) < 0.05, (s, t, sy, sz)             # on the top step, below the hall's edge
+        assert hy > 0 and abs(hz - hall) < 0.05, (t, hy, hz)                 # the 主人 on the hall
+        assert np.hypot(sx - hx, sy - hy) <= HANDS_MEET
