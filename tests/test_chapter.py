@@ -75,7 +75,14 @@ PART1 = ASSETS / "text" / "xiangshe_li_part1.txt"
 # his reach steps back to where he stood, not a step the other way from the arrows (the step up turned round the
 # rack: the 上耦下射 ended the first taking-up of the passage, p8.1.qu, 0.6 m south of his place 楅东三尺五寸);
 # later events shift (the passage 13 s shorter).
-PASSAGE_PLAN_SHA256 = "987e85d4e9c593e117b3e9daf6f81f597d88bd91aafed4f626f51af3c56f863a"
+# And by 阼阶东 on the 東序's line (鄭 on 主人降: 降立阼階東，西面，當東序; the landmark x 當 東序, y the stair's foot,
+# as the 賓's 阶西 is 當西序): the 主人 stands 0.23 m further east and 0.70 m further south after 降自阼阶，西面立 (p21)
+# and at 反位 after the 賓 and 主人 shoot (p12.bz.fan, procedure 宾主人射) and in p22; at p21 he waits at the stair's foot while the junior takes his 俎 east past that
+# place (p21.zhuren 6 s longer, later events shift).
+# And by the 获者 waiting at 堂西 after 命获者以旌退 (鄭: 諸所退皆俟堂西; p17.hou): having laid his 旌, 薦 and 俎
+# in the row west of the 射器位 he goes to 堂西 (1.2 m from it) instead of standing on at the row's far end, 5.1 m
+# off, to the end of the passage; later events shift (p17.hou ends later, the passage 3.7 s longer).
+PASSAGE_PLAN_SHA256 = "c5f7edeebde276a8c87d7ca59e6e0c46e3aacea0e8fb30e006b73ae426e0e8c3"
 # the first half's non-archery sections (戒賓 … 立司正, 末旅): characters [0, MINE) of part 1
 NON_ARCHERY_END = 1672
 
@@ -469,12 +476,10 @@ def test_heyue_heard_as_six_songs_of_strings_and_reeds():
 
 
 # the first half's clauses the plan misses, not claimed (required: false), each with its reason in the catalogue:
-# g74 降席 (鄭: 席西) — the 衆賓's mats follow on west of the 賓's, no room off its west end; g164 盡階不升堂受爵 —
-# the hand-over draws the 笙 up onto the hall (a planner matter: handling.meet keeps the stair head clear); g256
-# 鉤楹由上射之後 and g281 自右物之後 — the 司馬 reaches the 物間 round the front of the 上物 (the 賓's 薦俎 lie 0.67 m
+# g256 鉤楹由上射之後 and g281 自右物之後 — the 司馬 reaches the 物間 round the front of the 上物 (the 賓's 薦俎 lie 0.67 m
 # behind the 物 line); g262 反由司射之南 — which 司射 (moving, or
 # his place) is a matter of reading
-KNOWN_FIRST_HALF_MISSES = {"g74", "g164", "g256", "g262", "g281"}
+KNOWN_FIRST_HALF_MISSES = {"g256", "g262", "g281"}
 
 
 def test_first_half_spatial_clauses_measured(plan, tmp_path):
@@ -542,3 +547,23 @@ def test_one_who_goes_to_his_mat_faces_as_it_faces():
             assert abs((h - lm.heading + 180.0) % 360.0 - 180.0) < 1.0, (e.id, who, a.place, h)
             seen.add(a.place)
     assert {"宾席", "主人席", "众宾席1", "众宾席3", "大夫席"} <= seen, seen
+
+
+def test_the_sheng_receive_and_give_back_the_cup_on_the_top_step():
+    """笙一人拜于下，盡階不升堂，受爵 (記: 其笙，則獻諸西階上): each 笙 takes the cup from the 主人 and hands it back
+    standing on the 西階's top step, never on the hall; the 主人 reaches it to him from the stair's head, on the
+    hall, within the reach of two hands (handling: a hand-over across a stair's head)."""
+    from reconstruct.planner.handling import HANDS_MEET
+    p = planned(part="first")
+    hall, (lo, hi) = p.hall_height, (min(e.start for e in p.events if e.id == "f6.shengbai"),
+                                     max(e.end for e in p.events if e.id == "f6.zhongsheng"))
+    sheng = [a for a in p.actors if a.startswith("笙")]
+    passes = [(g.t1, a, g.object) for a in ["主人", *sheng] for g in p.actors[a].gestures
+              if g.kind == "hand_over" and lo <= g.t1 <= hi]
+    assert {a for _, a, _ in passes} == {"主人", *sheng} and len(passes) == 2 * len(sheng)
+    for t, giver, taker in passes:
+        s = taker if giver == "主人" else giver
+        (sx, sy, sz), (hx, hy, hz) = p.track(s).at([t])[0][0], p.track("主人").at([t])[0][0]
+        assert sy < 0 and abs(sz - hall) < 0.05, (s, t, sy, sz)             # on the top step, below the hall's edge
+        assert hy > 0 and abs(hz - hall) < 0.05, (t, hy, hz)                 # the 主人 on the hall
+        assert np.hypot(sx - hx, sy - hy) <= HANDS_MEET

@@ -512,9 +512,12 @@ def _measure_at(s: Statement, view: PlanView, subj, ref, t: float | None) -> Res
         along = dx * ux + dy * uy
         across = abs(dx * uy - dy * ux)
         word = DIRECTIONAL[rel]
-        margin = along - s.min
+        # min in the text's units when a unit is given (降席，席西也: past the mat's end, half of its 七尺, on
+        # the reading's own 尺), else in metres
+        least = s.min * _unit_chi(s.unit) * view.chi_m if s.unit not in (None, "m", HALL_DEPTH) else s.min
+        margin = along - least
         msg = f"{who} is {along:.2f} m {word} of {rname}"
-        wanted = f"{word} of {rname} (≥ {s.min:.2f} m)"
+        wanted = f"{word} of {rname} (≥ {least:.2f} m{f' = {s.min:g} {s.unit}' if least != s.min else ''})"
         if s.lateral is not None:
             msg += f", {across:.2f} m off its line"
             wanted += f", within {s.lateral:.2f} m of its line"

@@ -7,6 +7,7 @@ import math
 from ..model.vocabulary import GestureKind, Posture, PropKind
 from .bodies import Body
 from .custody import Custody
+from .geometry import _bearing
 from .moves import Moves
 from .places import Places
 from .state import PlanState
@@ -149,6 +150,10 @@ class Handling:
         One who kneels (迭飲於坐) reaches from where he kneels to one who has come up to him.  ``roomy``:
         where the spot within reach is taken, one a little further that leaves room to pass (see
         :meth:`.Occupancy.free_spot`); else the nearest free spot, as one who takes another by the hand must."""
+        if self._over_the_stair_head(b, other, why):
+            self.keep_stated_facing(b)
+            self.moves.hold(b, self.pace.hand_over)
+            return
         level = other.level if other.level != STAIR else HALL
         if not (b.posture == Posture.KNEEL and math.hypot(other.x - b.x, other.y - b.y) <= KNEEL_REACH):
             self.walking.approach(b, other.x, other.y, level, HAND_REACH, why, roomy)
@@ -163,6 +168,27 @@ class Handling:
             b.hold_until(max(b.t, other.t))
         self.keep_stated_facing(b)
         self.moves.hold(b, self.pace.hand_over)
+
+    def _over_the_stair_head(self, b: Body, other: Body, why: str) -> bool:
+        """One of the two stands on a stair's top step and does not step onto the hall (笙一人…盡階不升堂受爵;
+        記: 其笙，則獻諸西階上): the one on the hall comes to the stair's head right above him, where the lane
+        he came up by meets the hall, and the thing passes over the hall's edge; the one on the stair stays
+        there.  (The head of a stair is otherwise kept clear of those who stop: here the stair is his.)
+        False when neither, or both, stand on a stair."""
+        up, on_hall = (other, b) if other.level == STAIR else (b, other) if b.level == STAIR else (None, None)
+        if up is None or on_hall.level != HALL:
+            return False
+        st = min(self.state.reading.stairs.values(), key=lambda s: abs(s.x - up.x))
+        hx, hy = self.state.ground.head(st, up.x - st.x)
+        if math.hypot(hx - on_hall.x, hy - on_hall.y) > 0.05:
+            on_hall.hold_until(up.t)        # once he is up: the head is the top of the lane he climbs by
+            self.walking.walk(on_hall, (hx, hy, HALL), f"to the head of the {st.id}, above {up.id} on its top step")
+        self.moves.face(on_hall, _bearing(up.x - on_hall.x, up.y - on_hall.y))
+        b.hold_until(max(b.t, other.t))
+        if math.hypot(up.x - on_hall.x, up.y - on_hall.y) > HANDS_MEET:
+            self.state.fail(f"{on_hall.id} cannot come within reach of {up.id} on the {st.id}: "
+                            f"{math.hypot(up.x - on_hall.x, up.y - on_hall.y):.2f} m apart")
+        return True
 
     def give(self, b: Body, other_name: str | None, prop: str | None) -> None:
         """授: hand a prop (or nothing in particular) to another, who receives it."""
