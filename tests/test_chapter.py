@@ -542,3 +542,26 @@ def test_one_who_goes_to_his_mat_faces_as_it_faces():
             assert abs((h - lm.heading + 180.0) % 360.0 - 180.0) < 1.0, (e.id, who, a.place, h)
             seen.add(a.place)
     assert {"宾席", "主人席", "众宾席1", "众宾席3", "大夫席"} <= seen, seen
+
+
+def test_things_are_taken_up_and_set_down_before_one():
+    """取 / 奠: the hands reach forward to a thing taken up or set down, so one whose thing lies behind or beside
+    him turns to it first (the 獲者 laid his 旌 west of him facing east, the archers took up bows lying behind
+    them): at the start of every take and set-down of the whole chapter the thing lies within TURN_TO_THING of
+    the way he faces."""
+    from reconstruct.planner.handling import TURN_TO_THING
+    whole = planned(part="whole")
+    seen = 0
+    for aid, a in whole.actors.items():
+        for g in a.gestures:
+            if g.kind not in ("take", "set_down") or g.object not in whole.props:
+                continue
+            xyz, h = a.track.at(np.array([g.t0]))
+            at, _ = whole.props[g.object].track.at(np.array([g.t1 if g.kind == "set_down" else g.t0]))
+            v = at[0][:2] - xyz[0][:2]
+            if np.hypot(*v) < 0.25:
+                continue
+            off = abs((np.degrees(np.arctan2(v[0], v[1])) - h[0] + 180.0) % 360.0 - 180.0)
+            assert off <= TURN_TO_THING + 1.0, (aid, g.row(), round(float(off)))
+            seen += 1
+    assert seen > 300, seen
