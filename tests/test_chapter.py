@@ -567,3 +567,26 @@ def test_the_sheng_receive_and_give_back_the_cup_on_the_top_step():
         assert sy < 0 and abs(sz - hall) < 0.05, (s, t, sy, sz)             # on the top step, below the hall's edge
         assert hy > 0 and abs(hz - hall) < 0.05, (t, hy, hz)                 # the 主人 on the hall
         assert np.hypot(sx - hx, sy - hy) <= HANDS_MEET
+
+
+def test_things_are_taken_up_and_set_down_before_one():
+    """取 / 奠: the hands reach forward to a thing taken up or set down, so one whose thing lies behind or beside
+    him turns to it first (the 獲者 laid his 旌 west of him facing east, the archers took up bows lying behind
+    them): at the start of every take and set-down of the whole chapter the thing lies within TURN_TO_THING of
+    the way he faces."""
+    from reconstruct.planner.handling import TURN_TO_THING
+    whole = planned(part="whole")
+    seen = 0
+    for aid, a in whole.actors.items():
+        for g in a.gestures:
+            if g.kind not in ("take", "set_down") or g.object not in whole.props:
+                continue
+            xyz, h = a.track.at(np.array([g.t0]))
+            at, _ = whole.props[g.object].track.at(np.array([g.t1 if g.kind == "set_down" else g.t0]))
+            v = at[0][:2] - xyz[0][:2]
+            if np.hypot(*v) < 0.25:
+                continue
+            off = abs((np.degrees(np.arctan2(v[0], v[1])) - h[0] + 180.0) % 360.0 - 180.0)
+            assert off <= TURN_TO_THING + 1.0, (aid, g.row(), round(float(off)))
+            seen += 1
+    assert seen > 300, seen

@@ -22,6 +22,9 @@ HAND_REACH = 0.8
 # how far from his feet one takes up or sets down a thing; two who hand something over stand no further apart
 REACH = 1.1
 SHORT_OF = 0.25     # a thing set down further than this short of its place: he first comes up closer
+# one takes up or sets down a thing before him, the hands reaching forward: one whose thing lies further round
+# than this from the way he faces turns to it first (the 獲者 laying his 旌 west of him while facing east)
+TURN_TO_THING = 75.0
 HAND_GAP = 1.5
 # the farthest apart two standing may be as a thing passes from hand to hand: each holds it out at arm's length
 # (the arm some 0.6 m from the shoulder), the rest of the way the other comes
@@ -65,10 +68,21 @@ class Handling:
                 # the spot beside it was taken: closer still (not one kneeling who leans to it: the 舉觶者 who set
                 # his cup down before him, stepped back to bow and takes it up again, 奠觶，拜，執觶興)
                 self.walking.approach(b, pr.x, pr.y, level, 0.6, f"within reach of the {prop}", False)
+            self._turn_to(b, pr.x, pr.y)
             b.gesture(b.t, b.t + P.handle, GestureKind.TAKE, prop)
             self.moves.hold(b, P.handle)
         self.custody.carry(prop, b.id, b.t)
         self.custody.hold_things(b, b.t, add=prop)
+
+    def _turn_to(self, b: Body, x: float, y: float) -> None:
+        """Turn to a thing about to be taken up or set down when it lies behind or beside him (further round
+        than ``TURN_TO_THING``): the hands reach forward to it, not back through the body."""
+        dx, dy = x - b.x, y - b.y
+        if math.hypot(dx, dy) < 0.2:
+            return
+        bearing = math.degrees(math.atan2(dx, dy)) % 360.0
+        if abs((bearing - b.heading + 180.0) % 360.0 - 180.0) > TURN_TO_THING:
+            self.moves.face(b, bearing)
 
     def reach(self, b: Body, x: float, y: float, level: str, within: float, why: str) -> None:
         """Come within reach of a spot: kneeling (坐取, 坐奠, 不興), one leans to it without rising when it
@@ -121,6 +135,7 @@ class Handling:
         heading = None
         if own is not None:           # a thing laid at its own place (乃席賓, 設洗 …): there it is the fixture
             x, y, heading = float(own.position[0]), float(own.position[1]), own.heading or 0.0
+        self._turn_to(b, x, y)
         b.gesture(b.t, b.t + P.handle, GestureKind.SET_DOWN, prop)
         self.moves.hold(b, P.handle)
         z = (self.state.reading.hall_height if level == HALL else 0.0) + on
