@@ -82,7 +82,11 @@ PART1 = ASSETS / "text" / "xiangshe_li_part1.txt"
 # And by the 获者 waiting at 堂西 after 命获者以旌退 (鄭: 諸所退皆俟堂西; p17.hou): having laid his 旌, 薦 and 俎
 # in the row west of the 射器位 he goes to 堂西 (1.2 m from it) instead of standing on at the row's far end, 5.1 m
 # off, to the end of the passage; later events shift (p17.hou ends later, the passage 3.7 s longer).
-PASSAGE_PLAN_SHA256 = "c5f7edeebde276a8c87d7ca59e6e0c46e3aacea0e8fb30e006b73ae426e0e8c3"
+# And by 取 / 奠 before one (handling.TURN_TO_THING): one whose thing lies more than 75° round from his facing turns
+# to it before taking it up or setting it down (the 獲者's 旌 at 負侯西, the archers' bows behind them at p2.ming and
+# p15.ming, the 爵 from the 篚 behind the 司射 and 司馬); and the 司馬 stands 四尺 east of 負侯 for 西面拜送 (p5, CHOSEN:
+# at a step the 獲者 came up 0.7 m face to face and their forearms met); later events shift.
+PASSAGE_PLAN_SHA256 = "e2b169db386dba7c323745d1ef77b413e24ed4fa680d2a8a125f2a766da25989"
 # the first half's non-archery sections (戒賓 … 立司正, 末旅): characters [0, MINE) of part 1
 NON_ARCHERY_END = 1672
 
