@@ -91,3 +91,29 @@ def test_seeing_the_guests_off_is_filmed_from_outside_the_gate(plan):
         assert xyz[1] < gate_y, (who, xyz)
         px, _ = project(pose, [xyz + [0, 0, 1.0]], (1280, 720))
         assert 0 <= px[0, 0] <= 1280 and 0 <= px[0, 1] <= 720 * 0.8, (who, px)
+
+
+def test_close_shots_keep_the_face_as_he_kneels_and_stands(plan):
+    """A close shot frames the hands and the face whose hands they are: one who kneels (to count, to bow, to take
+    a cup) and stands again within the shot keeps his head in the picture throughout, not only at the middle
+    of the shot (the 釋獲者 counting the tallies at the start of the passage stood up out of the frame's top)."""
+    from reconstruct.scene.framing import POSTURE_HEIGHT
+    from reconstruct.scene.figures import STANDING_HEIGHT
+    cam = plan_shots(plan, (1280, 720), start=0.0, end=600.0)
+    heights = {str(k): v for k, v in POSTURE_HEIGHT.items()}
+    seen = 0
+    for s in cam.shots:
+        if s.kind != "close" or not s.people or s.t1 > 600.0:
+            continue
+        track = plan.actors[s.people[0]].track
+        ts = np.linspace(s.t0 + 0.05, s.t1 - 0.05, 7)
+        xyz, _ = track.at(ts)
+        postures = track.posture_at(ts).astype(str)
+        if np.ptp(xyz[:, :2], axis=0).max() > 0.5:           # he walks in it: a walk's framing, not this one's
+            continue
+        seen += 1
+        for t, p, post in zip(ts, xyz, postures):
+            head = p + [0.0, 0.0, heights.get(post, STANDING_HEIGHT)]
+            px, depth = project(cam.at(t), head[None, :], (1280, 720))
+            assert depth[0] > 0 and 0 <= px[0, 0] <= 1280 and 0 <= px[0, 1] <= 720, (s.t0, s.people[0], t, post, px)
+    assert seen >= 8, seen

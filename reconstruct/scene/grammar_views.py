@@ -139,9 +139,11 @@ class Director:
                     fw = _hdir(hd[k, j])
                     hands = f + [0.38 * fw[0], 0.38 * fw[1], ht[k, j] * 0.55]
                     pts += [hands + [dx, dy, dz] for dx in (-0.28, 0.28) for dy in (-0.28, 0.28) for dz in (-0.25, 0.2)]
-                f = feet[k, mid]
                 if k == 0 or apart:
-                    pts.append(f + [0.0, 0.0, ht[k, mid] + 0.05])          # his face: whose hands
+                    # his face, whose hands: at the start, the middle and the end too (one who kneels to bow
+                    # and rises again keeps his head in the picture as he stands, not only as he kneels)
+                    for j in sorted({0, mid, len(ii) - 1}):
+                        pts.append(feet[k, j] + [0.0, 0.0, ht[k, j] + 0.05])
             obj = p.key[2] if len(p.key) > 2 else ""
             prop = self.g.plan.props.get(obj) if obj else None
             if prop is not None:
