@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import shapely
 from conftest import planned, reading_named
 
 from reconstruct.checks.audit import audit
@@ -594,3 +595,29 @@ def test_things_are_taken_up_and_set_down_before_one():
             assert off <= TURN_TO_THING + 1.0, (aid, g.row(), round(float(off)))
             seen += 1
     assert seen > 300, seen
+
+
+def test_the_sip_at_the_mat_s_lower_end_faces_as_the_mat():
+    """席末坐啐酒: the 賓 sips on his mat's west end (乃席賔南面東上: the west is its lower end; 升席自西方), the 主人 at
+    the 酢 on his mat's north end (席主人於阼階上西面; 主人升席自北方; 賈: 主人受酢爵時禮盛，故主人降席自北方，啐酒於
+    席末亦然), each kneeling on the mat and facing as it faces, and each comes off it at that end (降席)."""
+    reading = reading_named()
+    whole = planned(part="whole")
+    ev = {e.id: e for e in whole.events}
+    for who, mat, step, along in (("宾", "宾席", "f4.ji", (-1.0, 0.0)), ("主人", "主人席", "f4.zji", (0.0, 1.0))):
+        lm = reading.landmarks[mat]
+        cui = ev[f"{step}.cui"]
+        t = np.linspace(cui.start, cui.end, 40)
+        track = whole.actors[who].track
+        kneel = track.posture_at(t).astype(str) == "kneel"
+        assert kneel.any(), (who, step)
+        xyz, h = track.at(t[kneel])
+        rel = xyz[:, :2] - np.asarray(lm.position[:2])
+        out = rel @ np.asarray(along)                              # how far towards the lower end
+        assert (out > 0.4).all(), (who, out)                       # at the lower end …
+        assert (np.abs((h - lm.heading + 180.0) % 360.0 - 180.0) < 1.0).all(), (who, h)   # … facing as the mat
+        assert shapely.contains_xy(shapely.Polygon(lm.footprint), xyz[:, 0], xyz[:, 1]).all(), who   # on it
+        zhi = ev[f"{step}.zhi"]
+        xyz, _ = track.at(np.array([zhi.end - 0.1]))
+        assert not shapely.contains_xy(shapely.Polygon(lm.footprint), xyz[0, 0], xyz[0, 1]), who   # off it (降席)
+        assert (xyz[0, :2] - np.asarray(lm.position[:2])) @ np.asarray(along) > 0.8, who             # at that end

@@ -89,12 +89,15 @@ def act(p: Parts, b: Body, a: Action) -> None:
 
 def _stated_heading(p: Parts, b: Body, a: Action) -> float | None:
     """The facing an action leaves one in: the one it states (``face=…``), else, for one who goes to his
-    mat (即席, 就席), the mat's own: one sits as his mat faces (記: 西序之席，北上 — the mats along the 西序
-    face east), a fact the reading declares once for each mat."""
+    mat (即席, 就席) or to a place on it (席末坐啐酒: its lower end), the mat's own: one sits as his mat faces
+    (記: 西序之席，北上 — the mats along the 西序 face east), a fact the reading declares once for each mat."""
     if a.heading:
         return p.places.heading_toward(b, a.heading)
     if a.verb == "go" and a.place and _is_mat(p, a.place):
         return p.state.reading.landmarks[a.place].heading
+    if a.verb == "go" and a.place:          # to a place on a mat (席末: its lower end): as the mat faces too
+        mat = p.places.mat_under(b.x, b.y, b.level)
+        return None if mat is None else mat.heading
     return None
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import shapely
 
 from ..model.vocabulary import SET_OUT, LandmarkKind
 from ..text.names import NameIndex
@@ -57,6 +58,19 @@ class Places:
         self._procession: dict[tuple[str, str], float] = {}   # (event, file) → when the last one set out
         self._file_back: dict[tuple[str, str], float] = {}    # (event, ad-hoc file) → how far back it stands
         self._parsed: dict[str, Place] = {}    # place expressions read (the text names the same places again and again)
+        self._mats = None                      # the mats' footprints (mat_under), made when first asked
+
+    def mat_under(self, x: float, y: float, level: str):
+        """The mat one standing at (x, y) on ``level`` is on (its landmark), or None: the mats are laid on the
+        hall (their footprints, as the reading lays them)."""
+        if level != HALL:
+            return None
+        mats = self._mats
+        if mats is None:
+            mats = self._mats = [(lm, shapely.Polygon(lm.footprint)) for lm in self.reading.landmarks.values()
+                                 if lm.kind == LandmarkKind.MAT and lm.footprint and lm.heading is not None]
+        on = [lm for lm, poly in mats if shapely.contains_xy(poly, x, y)]
+        return on[0] if on else None
 
     def resolve(self, text: str, who: str | None = None) -> tuple[float, float, str, float | None]:
         """A place expression → (x, y, level, heading-or-None), against the ground and current positions:
