@@ -9,6 +9,7 @@ catalogue, saved plans) reads through :func:`read_text`, so a folder, a device s
 from __future__ import annotations
 
 import os
+import pickle
 import stat
 from pathlib import Path
 from typing import Any
@@ -65,7 +66,30 @@ def read_bytes(path: str | Path, shown: str | None = None, *, what: str = "file"
 
 def parse_yaml(src: str, shown: str) -> Any:
     """The YAML document of the text ``src`` (``yaml.safe_load``); a syntax error, or a document nested too
-    deep, raises :class:`InputError` naming ``shown`` and the line."""
+    deep, raises :class:`InputError` naming ``shown`` and the line.
+
+    A text parsed before in this process is not parsed again: its document is kept (pickled) by its text and each
+    caller gets a fresh copy of it, which it may change. The pure-Python loader takes about 3 s of CPU for the
+    statements catalogue (128 kB), which every ``check`` (:func:`reconstruct.check`, ``run_check``) read again:
+    a program that checks several plans, or the suite, paid it each time."""
+    kept = _KEPT.get((src, shown))
+    if kept is not None:
+        return pickle.loads(kept)
+    doc = _safe_load(src, shown)
+    try:
+        kept = pickle.dumps(doc, protocol=pickle.HIGHEST_PROTOCOL)
+    except (RecursionError, pickle.PicklingError, TypeError):
+        return doc                      # nested deeper than pickle goes: not kept
+    if len(_KEPT) >= 8:
+        _KEPT.pop(next(iter(_KEPT)))    # the oldest
+    _KEPT[(src, shown)] = kept
+    return pickle.loads(kept)           # the caller's own copy: the kept one is never handed out
+
+
+_KEPT: dict[tuple[str, str], bytes] = {}
+
+
+def _safe_load(src: str, shown: str) -> Any:
     try:
         return yaml.safe_load(src)
     except yaml.YAMLError as e:

@@ -7,6 +7,7 @@ import fcntl
 import hashlib
 import io
 import os
+import pickle
 import re
 import sys
 import tempfile
@@ -90,23 +91,61 @@ def _planned(name: str, zhongbin: int, dafu: int, options: tuple, part: str) -> 
                        .encode()).hexdigest()[:16]
     shared = _shared_dir()
     if shared is None:
-        return _make(name, zhongbin, dafu, options, part)
-    cached = shared / f"{key}.json"
-    # one worker plans it while another that needs the same plan waits for it (both used to plan it at once)
-    with open(shared / f"{key}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if cached.exists():
-            return Plan.load(cached)
         plan = _make(name, zhongbin, dafu, options, part)
-        tmp = cached.with_name(f"{key}.{os.getpid()}.part")
-        plan.save(tmp)
-        os.replace(tmp, cached)
+    else:
+        cached = shared / f"{key}.json"
+        # one worker plans it while another that needs the same plan waits for it (both used to plan it at once)
+        with open(shared / f"{key}.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if cached.exists():
+                plan = Plan.load(cached)
+            else:
+                plan = _make(name, zhongbin, dafu, options, part)
+                tmp = cached.with_name(f"{key}.{os.getpid()}.part")
+                plan.save(tmp)
+                os.replace(tmp, cached)
+    _KEY_OF[id(plan)] = key                 # the session's plans are kept (lru_cache): their ids stay theirs
     return plan
+
+
+_KEY_OF: dict[int, str] = {}
 
 
 def _make(name: str, zhongbin: int, dafu: int, options: tuple, part: str) -> Plan:
     reading = reading_named(name)
     return make_plan(reading, load_part(part, zhongbin=zhongbin, dafu=dafu, options=dict(options), reading=reading))
+
+
+_AUDITS: dict[tuple[str, str], list] = {}
+
+
+def audited(plan: Plan, reading: str = "zheng_xuan") -> list:
+    """``audit(plan, load_reading(reading), limit=10_000)`` of a session plan (:func:`planned`), computed once per
+    run however many tests hold that plan to the audit (the default passage, 9 衆賓 and the 周尺 reading were each
+    audited by two tests: tests/test_planner.py and tests/test_passage_faithful.py), shared by the xdist workers as
+    the plans are. A plan not made by :func:`planned` (a test's own, changed) is audited afresh."""
+    from reconstruct.checks.audit import audit
+    key = _KEY_OF.get(id(plan))
+    if key is None:
+        return audit(plan, reading_named(reading), limit=10_000)
+    case = (key, str(reading))
+    if case not in _AUDITS:
+        shared = _shared_dir()
+        if shared is None:
+            _AUDITS[case] = audit(plan, reading_named(reading), limit=10_000)
+        else:
+            name = f"{key}-audit-{hashlib.sha1(str(reading).encode()).hexdigest()[:8]}"
+            cached = shared / f"{name}.pickle"
+            with open(shared / f"{name}.lock", "w") as lock:
+                fcntl.flock(lock, fcntl.LOCK_EX)
+                if cached.exists():
+                    _AUDITS[case] = pickle.loads(cached.read_bytes())
+                else:
+                    _AUDITS[case] = audit(plan, reading_named(reading), limit=10_000)
+                    tmp = cached.with_name(f"{name}.{os.getpid()}.part")
+                    tmp.write_bytes(pickle.dumps(_AUDITS[case]))
+                    os.replace(tmp, cached)
+    return list(_AUDITS[case])
 
 
 @pytest.fixture(scope="session")
@@ -124,6 +163,12 @@ def plan():
 def plan_of():
     """``plan_of(name, zhongbin=…, dafu=…, options=((k, v), …))``: a plan made once per session."""
     return planned
+
+
+@pytest.fixture(scope="session")
+def audit_of():
+    """``audit_of(plan, reading="zheng_xuan")``: the audit of a session plan (limit 10,000), made once per run."""
+    return audited
 
 
 @pytest.fixture(scope="session")
