@@ -578,10 +578,19 @@ def test_things_are_taken_up_and_set_down_before_one():
     """取 / 奠: the hands reach forward to a thing taken up or set down, so one whose thing lies behind or beside
     him turns to it first (the 獲者 laid his 旌 west of him facing east, the archers took up bows lying behind
     them): at the start of every take and set-down of the whole chapter the thing lies within TURN_TO_THING of
-    the way he faces."""
+    the way he faces, unless the text gives his facing for the act (北面坐取) — a few, each within reach."""
     from reconstruct.planner.handling import TURN_TO_THING
+    from reconstruct.text.placement import PlaceError, heading_of
     whole = planned(part="whole")
-    seen = 0
+    rite = load_part("whole", zhongbin=3, dafu=1, reading=reading_named())
+    stated = {}                 # (event, person) → the facings the text gives him in it (北面坐取: he keeps it)
+    for e in rite.events:
+        for a in e.actions:
+            try:
+                stated.setdefault((e.id, a.who), []).append(heading_of(a.heading)) if a.heading else None
+            except PlaceError:  # facing a person or a place
+                pass
+    seen = kept = 0
     for aid, a in whole.actors.items():
         for g in a.gestures:
             if g.kind not in ("take", "set_down") or g.object not in whole.props:
@@ -592,9 +601,13 @@ def test_things_are_taken_up_and_set_down_before_one():
             if np.hypot(*v) < 0.25:
                 continue
             off = abs((np.degrees(np.arctan2(v[0], v[1])) - h[0] + 180.0) % 360.0 - 180.0)
-            assert off <= TURN_TO_THING + 1.0, (aid, g.row(), round(float(off)))
             seen += 1
-    assert seen > 300, seen
+            if off <= TURN_TO_THING + 1.0:
+                continue
+            says = [x for e in whole.events if e.start <= g.t0 <= e.end for x in stated.get((e.id, aid), [])]
+            assert any(abs((h[0] - x + 180.0) % 360.0 - 180.0) < 1.0 for x in says), (aid, g.row(), round(float(off)))
+            kept += 1
+    assert seen > 300 and kept <= 3, (seen, kept)
 
 
 def test_the_sip_at_the_mat_s_lower_end_faces_as_the_mat():

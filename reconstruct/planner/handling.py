@@ -80,6 +80,10 @@ class Handling:
         dx, dy = x - b.x, y - b.y
         if math.hypot(dx, dy) < 0.2:
             return
+        stated = self.state.stated.get(b.id)
+        if stated is not None and stated[0] == self.state.event_id and abs((b.heading - stated[1] + 180.0) % 360.0
+                                                                           - 180.0) < 1.0:
+            return      # the text says how he faces as he does it (北面坐取): he keeps that facing
         bearing = math.degrees(math.atan2(dx, dy)) % 360.0
         if abs((bearing - b.heading + 180.0) % 360.0 - 180.0) > TURN_TO_THING:
             self.moves.face(b, bearing)
