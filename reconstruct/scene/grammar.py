@@ -66,7 +66,7 @@ ELEVATION = {"medium": 9.0, "close": 22.0, "walk": 12.0, "establish": 27.0}
 MIN_DIST = {"medium": 2.6, "close": 1.5, "walk": 3.5, "establish": 7.0}
 PRIORITY = {"medium": 1.0, "walk": 1.0, "establish": 2.0, "overview": 2.5, "close": 3.0}
 COLUMN_R = 0.3          # m: the radius of a column (楹) for the line of sight
-OBSTACLES = ("东楹", "西楹", "东序", "西序", "北墉", "乏", "门")
+OBSTACLES = ("东楹", "西楹", "东序", "西序", "北墉", "乏", "门", "侯")   # the 侯: a cloth 3 m and more high
 
 
 @dataclass(frozen=True)
