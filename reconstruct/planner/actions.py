@@ -93,10 +93,8 @@ def _stated_heading(p: Parts, b: Body, a: Action) -> float | None:
     (記: 西序之席，北上 — the mats along the 西序 face east), a fact the reading declares once for each mat."""
     if a.heading:
         return p.places.heading_toward(b, a.heading)
-    if a.verb == "go" and a.place and _is_mat(p, a.place):
-        return p.state.reading.landmarks[a.place].heading
-    if a.verb == "go" and a.place:          # to a place on a mat (席末: its lower end): as the mat faces too
-        mat = p.places.mat_under(b.x, b.y, b.level)
+    if a.verb == "go" and a.place:          # his mat (even stood aside of it), or the one he now stands on (席末)
+        mat = p.state.reading.landmarks[a.place] if _is_mat(p, a.place) else p.places.mat_under(b.x, b.y, b.level)
         return None if mat is None else mat.heading
     return None
 

@@ -7,7 +7,7 @@ import math
 from ..model.vocabulary import GestureKind, Posture, PropKind
 from .bodies import Body
 from .custody import Custody
-from .geometry import _bearing
+from .geometry import _bearing, _turn_delta
 from .moves import Moves
 from .places import Places
 from .state import PlanState
@@ -80,13 +80,17 @@ class Handling:
         dx, dy = x - b.x, y - b.y
         if math.hypot(dx, dy) < 0.2:
             return
-        stated = self.state.stated.get(b.id)
-        if stated is not None and stated[0] == self.state.event_id and abs((b.heading - stated[1] + 180.0) % 360.0
-                                                                           - 180.0) < 1.0:
+        stated = self._stated_now(b)
+        if stated is not None and abs(_turn_delta(stated, b.heading)) < 1.0:
             return      # the text says how he faces as he does it (北面坐取): he keeps that facing
-        bearing = math.degrees(math.atan2(dx, dy)) % 360.0
-        if abs((bearing - b.heading + 180.0) % 360.0 - 180.0) > TURN_TO_THING:
+        bearing = _bearing(dx, dy)
+        if abs(_turn_delta(b.heading, bearing)) > TURN_TO_THING:
             self.moves.face(b, bearing)
+
+    def _stated_now(self, b: Body) -> float | None:
+        """The facing the text gives him in the event being planned (北面拜受, 北面坐取), or None."""
+        ev, h = self.state.stated.get(b.id, ("", None))
+        return h if self.state.current is not None and ev == self.state.current.id else None
 
     def reach(self, b: Body, x: float, y: float, level: str, within: float, why: str) -> None:
         """Come within reach of a spot: kneeling (坐取, 坐奠, 不興), one leans to it without rising when it
@@ -160,8 +164,8 @@ class Handling:
 
     def keep_stated_facing(self, b: Body) -> None:
         """Hand-overs are done facing the way the text says (北面拜受, 西面拜送), not face to face."""
-        ev, h = self.state.stated.get(b.id, ("", None))
-        if h is not None and self.state.current is not None and ev == self.state.current.id:
+        h = self._stated_now(b)
+        if h is not None:
             self.moves.face(b, h)
 
     def meet(self, b: Body, other: Body, why: str, roomy: bool = True) -> None:
