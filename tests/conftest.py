@@ -89,26 +89,32 @@ def planned(name: str = "zheng_xuan", zhongbin: int = 3, dafu: int = 1, options:
 def _planned(name: str, zhongbin: int, dafu: int, options: tuple, part: str) -> Plan:
     key = hashlib.sha1(repr((name, zhongbin, dafu, options) + ((part,) if part != "passage" else ()))
                        .encode()).hexdigest()[:16]
-    shared = _shared_dir()
-    if shared is None:
-        plan = _make(name, zhongbin, dafu, options, part)
-    else:
-        cached = shared / f"{key}.json"
-        # one worker plans it while another that needs the same plan waits for it (both used to plan it at once)
-        with open(shared / f"{key}.lock", "w") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            if cached.exists():
-                plan = Plan.load(cached)
-            else:
-                plan = _make(name, zhongbin, dafu, options, part)
-                tmp = cached.with_name(f"{key}.{os.getpid()}.part")
-                plan.save(tmp)
-                os.replace(tmp, cached)
+    plan = _once_per_run(f"{key}.json", lambda: _make(name, zhongbin, dafu, options, part),
+                         lambda plan, f: plan.save(f), Plan.load)
     _KEY_OF[id(plan)] = key                 # the session's plans are kept (lru_cache): their ids stay theirs
     return plan
 
 
 _KEY_OF: dict[int, str] = {}
+
+
+def _once_per_run(name: str, make, save, load):
+    """``make()`` once per run, shared by the xdist workers through the run's folder (a file ``name`` there,
+    written by ``save(value, path)`` under a temporary name, read by ``load(path)``): one worker makes it while
+    another that needs it waits for it (both used to make it at once); without workers, simply ``make()``."""
+    shared = _shared_dir()
+    if shared is None:
+        return make()
+    cached = shared / name
+    with open(shared / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if cached.exists():
+            return load(cached)
+        value = make()
+        tmp = cached.with_name(f"{name}.{os.getpid()}.part")
+        save(value, tmp)
+        os.replace(tmp, cached)
+        return value
 
 
 def _make(name: str, zhongbin: int, dafu: int, options: tuple, part: str) -> Plan:
@@ -130,21 +136,10 @@ def audited(plan: Plan, reading: str = "zheng_xuan") -> list:
         return audit(plan, reading_named(reading), limit=10_000)
     case = (key, str(reading))
     if case not in _AUDITS:
-        shared = _shared_dir()
-        if shared is None:
-            _AUDITS[case] = audit(plan, reading_named(reading), limit=10_000)
-        else:
-            name = f"{key}-audit-{hashlib.sha1(str(reading).encode()).hexdigest()[:8]}"
-            cached = shared / f"{name}.pickle"
-            with open(shared / f"{name}.lock", "w") as lock:
-                fcntl.flock(lock, fcntl.LOCK_EX)
-                if cached.exists():
-                    _AUDITS[case] = pickle.loads(cached.read_bytes())
-                else:
-                    _AUDITS[case] = audit(plan, reading_named(reading), limit=10_000)
-                    tmp = cached.with_name(f"{name}.{os.getpid()}.part")
-                    tmp.write_bytes(pickle.dumps(_AUDITS[case]))
-                    os.replace(tmp, cached)
+        name = f"{key}-audit-{hashlib.sha1(str(reading).encode()).hexdigest()[:8]}.pickle"
+        _AUDITS[case] = _once_per_run(name, lambda: audit(plan, reading_named(reading), limit=10_000),
+                                      lambda found, f: f.write_bytes(pickle.dumps(found)),
+                                      lambda f: pickle.loads(f.read_bytes()))
     return list(_AUDITS[case])
 
 
