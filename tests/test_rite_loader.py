@@ -283,6 +283,31 @@ def test_options_keep_only_the_chosen_reading():
     assert not any(a.verb == "cover" and a.who == "司射" for e in c.events if e.id.startswith("p10.xi") for a in e.actions)
 
 
+def test_each_goes_back_to_his_place_by_one_table(rite):
+    """反位, declared once in rite.yaml (tables) and read by the 旅酬's and the 無筭爵's events: one who has drunk goes
+    back to his mat on the hall, or to his place below (the 樂正 西階東 北面, the 衆賓 standing below 立者位, the
+    三耦 堂西, the 主人之贊者 堂東)."""
+    from reconstruct.rite.script import Script
+    from reconstruct.rite.yaml_lines import read_yaml
+
+    s = Script(DEFAULT_SCRIPT, read_yaml(DEFAULT_SCRIPT))
+    s.read_seed(); s.read_parameters(9, 2); s.read_options({}); s.read_cast(); s.read_ensembles()
+    home = {row[0]: tuple(row[1:]) for row in s.env["反位"]}
+    assert set(home) == set(s.person_ids)
+    assert home["主人"] == ("主人席", "", False) and home["大夫2"] == ("大夫席2", "", False)
+    assert home["众宾3"] == ("众宾席3", "", False) and home["众宾4"] == ("立者位", "东", True)
+    assert home["乐正"] == ("西阶下东一丈", "北", True) and home["上耦上射"] == ("堂西", "南", True)
+    assert home["执爵者"] == ("堂东", "西", True)
+    # the events go there: the 樂正, pledged at the 西階上 in the 旅酬 and the 無筭爵 (以旅在下者), goes down and
+    # back to his place; the 衆賓 on the hall back to their mats (the 旅酬's chain: 衆賓3 after 衆賓2)
+    def goes(prefix: str, who: str) -> list[tuple[str | None, str | None]]:
+        return [(a.place, a.heading) for e in rite.events if e.id.startswith(prefix)
+                for a in e.actions if a.who == who and a.verb == "go"]
+    for prefix in ("p18.", "p22."):
+        assert ("西阶下东一丈", "北") in goes(prefix, "乐正"), prefix
+        assert ("众宾席3", None) in goes(prefix, "众宾3"), prefix
+
+
 def test_after_graph_is_acyclic_and_refers_to_kept_events(rite):
     ids = [e.id for e in rite.events]
     assert len(ids) == len(set(ids))
@@ -328,6 +353,9 @@ def _break(path: Path, old: str, new: str, count: int = 1):
     # in a procedure: the error names the procedures file and the step's line
     ("procedures.yaml", "        - 司射 cover\n", "        - 司射 dance\n", "unknown verb 'dance'"),
     ("procedures.yaml", "      text: 先数右获\n", "      text: 先数左获\n", "is not in the seed"),
+    # a table: its expression evaluated once, where it is declared; its name a new one
+    ("rite.yaml", "  反位: \"[(p, '主人席'", "  反位: \"[(q, '主人席'", "cannot evaluate"),
+    ("rite.yaml", "  反位: \"[(p, '主人席'", "  GROUPS: \"[(p, '主人席'", "table 'GROUPS'"),
 ])
 def test_bad_input_gives_one_line_with_file_and_line(scratch, fname, old, new, what):
     line = _break(scratch / fname, old, new)

@@ -32,7 +32,8 @@ OTHER_PARAMETER = (-10_000, 10_000)
 ID = re.compile(r"\w{1,40}")                            # a person's or a prop's id: one word
 # what a script may take from another with ``cast: FILE`` (the first half's script takes the passage's cast, so
 # that the people, props, groups and options are declared once); ``props`` it may add to
-CAST_SECTIONS = ("parameters", "archery", "options", "landmarks", "people", "props", "pairs", "groups", "formations")
+CAST_SECTIONS = ("parameters", "archery", "options", "landmarks", "people", "props", "pairs", "groups", "formations",
+                 "tables")
 
 
 class Script:
@@ -206,6 +207,7 @@ class Script:
         self.prop_ids = [p.id for p in self.props]
         self.carried: dict[str, Initial] = {}
         self.env["PROPS"] = self.prop_ids          # the things of the ceremony, for ``if: "'瑟1' in PROPS"``
+        self.env["PEOPLE"] = self.person_ids       # and its people
         landmarks = self.tpl.expand(self.raw.get("landmarks") or [], self.env)
         if not isinstance(landmarks, list) or not all(isinstance(x, str) for x in landmarks):
             raise self.err(self.raw.get("landmarks"), "landmarks: a list of names")
@@ -240,11 +242,27 @@ class Script:
                 if m not in self.person_ids:
                     raise self.err(node, f"formation {name!r}: unknown person {m[:40]!r}")
             self.formations[name] = members
+        self._read_tables()
         self.known_places = NameIndex()
         for n in (*self.landmarks, *self.formations, *self.person_ids, *self.prop_ids):
             self.known_places.add(n)
         for p in self.people:
             self.known_places.add(p.id, p.aliases)
+
+    def _read_tables(self) -> None:
+        """``tables``: a name for a value worked out once from the cast, the groups and the parameters (a rule
+        the events of several files follow, declared once: where each goes back to, 反位): ``NAME: "expression"``,
+        evaluated in turn (a table may use those before it), then a name the events' expressions read."""
+        decl = self.raw.get("tables") or {}
+        if not isinstance(decl, dict):
+            raise self.err(decl, "tables: a mapping of names to expressions")
+        for name, expr in decl.items():
+            self._name(name, decl, "table")
+            if name in self.env:
+                raise self.err(decl, f"table {name!r}: already the name of a parameter or an option")
+            if not isinstance(expr, str):
+                raise self.err(expr if hasattr(expr, "line") else decl, f"table {name!r}: an expression (a string)")
+            self.env[name] = self.tpl.eval(expr, self.env, expr)
 
     def _lists(self, section: str) -> Iterator[tuple[str, list[str], Any]]:
         decl = self.raw.get(section) or {}

@@ -16,7 +16,7 @@ from .yaml_lines import LDict, LList, LStr, line_of
 _SUB = re.compile(r"\{([^{}]+)\}")
 MAX_LOOP = 10_000             # items of one loop (the shipped script: at most the number of 衆賓)
 MAX_EXPANDED = 5_000_000      # values made by expanding one script (the shipped one, 3 衆賓: about 60,000)
-RESERVED = ("GROUPS", "PAIRS", "PROPS")
+RESERVED = ("GROUPS", "PAIRS", "PROPS", "PEOPLE")
 
 # markers in the flat list of events: a loop begins, one of its iterations begins, the loop ends
 BEGIN, ITER, END = "BEGIN", "ITER", "END"
