@@ -306,7 +306,11 @@ class PlanView:
         self.chi_m = float(plan.measures.get("chi_m", CHI_M))
         self.hall_h = plan.hall_height
         ys = [float(p[1]) for p in (plan.hall.get("footprint") or [])] if isinstance(plan.hall, dict) else []
-        self.hall_depth = max(ys) - min(ys) if ys else None
+        # 堂深 (鄭: 從堂廉北至房室之壁): to the back wall of a hall with no 室 (鄭's 序: 凡屋無室曰榭), to the south
+        # wall of the 室 and 房 where the reading builds them (敖, the 義疏, a 庠): the rooms' footprints' front
+        rooms = [float(p[1]) for lm in plan.landmarks.values() if lm.kind == LandmarkKind.ROOM and lm.footprint
+                 for p in lm.footprint]
+        self.hall_depth = (min(rooms) if rooms else max(ys)) - min(ys) if ys else None
         self.stairs = [lm.footprint for lm in plan.landmarks.values() if lm.kind == LandmarkKind.STAIR and lm.footprint]
         # a statement quotes the passage or the first half (``part``): the events that cite that text
         passage = logical_name(SEED)
@@ -401,7 +405,7 @@ def _inside(poly, x: float, y: float) -> bool:
 
 
 # a length the text gives by the building rather than by a measure: 堂深, the depth of the hall (鄭 on 南北以堂深:
-# 堂深，謂從堂廉北至房室之壁 — here the hall's north–south extent, 堂廉 to 北墉)
+# 堂深，謂從堂廉北至房室之壁 — the hall's north–south extent, 堂廉 to 北墉, or to the 室's wall where there is one)
 HALL_DEPTH = "堂深"
 
 
