@@ -574,6 +574,8 @@ def _measure_at(s: Statement, view: PlanView, subj, ref, t: float | None) -> Res
 
 
 PASS_NEAR = 2.5     # metres: crossings of a reference's line farther than this are not passing it
+ON_LINE = 1e-3      # metres: one this near a reference's line stands on it (one who sets out from his place 司射位
+                    # starts on its line; unrounded, 0.05 mm east of it, he was found to pass it, rounded not)
 
 
 def _path_side(s: Statement, view: PlanView, subj, ref, t0: float, t1: float, ev_id: str) -> Result:
@@ -593,6 +595,8 @@ def _path_side(s: Statement, view: PlanView, subj, ref, t0: float, t1: float, ev
         dx, dy = x - rx, y - ry
         off = dx * ux + dy * uy               # along the side
         across = dx * uy - dy * ux            # across it (signed)
+        if abs(across) < ON_LINE:             # on the line: neither side (a plan as written rounds to 0.1 mm)
+            across = 0.0
         if prev is not None and (prev[1] < 0 <= across or prev[1] > 0 >= across) and prev[1] != across:
             f = prev[1] / (prev[1] - across)
             crossings.append(prev[0] + (off - prev[0]) * f)
