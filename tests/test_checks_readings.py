@@ -117,9 +117,6 @@ WHOLE_DIFFERENCES = [
 # claimed statements of the whole chapter a reading still misses without a source for it, each with its cause as
 # measured (to mend: not differences of the readings)
 WHOLE_KNOWN_MISSES = {
-    **{(name, "g142"): "大夫降立于賔南: the 衆賓's file stands 0.92 m apart below the 賓 (宾南 is 众宾1's place), so "
-                       "the 大夫 is put aside behind the file, 1.11 m west of the 賓's line (0.9 m allowed; on 鄭's "
-                       "reading 0.85 m)" for name in ("ao_jigong", "yishu_1748", "zheng_xuan_xiang", "zhou_chi_197")},
     # a hall with a 室 (敖, 義疏) keeps 鄭's bays (CHOSEN), and the 賓's mat at 戶牖之間 lies 0.9 m north of the 物
     # under the 棟: his 薦 and 俎 (0.45 m before the mat) lie on the 物's line, the 俎 0.24 m from the 下物
     **{(name, sid): "the 賓's 俎 lies 0.24 m from the 下物 (戶牖之間, 0.9 m north of the 物): the archer on it stands "
