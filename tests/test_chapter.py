@@ -87,7 +87,7 @@ PART1 = ASSETS / "text" / "xiangshe_li_part1.txt"
 # to it before taking it up or setting it down (the 獲者's 旌 at 負侯西, the archers' bows behind them at p2.ming and
 # p15.ming, the 爵 from the 篚 behind the 司射 and 司馬); and the 司馬 stands 四尺 east of 負侯 for 西面拜送 (p5, CHOSEN:
 # at a step the 獲者 came up 0.7 m face to face and their forearms met); later events shift.
-PASSAGE_PLAN_SHA256 = "e2b169db386dba7c323745d1ef77b413e24ed4fa680d2a8a125f2a766da25989"
+PASSAGE_PLAN_SHA256 = "7bd6dda37ed13fb29a53f4505647db26ea0a00720e07ef658631216d0e7885eb"
 # the first half's non-archery sections (戒賓 … 立司正, 末旅): characters [0, MINE) of part 1
 NON_ARCHERY_END = 1672
 

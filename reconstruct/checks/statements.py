@@ -306,7 +306,11 @@ class PlanView:
         self.chi_m = float(plan.measures.get("chi_m", CHI_M))
         self.hall_h = plan.hall_height
         ys = [float(p[1]) for p in (plan.hall.get("footprint") or [])] if isinstance(plan.hall, dict) else []
-        self.hall_depth = max(ys) - min(ys) if ys else None
+        # 堂深 (鄭: 從堂廉北至房室之壁): to the back wall of a hall with no 室 (鄭's 序: 凡屋無室曰榭), to the south
+        # wall of the 室 and 房 where the reading builds them (敖, the 義疏, a 庠): the rooms' footprints' front
+        rooms = [float(p[1]) for lm in plan.landmarks.values() if lm.kind == LandmarkKind.ROOM and lm.footprint
+                 for p in lm.footprint]
+        self.hall_depth = (min(rooms) if rooms else max(ys)) - min(ys) if ys else None
         self.stairs = [lm.footprint for lm in plan.landmarks.values() if lm.kind == LandmarkKind.STAIR and lm.footprint]
         # a statement quotes the passage or the first half (``part``): the events that cite that text
         passage = logical_name(SEED)
@@ -401,7 +405,7 @@ def _inside(poly, x: float, y: float) -> bool:
 
 
 # a length the text gives by the building rather than by a measure: 堂深, the depth of the hall (鄭 on 南北以堂深:
-# 堂深，謂從堂廉北至房室之壁 — here the hall's north–south extent, 堂廉 to 北墉)
+# 堂深，謂從堂廉北至房室之壁 — the hall's north–south extent, 堂廉 to 北墉, or to the 室's wall where there is one)
 HALL_DEPTH = "堂深"
 
 
@@ -570,6 +574,8 @@ def _measure_at(s: Statement, view: PlanView, subj, ref, t: float | None) -> Res
 
 
 PASS_NEAR = 2.5     # metres: crossings of a reference's line farther than this are not passing it
+ON_LINE = 1e-3      # metres: one this near a reference's line stands on it (one who sets out from his place 司射位
+                    # starts on its line; unrounded, 0.05 mm east of it, he was found to pass it, rounded not)
 
 
 def _path_side(s: Statement, view: PlanView, subj, ref, t0: float, t1: float, ev_id: str) -> Result:
@@ -589,6 +595,8 @@ def _path_side(s: Statement, view: PlanView, subj, ref, t0: float, t1: float, ev
         dx, dy = x - rx, y - ry
         off = dx * ux + dy * uy               # along the side
         across = dx * uy - dy * ux            # across it (signed)
+        if abs(across) < ON_LINE:             # on the line: neither side (a plan as written rounds to 0.1 mm)
+            across = 0.0
         if prev is not None and (prev[1] < 0 <= across or prev[1] > 0 >= across) and prev[1] != across:
             f = prev[1] / (prev[1] - across)
             crossings.append(prev[0] + (off - prev[0]) * f)
