@@ -183,8 +183,12 @@ def test_the_shipped_arm_poses_are_every_target_solved():
         assert G.target_of("hand_over", 1.0, (d, a)) in G.every_target()
     for u in (-1.0, 0.0, 0.11, 0.5, 0.93, 1.0, 2.0):
         assert G.target_of("draw", u) in G.every_target()
+    # the angles are degrees; a fit stops within its step tolerance (xtol 1e-8 of angles up to 180°), and
+    # another machine's floating point (BLAS, the CPU's vector units) lands elsewhere in that stretch: 8e-6°
+    # apart on an AMD EPYC against the table made on another machine.  1e-3° moves a hand at the arm's
+    # length (0.7 m) by 12 µm, nothing any frame shows; a changed target, arm or fit moves it by degrees
     for side, palm, hint in sorted(keys, key=repr)[::23]:
-        assert np.allclose(G.solve_arm(side, palm, hint), table[side, palm, hint], rtol=0.0, atol=1e-6)
+        assert np.allclose(G.solve_arm(side, palm, hint), table[side, palm, hint], rtol=0.0, atol=1e-3)
 
 
 @pytest.fixture(scope="module")
