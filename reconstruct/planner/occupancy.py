@@ -223,6 +223,14 @@ class Occupancy:
         stood on although the lanes are otherwise kept clear of those who stop."""
         others = self.standing(me, t, level) + self._stops_after(me, t, level)
 
+        # the place itself when it is free (most often): the first spot allowed, as below, found without the
+        # rings round it (which the ground and the lanes allow is worked out only for a place where they are
+        # needed: two in three places asked for the first time are free)
+        place = np.asarray([[x, y]], float)
+        if (bool(self.ground.is_free(level, x, y)) if in_lane else self.fits(level, x, y)) \
+                and self.off_dishes(level, place)[0] \
+                and (not others or _nearest(place, np.asarray(others))[0] >= PERSON_GAP + 0.05):
+            return float(x), float(y)
         # the place, then rings of candidates round it (starting south, turning anticlockwise); which of
         # them the ground and the lanes allow, and which lie near enough the place for an aisle to be sought
         # there, is remembered per place (places are named again and again)
@@ -235,10 +243,6 @@ class Occupancy:
         ok = allowed.copy()
         if in_lane:
             ok[0] = bool(self.ground.is_free(level, x, y))
-        # the place itself when it is free (most often): the first spot allowed, as below, found without the rings
-        if ok[0] and self.off_dishes(level, cand[:1])[0] and (
-                not others or _nearest(cand[:1], np.asarray(others))[0] >= PERSON_GAP + 0.05):
-            return float(cand[0, 0]), float(cand[0, 1])
         # nobody stands on the dishes served (薦, 俎, 羞 lying on the ground): tested only where still allowed
         ok[ok] = self.off_dishes(level, cand[ok])
         if others:
