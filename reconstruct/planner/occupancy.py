@@ -104,6 +104,7 @@ class Occupancy:
         self._ends_memo: tuple = (None, [], None)  # ((index version, people), where tracks end, the levels there)
         self._spots: dict[tuple, tuple] = {}      # candidate spots round a place, and which the ground allows
         self._dish_props: tuple = (-1, [])        # (how many props there were, the dishes among them)
+        self._dish_pts: dict[str, tuple] = {}     # per level: where the dishes lay when asked last, as an array
         self._lines: dict[bytes, object] = {}    # the lines through stretches of track, by their points (_apart)
 
     @contextmanager
@@ -292,7 +293,14 @@ class Occupancy:
         if self._dish_props[0] != len(props):       # the dishes among the props (props are only added)
             self._dish_props = (len(props), [pr for pr in props.values() if self.state.prop_kinds.get(pr.id) in DISHES])
         pts = [(pr.x, pr.y) for pr in self._dish_props[1] if pr.carrier is None and (pr.z > h) == hall]
-        return np.asarray(pts, float).reshape(-1, 2)
+        # the array kept while they lie where they lay when asked last (they are asked for far more often
+        # than they are moved); read only
+        known, arr = self._dish_pts.get(level, (None, None))
+        if known != pts:
+            arr = np.asarray(pts, float).reshape(-1, 2)
+            arr.flags.writeable = False
+            self._dish_pts[level] = (pts, arr)
+        return arr
 
     def fits(self, level: str, x: float, y: float, others: list[tuple[float, float]] = ()) -> bool:
         """Whether a body may stand at (x, y): on free ground, out of the lanes, clear of ``others``."""
