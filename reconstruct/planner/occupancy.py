@@ -165,54 +165,53 @@ class Occupancy:
         # are on their way then: one walking behind them is kept from them by the timed test (he waits for
         # them to move on), not sent round them as if they stood there (宾出: the 大夫, last of the file,
         # went round the far end of the 侯)
-        ti, n = self.state.track_index, len(self.state.by_slot)
+        ti, bodies = self.state.track_index, self.state.by_slot
+        n = len(bodies)
         stops, levels = self._ends_now(n)
-        there = levels == LEVELS.index(level)
-        ended = ti.last_t[:n] <= t
-        mask = (there & ended) | ~ended
-        mask[me.slot] = False
-        if self._ignored:
-            mask[list(self._ignored)] = False
-        bodies = self.state.by_slot
-        there, ended = there.tolist(), ended.tolist()
-        for i in np.flatnonzero(mask).tolist():
+        # (a few dozen people: read from the index's plain numbers one by one, quicker than as arrays)
+        here, last_t, ignored = LEVELS.index(level), ti.last_times(), self._ignored
+        for i in range(n):
+            ended = last_t[i] <= t
+            there = levels[i] == here
+            if (ended and not there) or i == me.slot or i in ignored:
+                continue
             b = bodies[i]
             if not b.keys:
                 continue
-            if ended[i]:
+            if ended:
                 out.append(stops[i])
                 continue
             x, y, z = self.position_at(b, t)
             if self.ground.level_at(x, y, z) == level and not self.walking_at(b, t):
                 out.append((x, y))
-            if there[i] and stops[i] != (x, y):
+            if there and stops[i] != (x, y):
                 out.append(stops[i])
         return out
 
-    def _ends_now(self, n: int) -> tuple[list[tuple[float, float]], np.ndarray]:
+    def _ends_now(self, n: int) -> tuple[list[tuple[float, float]], list[int]]:
         """Where each of the n tracks ends, (x, y), and the level there (see :meth:`_end_levels_now`),
         kept while no track changes (the index's version; a person added changes n)."""
         ti = self.state.track_index
         if self._ends_memo[0] != (ti.version, n):
-            ends = ti.last_xyz[:n]
-            self._ends_memo = ((ti.version, n), list(map(tuple, ends[:, :2].tolist())), self._end_levels_now(ends))
+            ends = ti.ends()[:n]
+            self._ends_memo = ((ti.version, n), [(x, y) for x, y, _ in ends], self._end_levels_now(ends))
         return self._ends_memo[1], self._ends_memo[2]
 
-    def _end_levels_now(self, ends: np.ndarray) -> np.ndarray:
-        """The level of where each track ends (``ends``: (n, 3), from the index; each level's index in
-        LEVELS), found again only for the tracks whose end has moved since asked last (the index counts
+    def _end_levels_now(self, ends: list[tuple[float, float, float]]) -> list[int]:
+        """The level of where each track ends (``ends``: (x, y, z) each, from the index; each level's index
+        in LEVELS), found again only for the tracks whose end has moved since asked last (the index counts
         the moves)."""
-        moves = self.state.track_index.end_moves[:len(ends)]
+        moves = self.state.track_index.end_move_counts()[:len(ends)]     # (a copy: kept as known below)
         known, levels = self._end_levels
         if known is None or len(known) != len(ends):
-            levels = self.ground.levels_at(ends[:, 0], ends[:, 1], ends[:, 2])
+            levels = [LEVELS.index(self.ground.level_at(*e)) for e in ends]
         else:
-            moved = np.flatnonzero(moves != known).tolist()
+            moved = [i for i, (m, k) in enumerate(zip(moves, known)) if m != k]
             if moved:
-                levels = levels.copy()
+                levels = list(levels)
                 for i in moved:
-                    levels[i] = LEVELS.index(self.ground.level_at(*ends[i].tolist()))
-        self._end_levels = (moves.copy(), levels)
+                    levels[i] = LEVELS.index(self.ground.level_at(*ends[i]))
+        self._end_levels = (moves, levels)
         return levels
 
     def free_spot(self, me: Body, x: float, y: float, level: str, t: float,
@@ -319,7 +318,8 @@ class Occupancy:
         """Where others are already planned to stop between t and t + horizon (so nobody takes the spot)."""
         out = []
         n = len(self.state.by_slot)
-        for j in np.flatnonzero(self.state.track_index.last_t[:n] >= t).tolist():   # whose tracks go on after t
+        last_t = self.state.track_index.last_times()
+        for j in [i for i in range(n) if last_t[i] >= t]:     # whose tracks go on after t
             b = self.state.by_slot[j]
             keys = b.keys
             if b is me or not keys:

@@ -195,13 +195,6 @@ class Ground:
         """hall or court for a height alone (above half the hall's height: the hall)."""
         return HALL if z > self.reading.hall_height / 2 else COURT
 
-    def levels_at(self, x: np.ndarray, y: np.ndarray, z: np.ndarray) -> np.ndarray:
-        """:meth:`level_at` for many points at once (arrays of x, y, z): each one's index in LEVELS."""
-        out = np.where(z > self.reading.hall_height / 2, LEVELS.index(HALL), LEVELS.index(COURT))
-        for s in self.reading.stairs.values():
-            out[_on_stair(s, x, y, z)] = LEVELS.index(STAIR)
-        return out
-
     def foot(self, stair: Stair, lane: float = 0.0) -> tuple[float, float]:
         """Where one stands in the court to climb: in front of the lowest step (lane: east offset)."""
         return stair.x + lane, -stair.run - self.radius - CLEARANCE - 0.15
