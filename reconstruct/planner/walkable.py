@@ -253,7 +253,7 @@ class Ground:
         segs = shapely.linestrings(np.stack([pts[i], pts[j]], axis=1))
         ok = shapely.covers(level.prepared, segs)
         level.edges = np.stack([i[ok], j[ok]], axis=1)
-        level.weights = np.hypot(*(pts[i[ok]] - pts[j[ok]]).T)
+        level.weights = _lengths(pts[i[ok]] - pts[j[ok]])
         # shortest ways between all corners, once: a route nobody stands in the way of is read off these
         m = csr_matrix((np.maximum(level.weights, 1e-9), (level.edges[:, 0], level.edges[:, 1])),
                        shape=(len(pts), len(pts)))
@@ -284,8 +284,9 @@ class Ground:
         # A person standing closer than PERSON_GAP to the start or the goal is kept at the distance
         # he already is (or will be) from it; everyone else at PERSON_GAP.
         sp = np.asarray(standing, dtype=float).reshape(-1, 2)
-        radii = np.minimum(PERSON_GAP + ROUTE_MARGIN,
-                           np.minimum(np.hypot(*(sp - start).T), np.hypot(*(sp - goal).T)) - 0.01)
+        sx, sy = sp[:, 0], sp[:, 1]
+        radii = np.minimum(PERSON_GAP + ROUTE_MARGIN, np.minimum(np.hypot(sx - start[0], sy - start[1]),
+                                                                 np.hypot(sx - goal[0], sy - goal[1])) - 0.01)
         keep = radii >= 0.45
         centres, radii = sp[keep], radii[keep]
         xy, rr = centres.tolist(), radii.tolist()
@@ -302,9 +303,10 @@ class Ground:
             # only those nearer the way's box than their radius can come near the way itself (the box is
             # never farther than the way: the 1e-3 the test below keeps is far more than any rounding)
             xs, ys = zip(*path)        # the box from the corners as they are (a few: no array made of them)
-            lo, hi = np.array((min(xs), min(ys)), float), np.array((max(xs), max(ys)), float)
-            off = np.maximum(np.maximum(lo - centres, centres - hi), 0.0)
-            cand = np.nonzero(np.hypot(off[:, 0], off[:, 1]) < radii)[0]
+            cx, cy = centres[:, 0], centres[:, 1]
+            off_x = np.maximum(np.maximum(min(xs) - cx, cx - max(xs)), 0.0)
+            off_y = np.maximum(np.maximum(min(ys) - cy, cy - max(ys)), 0.0)
+            cand = np.nonzero(np.hypot(off_x, off_y) < radii)[0]
             if not len(cand):
                 return []
             # how far they are from the way worked out here (a few corners, a few people: quicker than making
@@ -362,8 +364,8 @@ class Ground:
         vs, vg = self._visible(lv, s_xy), self._visible(lv, g_xy)
         if not len(vs) or not len(vg):
             raise ValueError(f"no way from ({start[0]:.2f}, {start[1]:.2f}) to ({goal[0]:.2f}, {goal[1]:.2f})")
-        ds = np.hypot(*(lv.nodes[vs] - s_xy).T)
-        dg = np.hypot(*(lv.nodes[vg] - g_xy).T)
+        ds = _lengths(lv.nodes[vs] - s_xy)
+        dg = _lengths(lv.nodes[vg] - g_xy)
         total = ds[:, None] + lv.dist[np.ix_(vs, vg)] + dg[None, :]
         i, j = np.unravel_index(int(np.argmin(total)), total.shape)
         if not np.isfinite(total[i, j]):
@@ -372,7 +374,7 @@ class Ground:
         way = [b]
         while way[-1] != a:
             way.append(int(lv.pred[a, way[-1]]))
-        return tuple(tuple(map(float, lv.nodes[k])) for k in reversed(way))
+        return tuple(map(tuple, lv.nodes[way[::-1]].tolist()))
 
     def _visible(self, lv: Level, p: np.ndarray) -> np.ndarray:
         """Indices of the static nodes visible from a point (cached: people stand on the same spots)."""
@@ -421,7 +423,7 @@ class Ground:
         known = (rp.known_a, rp.known_b, rp.known_w) if extent != "all" else (_NONE, _NONE, _NONE_W)
         r, c, w = _one_link_each(np.concatenate([lv.edges[static, 0], known[0], a_idx]),
                                  np.concatenate([lv.edges[static, 1], known[1], b_idx]),
-                                 np.concatenate([lv.weights[static], known[2], np.hypot(*(pts[a_idx] - pts[b_idx]).T)]))
+                                 np.concatenate([lv.weights[static], known[2], _lengths(pts[a_idx] - pts[b_idx])]))
         dist, pred = dijkstra(_way_graph(r, c, np.maximum(w, 1e-9), n), indices=s_i, return_predecessors=True)
         if not np.isfinite(dist[g_i]):
             if local:
@@ -451,7 +453,7 @@ class Ground:
             if len(known_a):
                 ok = people.clear(pts[known_a], pts[known_b])
                 known_a, known_b = known_a[ok], known_b[ok]
-        known_w = np.hypot(*(pts[known_a] - pts[known_b]).T)
+        known_w = _lengths(pts[known_a] - pts[known_b])
         static_clear = np.ones(len(lv.edges), bool)   # the fixtures' links that keep clear of them all
         if info:
             static_clear[np.concatenate([d.cuts for d in info])] = False
@@ -510,7 +512,7 @@ class Ground:
         known_a, known_b = [la[la >= 0]], [sb[la >= 0]]
         cr = (radii + 0.03) / math.cos(math.pi / 8)        # how far a disc's corners lie from its centre
         pi, qi = _pairs(len(info), 0)
-        reach = np.hypot(*(centres[pi] - centres[qi]).T) < 4.0 + cr[pi] + cr[qi] + 1e-6
+        reach = _lengths(centres[pi] - centres[qi]) < 4.0 + cr[pi] + cr[qi] + 1e-6
         ida, idb = np.asarray(ids)[pi[reach]], np.asarray(ids)[qi[reach]]
         lo_id, hi_id = np.minimum(ida, idb).tolist(), np.maximum(ida, idb).tolist()
         links = self._disc_links(lv, list(zip(lo_id, hi_id)))
@@ -536,7 +538,7 @@ class Ground:
         vs, vg = self._visible(lv, s_xy), self._visible(lv, g_xy)
         pairs_a, pairs_b = [np.full(len(vs), s_i), np.full(len(vg), g_i)], [vs, vg]
         new_pts = pts[nb:]
-        is_end = np.minimum(np.hypot(*(new_pts - s_xy).T), np.hypot(*(new_pts - g_xy).T)) < END_REACH
+        is_end = np.minimum(_lengths(new_pts - s_xy), _lengths(new_pts - g_xy)) < END_REACH
         if extent == "all":
             is_end[:] = True
         if extent != "near":      # to the fixtures' corners they see, however far (cached per point)
@@ -614,7 +616,7 @@ class Ground:
         ga = np.concatenate(ii) + np.repeat(first_p, counts)
         gb = np.concatenate(jj) + np.repeat(first_q, counts)
         a, b = self._corner_xy[ga], self._corner_xy[gb]
-        ok = np.hypot(*(a - b).T) < 4.0
+        ok = _lengths(a - b) < 4.0
         ga_, gb_ = ga[ok], gb[ok]
         ok[ok] = ~(_cuts(a[ok], b[ok], self._corner_centre[ga_], self._corner_radius[ga_])
                    | _cuts(b[ok], a[ok], self._corner_centre[gb_], self._corner_radius[gb_]))
@@ -640,6 +642,13 @@ def _way_graph(r: np.ndarray, c: np.ndarray, w: np.ndarray, n: int) -> csr_matri
     np.cumsum(np.bincount(rows, minlength=n), out=indptr[1:])
     return csr_matrix((np.concatenate([w, w])[order], np.concatenate([c, r]).astype(np.int32)[order], indptr),
                       shape=(n, n))
+
+
+def _lengths(d: np.ndarray) -> np.ndarray:
+    """The length of each vector (n, 2): numpy's hypot of its columns, taken as slices (unpacking the
+    transposed array, ``np.hypot(*d.T)``, gives the same numbers, but goes through Python's sequence protocol,
+    which is slow for numpy arrays)."""
+    return np.hypot(d[:, 0], d[:, 1])
 
 
 def _from_way(path, x: float, y: float) -> float:
