@@ -150,8 +150,11 @@ class TrackIndex:
         if k1 > k0:
             B = np.minimum.reduce(box[k0:k1 + 1], axis=0)
         else:
-            B = box[k0] if k1 == k0 else np.full(box.shape[1:], np.inf)
-        B = np.where((self.last_t < t1)[:, None], np.minimum(B, self._last_box), B)   # (last_t first: the ends written)
+            B = box[k0].copy() if k1 == k0 else np.full(box.shape[1:], np.inf)
+        # those whose tracks end before t1 stand at the end from then on: its box taken in, in place (B is
+        # this call's own)
+        ended = (self.last_t < t1)[:, None]             # (last_t first: the ends written)
+        np.minimum(B, self._last_box, out=B, where=ended)
         # x0 <= hi_x, y0 <= hi_y, and the far corner beyond lo: -x1 <= -lo_x, -y1 <= -lo_y
         return np.logical_and.reduce(B <= np.array((hi[0], hi[1], -lo[0], -lo[1]), float), axis=1)
 
