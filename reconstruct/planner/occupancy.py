@@ -71,6 +71,20 @@ def _nearest(pts: np.ndarray, others: np.ndarray) -> np.ndarray:
     return np.sqrt(((pts[:, None, 0] - others[None, :, 0]) ** 2 + (pts[:, None, 1] - others[None, :, 1]) ** 2).min(axis=1))
 
 
+def _least_d2(x: float, y: float, others) -> float:
+    """For one point: the least square distance to the others (pairs of numbers, at least one), as
+    :func:`_nearest` and the like work it out for arrays (each difference times itself, as numpy squares it,
+    the x term first; a root taken of it is then :func:`_nearest`'s), by Python's floats one by one: quicker
+    for a single point than making arrays of it."""
+    best = math.inf
+    for ox, oy in others:
+        dx, dy = x - ox, y - oy
+        d2 = dx * dx + dy * dy
+        if d2 < best:
+            best = d2
+    return best
+
+
 def keepout_of(reading, ground) -> list[tuple[float, float, str]]:
     """Points nobody stops near: where the stairs' lanes meet the court and the hall (others must pass
     there), and the gate's passage, inside and out (those who leave or come in pass there)."""
@@ -100,7 +114,7 @@ class Occupancy:
         self._ignored: tuple[int, ...] = ()                    # slots not counted as standing (see ignoring)
         self._standing_memo: tuple = (None, [])
         self._end_levels: tuple = (None, None)    # (the index's count of each end's moves, the level there)
-        self._lanes: dict[str, np.ndarray] = {}   # the points of self.keepout on each level, (n, 2)
+        self._lanes: dict[str, tuple] = {}        # the points of self.keepout on each level (see _lanes_of)
         self._ends_memo: tuple = (None, [], None)  # ((index version, people), where tracks end, the levels there)
         self._spots: dict[tuple, tuple] = {}      # candidate spots round a place, and which the ground allows
         self._dish_props: tuple = (-1, [])        # (how many props there were, the dishes among them)
@@ -226,10 +240,9 @@ class Occupancy:
         # the place itself when it is free (most often): the first spot allowed, as below, found without the
         # rings round it (which the ground and the lanes allow is worked out only for a place where they are
         # needed: two in three places asked for the first time are free)
-        place = np.asarray([[x, y]], float)
         if (bool(self.ground.is_free(level, x, y)) if in_lane else self.fits(level, x, y)) \
-                and self.off_dishes(level, place)[0] \
-                and (not others or _nearest(place, np.asarray(others))[0] >= PERSON_GAP + 0.05):
+                and self.off_dishes_at(level, x, y) \
+                and (not others or math.sqrt(_least_d2(x, y, others)) >= PERSON_GAP + 0.05):
             return float(x), float(y)
         # the place, then rings of candidates round it (starting south, turning anticlockwise); which of
         # them the ground and the lanes allow, and which lie near enough the place for an aisle to be sought
@@ -275,6 +288,12 @@ class Occupancy:
         d2 = (pts[:, None, 0] - dishes[None, :, 0]) ** 2 + (pts[:, None, 1] - dishes[None, :, 1]) ** 2
         return np.sqrt(d2.min(axis=1)) >= DISH_GAP
 
+    def off_dishes_at(self, level: str, x: float, y: float) -> bool:
+        """:meth:`off_dishes` for one point (x, y)."""
+        self._dishes(level)
+        dishes = self._dish_pts[level][0]        # (as numbers: see _least_d2)
+        return not dishes or math.sqrt(_least_d2(x, y, dishes)) >= DISH_GAP
+
     def crosses_dishes(self, level: str, pts) -> bool:
         """Whether a way through the points (n, 2) on a level passes closer than ``DISH_GAP`` to a dish lying
         there (one who is not routed round them, walking beside his partner, steps over them)."""
@@ -303,16 +322,27 @@ class Occupancy:
 
     def fits(self, level: str, x: float, y: float, others: list[tuple[float, float]] = ()) -> bool:
         """Whether a body may stand at (x, y): on free ground, out of the lanes, clear of ``others``."""
-        return (self.ground.is_free(level, x, y) and bool(self.clear_of_lanes(level, np.asarray([[x, y]]))[0])
+        return (self.ground.is_free(level, x, y) and self._clear_of_lanes_at(level, x, y)
                 and all(math.dist((x, y), o) >= PERSON_GAP + 0.05 for o in others))
 
     def clear_of_lanes(self, level: str, pts: np.ndarray) -> np.ndarray:
         """Which points (n, 2) keep the gap from the ways up and down the stairs and through the gate."""
-        lanes = self._lanes.get(level)
-        if lanes is None:       # (the points kept out of, per level: fixed by the reading)
-            lanes = self._lanes[level] = np.asarray([(kx, ky) for kx, ky, kl in self.keepout if kl == level]).reshape(-1, 2)
+        lanes = self._lanes_of(level)[0]
         d2 = (pts[:, None, 0] - lanes[None, :, 0]) ** 2 + (pts[:, None, 1] - lanes[None, :, 1]) ** 2
         return (d2 >= GAP ** 2).all(axis=1)
+
+    def _clear_of_lanes_at(self, level: str, x: float, y: float) -> bool:
+        """:meth:`clear_of_lanes` for one point (x, y)."""
+        lanes = self._lanes_of(level)[1]
+        return not lanes or _least_d2(x, y, lanes) >= GAP ** 2
+
+    def _lanes_of(self, level: str) -> tuple[np.ndarray, list]:
+        """The points of ``keepout`` on a level, (n, 2), and as pairs of numbers (fixed by the reading: made once)."""
+        lanes = self._lanes.get(level)
+        if lanes is None:
+            arr = np.asarray([(kx, ky) for kx, ky, kl in self.keepout if kl == level]).reshape(-1, 2)
+            lanes = self._lanes[level] = (arr, arr.tolist())
+        return lanes
 
     def _stops_after(self, me: Body, t: float, level: str, horizon: float = 180.0) -> list[tuple[float, float]]:
         """Where others are already planned to stop between t and t + horizon (so nobody takes the spot)."""
