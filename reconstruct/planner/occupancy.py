@@ -2,7 +2,10 @@
 planned, and the shortest wait after which a way is clear.
 
 :class:`Occupancy` answers these questions from the planning state (the bodies' keys and the index of where
-their tracks go); it writes nothing there.  The rules of spacing it applies are the module's constants."""
+their tracks go); it writes nothing there.  The rules of spacing it applies are the module's constants.
+
+(Its arrays are small and asked about many times: their least and greatest are taken by the ufuncs' own
+reductions, ``np.minimum.reduce``, which ``.min()`` calls through a Python wrapper; the same numbers.)"""
 from __future__ import annotations
 
 import bisect
@@ -68,7 +71,7 @@ def _shifts(delays: tuple[float, ...], step: float) -> list[int]:
 
 def _nearest(pts: np.ndarray, others: np.ndarray) -> np.ndarray:
     """For each point (n, 2): how far the nearest of the others (m, 2) is."""
-    return np.sqrt(((pts[:, None, 0] - others[None, :, 0]) ** 2 + (pts[:, None, 1] - others[None, :, 1]) ** 2).min(axis=1))
+    return np.sqrt(np.minimum.reduce((pts[:, None, 0] - others[None, :, 0]) ** 2 + (pts[:, None, 1] - others[None, :, 1]) ** 2, axis=1))
 
 
 def _least_d2(x: float, y: float, others) -> float:
@@ -286,7 +289,7 @@ class Occupancy:
             return np.ones(len(pts), bool)
         # the root of the least square distance (the least distance: sqrt is monotone), one root per point
         d2 = (pts[:, None, 0] - dishes[None, :, 0]) ** 2 + (pts[:, None, 1] - dishes[None, :, 1]) ** 2
-        return np.sqrt(d2.min(axis=1)) >= DISH_GAP
+        return np.sqrt(np.minimum.reduce(d2, axis=1)) >= DISH_GAP
 
     def off_dishes_at(self, level: str, x: float, y: float) -> bool:
         """:meth:`off_dishes` for one point (x, y)."""
@@ -386,7 +389,7 @@ class Occupancy:
         t0, t1 = arr[0, 0], arr[-1, 0]
         ts = np.arange(t0, t1 + 1e-9, 0.1)
         if among is None:       # only those whose tracks come near, from the index
-            among = self.near_tracks(me, arr[:, 1:3].min(0), arr[:, 1:3].max(0), t0, t1)
+            among = self.near_tracks(me, np.minimum.reduce(arr[:, 1:3]), np.maximum.reduce(arr[:, 1:3]), t0, t1)
         met = self.may_meet(me, arr[:, 1:3], among, t0, t1, extra)
         if not met:
             return None
@@ -447,7 +450,7 @@ class Occupancy:
         stretches = []
         for a, b in by_stretch:
             seg = k[a:b]
-            s_lo, s_hi = seg[:, 1:3].min(0), seg[:, 1:3].max(0)
+            s_lo, s_hi = np.minimum.reduce(seg[:, 1:3]), np.maximum.reduce(seg[:, 1:3])
             if not (s_hi[0] < lo[0] or s_lo[0] > hi[0] or s_hi[1] < lo[1] or s_lo[1] > hi[1]):
                 stretches.append(((a, b), seg))
         if not stretches:
@@ -478,7 +481,7 @@ class Occupancy:
         """Those of ``among`` whose tracks between t0 and t1 come within the gap of a way (points (n, 2)),
         with that part of each track: (body, keys).  Who is left out for a time window is left out for any
         window inside it too (his track there is part of this one)."""
-        lo, hi = (way.min(0) - BROAD).tolist(), (way.max(0) + BROAD).tolist()
+        lo, hi = (np.minimum.reduce(way) - BROAD).tolist(), (np.maximum.reduce(way) + BROAD).tolist()
         near = []
         for b in among:
             if b is me or not b.keys:
@@ -535,7 +538,7 @@ class Occupancy:
             return None
         pts = np.asarray(from_here(body, t0, first))          # (t, x, y, z) setting out at once
         span = float(pts[-1, 0] - t0)
-        lo, hi = pts[:, 1:3].min(0), pts[:, 1:3].max(0)
+        lo, hi = np.minimum.reduce(pts[:, 1:3]), np.maximum.reduce(pts[:, 1:3])
         among = self.near_tracks(body, lo, hi, t0, t0 + delays[-1] + span + 0.1)   # met on the way
         end = pts[-1]
         windows = None

@@ -329,8 +329,8 @@ class Ground:
         for attempt in range(10):
             idx = hits(path)
             if idx and attempt < 5:   # those standing next to the ones hit are in the way of any way round them too
-                near = np.hypot(centres[:, None, 0] - centres[None, idx, 0],
-                                centres[:, None, 1] - centres[None, idx, 1]).min(axis=1) < NEIGHBOURS
+                near = np.minimum.reduce(np.hypot(centres[:, None, 0] - centres[None, idx, 0],
+                                                  centres[:, None, 1] - centres[None, idx, 1]), axis=1) < NEIGHBOURS
                 idx = sorted(set(idx) | set(np.flatnonzero(near).tolist()))
             elif idx:     # five ways round still meet someone: a long file or row (24 衆賓 standing three 尺 apart).
                 # Nobody passes between two standing closer than NEIGHBOURS, so the whole chain of those
