@@ -5,7 +5,8 @@ planned, and the shortest wait after which a way is clear.
 their tracks go); it writes nothing there.  The rules of spacing it applies are the module's constants.
 
 (Its arrays are small and asked about many times: their least and greatest are taken by the ufuncs' own
-reductions, ``np.minimum.reduce``, which ``.min()`` calls through a Python wrapper; the same numbers.)"""
+reductions, ``np.minimum.reduce``, which ``.min()`` calls through a Python wrapper (``.all(axis=…)``:
+``np.logical_and.reduce``); the same numbers.)"""
 from __future__ import annotations
 
 import bisect
@@ -332,7 +333,7 @@ class Occupancy:
         """Which points (n, 2) keep the gap from the ways up and down the stairs and through the gate."""
         lanes = self._lanes_of(level)[0]
         d2 = (pts[:, None, 0] - lanes[None, :, 0]) ** 2 + (pts[:, None, 1] - lanes[None, :, 1]) ** 2
-        return (d2 >= GAP ** 2).all(axis=1)
+        return np.logical_and.reduce(d2 >= GAP ** 2, axis=1)
 
     def _clear_of_lanes_at(self, level: str, x: float, y: float) -> bool:
         """:meth:`clear_of_lanes` for one point (x, y)."""
@@ -376,7 +377,7 @@ class Occupancy:
         hi = (float(xy_hi[0]) + BROAD, float(xy_hi[1]) + BROAD)      # quicker so than as arrays)
         near = self.state.track_index.near(lo, hi, t0, t1)
         bodies = self.state.by_slot
-        return [bodies[i] for i in np.flatnonzero(near).tolist() if bodies[i] is not me]
+        return [bodies[i] for i in near.nonzero()[0].tolist() if bodies[i] is not me]
 
     def conflict(self, me: Body, pts: list[tuple[float, float, float, float]],
                  among: list[Body] | None = None, extra: float = 0.0) -> tuple[str, float] | None:

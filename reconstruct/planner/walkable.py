@@ -496,7 +496,7 @@ class Ground:
         lo_b = np.minimum(np.minimum(s_xy, g_xy), rp.lo) - 6.0
         hi_b = np.maximum(np.maximum(s_xy, g_xy), rp.hi) + 6.0
         lo, hi = lv.edge_box
-        return rp.static_clear & (lo >= lo_b).all(axis=1) & (hi <= hi_b).all(axis=1)
+        return rp.static_clear & np.logical_and.reduce(lo >= lo_b, axis=1) & np.logical_and.reduce(hi <= hi_b, axis=1)
 
     def _known_links(self, lv: Level, ids, info, numbers, keep, new_index,
                      people: "_Discs") -> tuple[np.ndarray, np.ndarray]:
