@@ -6,7 +6,8 @@ their tracks go); it writes nothing there.  The rules of spacing it applies are 
 
 (Its arrays are small and asked about many times: their least and greatest are taken by the ufuncs' own
 reductions, ``np.minimum.reduce``, which ``.min()`` calls through a Python wrapper (``.all(axis=…)``:
-``np.logical_and.reduce``); the same numbers.)"""
+``np.logical_and.reduce``), and rows of one length are stacked by ``np.array`` of their list (what
+``np.stack`` does, through Python); the same numbers.)"""
 from __future__ import annotations
 
 import bisect
@@ -396,8 +397,8 @@ class Occupancy:
             return None
         # everyone met sampled on the same grid (met, samples), tested all at once
         mine = [np.interp(ts, arr[:, 0], arr[:, j]) for j in (1, 2, 3)]
-        bx, by, bz = (np.stack([np.interp(ts, k[:, 0], k[:, j]) for _, k in met]) for j in (1, 2, 3))
-        gap = GAP + extra + np.stack([_beyond(k, ts) for _, k in met])
+        bx, by, bz = (np.array([np.interp(ts, k[:, 0], k[:, j]) for _, k in met]) for j in (1, 2, 3))
+        gap = GAP + extra + np.array([_beyond(k, ts) for _, k in met])
         bad = _too_close(mine[0] - bx, mine[1] - by, np.abs(mine[2] - bz) < SAME_LEVEL, gap)
         hit = bad.any(axis=1)
         if not hit.any():
@@ -562,7 +563,7 @@ class Occupancy:
             if not far:
                 others.append([*(np.interp(grid, seg[:, 0], seg[:, j]) for j in (1, 2, 3)), GAP + _beyond(seg, grid)])
         if others:
-            OX, OY, OZ, OG = (np.stack([o[j] for o in others]) for j in range(4))    # (bodies, grid)
+            OX, OY, OZ, OG = (np.array([o[j] for o in others]) for j in range(4))    # (bodies, grid)
             mine = [np.interp(t0 + rel, pts[:, 0], pts[:, j]) for j in (1, 2, 3)]
         for delay, m in zip(delays, shifts):
             if windows is not None and len(windows):      # (the cheaper test first)

@@ -417,7 +417,8 @@ class Ground:
         # the rest is checked here
         need = ok & (b_idx >= nb)
         if need.any():
-            segs = shapely.linestrings(np.stack([pts[a_idx[need]], pts[b_idx[need]]], axis=1))
+            # (each link's two points side by side, as np.stack(…, axis=1) makes them without its Python steps)
+            segs = shapely.linestrings(np.concatenate([pts[a_idx[need]], pts[b_idx[need]]], axis=1).reshape(-1, 2, 2))
             ok[np.flatnonzero(need)] = shapely.covers(lv.prepared, segs)
         a_idx, b_idx = a_idx[ok], b_idx[ok]
         known = (rp.known_a, rp.known_b, rp.known_w) if extent != "all" else (_NONE, _NONE, _NONE_W)
