@@ -123,7 +123,7 @@ class Occupancy:
         self._ends_memo: tuple = (None, [], None)  # ((index version, people), where tracks end, the levels there)
         self._spots: dict[tuple, tuple] = {}      # candidate spots round a place, and which the ground allows
         self._dish_props: tuple = (-1, [])        # (how many props there were, the dishes among them)
-        self._dish_pts: dict[str, tuple] = {}     # per level: where the dishes lay when asked last, as an array
+        self._dish_pts: dict[str, tuple] = {}     # per level: where the dishes lay when asked last (see _dishes_now)
         self._lines: dict[bytes, object] = {}    # the lines through stretches of track, by their points (_apart)
 
     @contextmanager
@@ -168,12 +168,12 @@ class Occupancy:
     def standing(self, me: Body, t: float, level: str) -> list[tuple[float, float]]:
         """Where others stand at time t on a level, and where those still moving will stop (remembered
         while nobody's track changes: a walk asks several times before it is written)."""
-        dishes = self._dishes(level)
+        dishes, dish_points = self._dishes_now(level)
         key = (me.id, t, level, self.state.track_index.version, tuple(self._extra), self._ignored, dishes.tobytes())
         if self._standing_memo[0] == key:
             return list(self._standing_memo[1])
         # the dishes served lying on the ground are gone round and not stood on, as a body is
-        out = self._standing(me, t, level) + [tuple(d) for d in dishes.tolist()]
+        out = self._standing(me, t, level) + dish_points
         self._standing_memo = (key, out)
         return list(out)
 
@@ -295,8 +295,7 @@ class Occupancy:
 
     def off_dishes_at(self, level: str, x: float, y: float) -> bool:
         """:meth:`off_dishes` for one point (x, y)."""
-        self._dishes(level)
-        dishes = self._dish_pts[level][0]        # (as numbers: see _least_d2)
+        dishes = self._dishes_now(level)[1]        # (as numbers: see _least_d2)
         return not dishes or math.sqrt(_least_d2(x, y, dishes)) >= DISH_GAP
 
     def crosses_dishes(self, level: str, pts) -> bool:
@@ -310,6 +309,10 @@ class Occupancy:
 
     def _dishes(self, level: str) -> np.ndarray:
         """Where the dishes lie on a level now (n, 2): 薦, 俎 and 羞 set down, not in anyone's hands."""
+        return self._dishes_now(level)[0]
+
+    def _dishes_now(self, level: str) -> tuple[np.ndarray, list[tuple[float, float]]]:
+        """Where the dishes lie on a level now, as :meth:`_dishes` has them and as pairs of numbers (read only)."""
         hall = level != COURT
         h = self.state.reading.hall_height / 2
         props = self.state.props
@@ -318,12 +321,12 @@ class Occupancy:
         pts = [(pr.x, pr.y) for pr in self._dish_props[1] if pr.carrier is None and (pr.z > h) == hall]
         # the array kept while they lie where they lay when asked last (they are asked for far more often
         # than they are moved); read only
-        known, arr = self._dish_pts.get(level, (None, None))
-        if known != pts:
+        kept = self._dish_pts.get(level)
+        if kept is None or kept[0] != pts:
             arr = np.asarray(pts, float).reshape(-1, 2)
             arr.flags.writeable = False
-            self._dish_pts[level] = (pts, arr)
-        return arr
+            kept = self._dish_pts[level] = (pts, arr, [tuple(d) for d in arr.tolist()])
+        return kept[1], kept[2]
 
     def fits(self, level: str, x: float, y: float, others: list[tuple[float, float]] = ()) -> bool:
         """Whether a body may stand at (x, y): on free ground, out of the lanes, clear of ``others``."""
