@@ -7,7 +7,8 @@ their tracks go); it writes nothing there.  The rules of spacing it applies are 
 (Its arrays are small and asked about many times: their least and greatest are taken by the ufuncs' own
 reductions, ``np.minimum.reduce``, which ``.min()`` calls through a Python wrapper (``.all(axis=…)``:
 ``np.logical_and.reduce``), and rows of one length are stacked by ``np.array`` of their list (what
-``np.stack`` does, through Python); the same numbers.)"""
+``np.stack`` does, through Python); the same numbers.  An array is read item by item only as a list
+(``tolist``): through Python's sequence protocol numpy makes an object of each item, slowly.)"""
 from __future__ import annotations
 
 import bisect
@@ -464,7 +465,7 @@ class Occupancy:
         # each start's samples in a block of its own, the blocks end to end (a stretch's together), tested at
         # once: the last sample of a block is then tested as the last (not as leading into the next block)
         met, blocks, parts = [], [], []
-        for (ab, seg), f in zip(stretches, far):
+        for (ab, seg), f in zip(stretches, far.tolist()):
             if f:
                 continue
             mine = [np.arange(starts[j], ends[j] + 1e-9, 0.1) for j in by_stretch[ab]]
@@ -498,7 +499,7 @@ class Occupancy:
                 continue
             near.append((b, seg))
         apart = self._apart(way, [seg for _, seg in near], extra)
-        return [bs for bs, far in zip(near, apart) if not far]
+        return [bs for bs, far in zip(near, apart.tolist()) if not far]
 
     def _apart(self, way: np.ndarray, segs: list[np.ndarray], extra: float = 0.0) -> np.ndarray:
         """Which of the stretches of track (rows t, x, y, …) never come within the gap of a way (points
@@ -562,7 +563,7 @@ class Occupancy:
         g0, g1 = grid[0], grid[-1]
         segs = [b.window(g0, g1) for b in among]
         # where his way over every wait tried never comes within the gap of mine, no wait meets him
-        for seg, far in zip(segs, self._apart(pts[:, 1:3], segs)):
+        for seg, far in zip(segs, self._apart(pts[:, 1:3], segs).tolist()):
             if not far:
                 others.append([*(np.interp(grid, seg[:, 0], seg[:, j]) for j in (1, 2, 3)), GAP + _beyond(seg, grid)])
         if others:
@@ -627,7 +628,7 @@ class Occupancy:
             s1 = np.minimum(np.maximum(np.where(moving, (-bq + root) / (2 * a_safe), 1.0), 0.0), 1.0)
             hit = level & np.where(moving, disc > 0, c < 0) & (s1 > s0 + 1e-9)
             dt = B[:, 0] - A[:, 0]
-            for i in np.flatnonzero(hit):
+            for i in np.flatnonzero(hit).tolist():
                 spans.append((A[i, 0] + s0[i] * dt[i], A[i, 0] + s1[i] * dt[i]))
                 names.append(owners[i])
         out = np.asarray(spans, dtype=float).reshape(-1, 2)
