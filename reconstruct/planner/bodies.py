@@ -26,7 +26,6 @@ class TrackIndex:
         self._last_t = np.full(n, -np.inf)
         self._last_xyz = np.zeros((n, 3))     # where each track ends
         self._last_box = np.zeros((n, 4))     # … as a box of its own (x, y, -x, -y)
-        self._end_moves = np.zeros(n, int)    # how often each track's end has moved (so what is derived from it can be kept)
         self.version = 0                 # counts changes, so answers derived from the tracks can be kept
         self._latest = (-1, -math.inf)   # (version, when the last of all tracks ends)
         # the same boxes and last times as plain numbers, per person (bucket → [x0, y0, x1, y1]), so that a
@@ -44,7 +43,6 @@ class TrackIndex:
         for i in self._moved:
             x, y, z = self._ends[i]
             self._last_t[i], self._last_xyz[i], self._last_box[i] = self._last[i], (x, y, z), (x, y, -x, -y)
-            self._end_moves[i] = self._moves[i]
         self._moved.clear()
 
     @property
@@ -61,12 +59,19 @@ class TrackIndex:
             self._write_ends()
         return self._last_xyz
 
-    @property
-    def end_moves(self) -> np.ndarray:
-        """(people,): how often each track's end has moved."""
-        if self._moved:
-            self._write_ends()
-        return self._end_moves
+    # the same as plain numbers, for those who read a few dozen people one by one (quicker than from the
+    # arrays); lists of the index's own, read only
+    def last_times(self) -> list[float]:
+        """When each track ends (-inf where none yet), as :attr:`last_t`."""
+        return self._last
+
+    def ends(self) -> list[tuple[float, float, float]]:
+        """Where each track ends (x, y, z), as :attr:`last_xyz`."""
+        return self._ends
+
+    def end_move_counts(self) -> list[int]:
+        """How often each track's end has moved (so what is derived from it can be kept)."""
+        return self._moves
 
     def reserve(self, n: int) -> None:
         """Rows for at least n people (new rows empty: no track yet)."""
@@ -77,7 +82,6 @@ class TrackIndex:
             self._last_t = np.r_[self._last_t, np.full(more, -np.inf)]
             self._last_xyz = np.vstack([self._last_xyz, np.zeros((more, 3))])
             self._last_box = np.vstack([self._last_box, np.zeros((more, 4))])
-            self._end_moves = np.r_[self._end_moves, np.zeros(more, int)]
             self._boxes += [{} for _ in range(more)]
             self._last += [-math.inf] * more
             self._ends += [(0.0, 0.0, 0.0)] * more
@@ -146,8 +150,11 @@ class TrackIndex:
         if k1 > k0:
             B = np.minimum.reduce(box[k0:k1 + 1], axis=0)
         else:
-            B = box[k0] if k1 == k0 else np.full(box.shape[1:], np.inf)
-        B = np.where((self.last_t < t1)[:, None], np.minimum(B, self._last_box), B)   # (last_t first: the ends written)
+            B = box[k0].copy() if k1 == k0 else np.full(box.shape[1:], np.inf)
+        # those whose tracks end before t1 stand at the end from then on: its box taken in, in place (B is
+        # this call's own)
+        ended = (self.last_t < t1)[:, None]             # (last_t first: the ends written)
+        np.minimum(B, self._last_box, out=B, where=ended)
         # x0 <= hi_x, y0 <= hi_y, and the far corner beyond lo: -x1 <= -lo_x, -y1 <= -lo_y
         return np.logical_and.reduce(B <= np.array((hi[0], hi[1], -lo[0], -lo[1]), float), axis=1)
 

@@ -94,7 +94,7 @@ class Document:
             if hand is None:
                 times = b.array()[:, 0]
                 i0, i1 = np.searchsorted(times, t0 - 1e-6, side="left"), np.searchsorted(times, t1 + 1e-6, side="right")
-                hand = self._in_hand[(who, t0, t1, how)] = self._hands(b, [*times[i0:i1], t0, t1], how)
+                hand = self._in_hand[(who, t0, t1, how)] = self._hands(b, [*times[i0:i1].tolist(), t0, t1], how)
             keys += hand
         # by time, and at one time a key in the hand first: sorted by the second, then (stably) by the first
         keys.sort(key=lambda k: k[5] not in (PropPosture.CARRIED, PropPosture.TUCKED))

@@ -46,7 +46,9 @@ def _too_close(dx: np.ndarray, dy: np.ndarray, same_level: np.ndarray, gap) -> n
     than ``gap`` (a distance, or one per sample) between each sample and the next (the motion in between
     taken as straight, the larger of the two gaps kept), so a pass between two samples is not missed.
     Indexed like the samples; the last flags the last sample."""
-    gap = np.broadcast_to(np.asarray(gap, float), dx.shape)
+    gap = np.asarray(gap, float)
+    if gap.shape != dx.shape:        # (a distance for all: made one per sample, as a view)
+        gap = np.broadcast_to(gap, dx.shape)
     if dx.shape[-1] < 2:
         return (np.hypot(dx, dy) < gap) & same_level
     ux, uy = dx[..., 1:] - dx[..., :-1], dy[..., 1:] - dy[..., :-1]

@@ -2,7 +2,13 @@
 planned, and the shortest wait after which a way is clear.
 
 :class:`Occupancy` answers these questions from the planning state (the bodies' keys and the index of where
-their tracks go); it writes nothing there.  The rules of spacing it applies are the module's constants."""
+their tracks go); it writes nothing there.  The rules of spacing it applies are the module's constants.
+
+(Its arrays are small and asked about many times: their least and greatest are taken by the ufuncs' own
+reductions, ``np.minimum.reduce``, which ``.min()`` calls through a Python wrapper (``.all(axis=…)``:
+``np.logical_and.reduce``), and rows of one length are stacked by ``np.array`` of their list (what
+``np.stack`` does, through Python); the same numbers.  An array is read item by item only as a list
+(``tolist``): through Python's sequence protocol numpy makes an object of each item, slowly.)"""
 from __future__ import annotations
 
 import bisect
@@ -68,7 +74,21 @@ def _shifts(delays: tuple[float, ...], step: float) -> list[int]:
 
 def _nearest(pts: np.ndarray, others: np.ndarray) -> np.ndarray:
     """For each point (n, 2): how far the nearest of the others (m, 2) is."""
-    return np.sqrt(((pts[:, None, 0] - others[None, :, 0]) ** 2 + (pts[:, None, 1] - others[None, :, 1]) ** 2).min(axis=1))
+    return np.sqrt(np.minimum.reduce((pts[:, None, 0] - others[None, :, 0]) ** 2 + (pts[:, None, 1] - others[None, :, 1]) ** 2, axis=1))
+
+
+def _least_d2(x: float, y: float, others) -> float:
+    """For one point: the least square distance to the others (pairs of numbers, at least one), as
+    :func:`_nearest` and the like work it out for arrays (each difference times itself, as numpy squares it,
+    the x term first; a root taken of it is then :func:`_nearest`'s), by Python's floats one by one: quicker
+    for a single point than making arrays of it."""
+    best = math.inf
+    for ox, oy in others:
+        dx, dy = x - ox, y - oy
+        d2 = dx * dx + dy * dy
+        if d2 < best:
+            best = d2
+    return best
 
 
 def keepout_of(reading, ground) -> list[tuple[float, float, str]]:
@@ -100,10 +120,11 @@ class Occupancy:
         self._ignored: tuple[int, ...] = ()                    # slots not counted as standing (see ignoring)
         self._standing_memo: tuple = (None, [])
         self._end_levels: tuple = (None, None)    # (the index's count of each end's moves, the level there)
-        self._lanes: dict[str, np.ndarray] = {}   # the points of self.keepout on each level, (n, 2)
+        self._lanes: dict[str, tuple] = {}        # the points of self.keepout on each level (see _lanes_of)
         self._ends_memo: tuple = (None, [], None)  # ((index version, people), where tracks end, the levels there)
         self._spots: dict[tuple, tuple] = {}      # candidate spots round a place, and which the ground allows
         self._dish_props: tuple = (-1, [])        # (how many props there were, the dishes among them)
+        self._dish_pts: dict[str, tuple] = {}     # per level: where the dishes lay when asked last (see _dishes_now)
         self._lines: dict[bytes, object] = {}    # the lines through stretches of track, by their points (_apart)
 
     @contextmanager
@@ -148,12 +169,12 @@ class Occupancy:
     def standing(self, me: Body, t: float, level: str) -> list[tuple[float, float]]:
         """Where others stand at time t on a level, and where those still moving will stop (remembered
         while nobody's track changes: a walk asks several times before it is written)."""
-        dishes = self._dishes(level)
+        dishes, dish_points = self._dishes_now(level)
         key = (me.id, t, level, self.state.track_index.version, tuple(self._extra), self._ignored, dishes.tobytes())
         if self._standing_memo[0] == key:
             return list(self._standing_memo[1])
         # the dishes served lying on the ground are gone round and not stood on, as a body is
-        out = self._standing(me, t, level) + [tuple(d) for d in dishes.tolist()]
+        out = self._standing(me, t, level) + dish_points
         self._standing_memo = (key, out)
         return list(out)
 
@@ -164,54 +185,53 @@ class Occupancy:
         # are on their way then: one walking behind them is kept from them by the timed test (he waits for
         # them to move on), not sent round them as if they stood there (宾出: the 大夫, last of the file,
         # went round the far end of the 侯)
-        ti, n = self.state.track_index, len(self.state.by_slot)
+        ti, bodies = self.state.track_index, self.state.by_slot
+        n = len(bodies)
         stops, levels = self._ends_now(n)
-        there = levels == LEVELS.index(level)
-        ended = ti.last_t[:n] <= t
-        mask = (there & ended) | ~ended
-        mask[me.slot] = False
-        if self._ignored:
-            mask[list(self._ignored)] = False
-        bodies = self.state.by_slot
-        there, ended = there.tolist(), ended.tolist()
-        for i in np.flatnonzero(mask).tolist():
+        # (a few dozen people: read from the index's plain numbers one by one, quicker than as arrays)
+        here, last_t, ignored = LEVELS.index(level), ti.last_times(), self._ignored
+        for i in range(n):
+            ended = last_t[i] <= t
+            there = levels[i] == here
+            if (ended and not there) or i == me.slot or i in ignored:
+                continue
             b = bodies[i]
             if not b.keys:
                 continue
-            if ended[i]:
+            if ended:
                 out.append(stops[i])
                 continue
             x, y, z = self.position_at(b, t)
             if self.ground.level_at(x, y, z) == level and not self.walking_at(b, t):
                 out.append((x, y))
-            if there[i] and stops[i] != (x, y):
+            if there and stops[i] != (x, y):
                 out.append(stops[i])
         return out
 
-    def _ends_now(self, n: int) -> tuple[list[tuple[float, float]], np.ndarray]:
+    def _ends_now(self, n: int) -> tuple[list[tuple[float, float]], list[int]]:
         """Where each of the n tracks ends, (x, y), and the level there (see :meth:`_end_levels_now`),
         kept while no track changes (the index's version; a person added changes n)."""
         ti = self.state.track_index
         if self._ends_memo[0] != (ti.version, n):
-            ends = ti.last_xyz[:n]
-            self._ends_memo = ((ti.version, n), list(map(tuple, ends[:, :2].tolist())), self._end_levels_now(ends))
+            ends = ti.ends()[:n]
+            self._ends_memo = ((ti.version, n), [(x, y) for x, y, _ in ends], self._end_levels_now(ends))
         return self._ends_memo[1], self._ends_memo[2]
 
-    def _end_levels_now(self, ends: np.ndarray) -> np.ndarray:
-        """The level of where each track ends (``ends``: (n, 3), from the index; each level's index in
-        LEVELS), found again only for the tracks whose end has moved since asked last (the index counts
+    def _end_levels_now(self, ends: list[tuple[float, float, float]]) -> list[int]:
+        """The level of where each track ends (``ends``: (x, y, z) each, from the index; each level's index
+        in LEVELS), found again only for the tracks whose end has moved since asked last (the index counts
         the moves)."""
-        moves = self.state.track_index.end_moves[:len(ends)]
+        moves = self.state.track_index.end_move_counts()[:len(ends)]     # (a copy: kept as known below)
         known, levels = self._end_levels
         if known is None or len(known) != len(ends):
-            levels = self.ground.levels_at(ends[:, 0], ends[:, 1], ends[:, 2])
+            levels = [LEVELS.index(self.ground.level_at(*e)) for e in ends]
         else:
-            moved = np.flatnonzero(moves != known).tolist()
+            moved = [i for i, (m, k) in enumerate(zip(moves, known)) if m != k]
             if moved:
-                levels = levels.copy()
+                levels = list(levels)
                 for i in moved:
-                    levels[i] = LEVELS.index(self.ground.level_at(*ends[i].tolist()))
-        self._end_levels = (moves.copy(), levels)
+                    levels[i] = LEVELS.index(self.ground.level_at(*ends[i]))
+        self._end_levels = (moves, levels)
         return levels
 
     def free_spot(self, me: Body, x: float, y: float, level: str, t: float,
@@ -223,6 +243,13 @@ class Occupancy:
         stood on although the lanes are otherwise kept clear of those who stop."""
         others = self.standing(me, t, level) + self._stops_after(me, t, level)
 
+        # the place itself when it is free (most often): the first spot allowed, as below, found without the
+        # rings round it (which the ground and the lanes allow is worked out only for a place where they are
+        # needed: two in three places asked for the first time are free)
+        if (bool(self.ground.is_free(level, x, y)) if in_lane else self.fits(level, x, y)) \
+                and self.off_dishes_at(level, x, y) \
+                and (not others or math.sqrt(_least_d2(x, y, others)) >= PERSON_GAP + 0.05):
+            return float(x), float(y)
         # the place, then rings of candidates round it (starting south, turning anticlockwise); which of
         # them the ground and the lanes allow, and which lie near enough the place for an aisle to be sought
         # there, is remembered per place (places are named again and again)
@@ -235,10 +262,6 @@ class Occupancy:
         ok = allowed.copy()
         if in_lane:
             ok[0] = bool(self.ground.is_free(level, x, y))
-        # the place itself when it is free (most often): the first spot allowed, as below, found without the rings
-        if ok[0] and self.off_dishes(level, cand[:1])[0] and (
-                not others or _nearest(cand[:1], np.asarray(others))[0] >= PERSON_GAP + 0.05):
-            return float(cand[0, 0]), float(cand[0, 1])
         # nobody stands on the dishes served (薦, 俎, 羞 lying on the ground): tested only where still allowed
         ok[ok] = self.off_dishes(level, cand[ok])
         if others:
@@ -269,7 +292,12 @@ class Occupancy:
             return np.ones(len(pts), bool)
         # the root of the least square distance (the least distance: sqrt is monotone), one root per point
         d2 = (pts[:, None, 0] - dishes[None, :, 0]) ** 2 + (pts[:, None, 1] - dishes[None, :, 1]) ** 2
-        return np.sqrt(d2.min(axis=1)) >= DISH_GAP
+        return np.sqrt(np.minimum.reduce(d2, axis=1)) >= DISH_GAP
+
+    def off_dishes_at(self, level: str, x: float, y: float) -> bool:
+        """:meth:`off_dishes` for one point (x, y)."""
+        dishes = self._dishes_now(level)[1]        # (as numbers: see _least_d2)
+        return not dishes or math.sqrt(_least_d2(x, y, dishes)) >= DISH_GAP
 
     def crosses_dishes(self, level: str, pts) -> bool:
         """Whether a way through the points (n, 2) on a level passes closer than ``DISH_GAP`` to a dish lying
@@ -282,32 +310,55 @@ class Occupancy:
 
     def _dishes(self, level: str) -> np.ndarray:
         """Where the dishes lie on a level now (n, 2): 薦, 俎 and 羞 set down, not in anyone's hands."""
+        return self._dishes_now(level)[0]
+
+    def _dishes_now(self, level: str) -> tuple[np.ndarray, list[tuple[float, float]]]:
+        """Where the dishes lie on a level now, as :meth:`_dishes` has them and as pairs of numbers (read only)."""
         hall = level != COURT
         h = self.state.reading.hall_height / 2
         props = self.state.props
         if self._dish_props[0] != len(props):       # the dishes among the props (props are only added)
             self._dish_props = (len(props), [pr for pr in props.values() if self.state.prop_kinds.get(pr.id) in DISHES])
         pts = [(pr.x, pr.y) for pr in self._dish_props[1] if pr.carrier is None and (pr.z > h) == hall]
-        return np.asarray(pts, float).reshape(-1, 2)
+        # the array kept while they lie where they lay when asked last (they are asked for far more often
+        # than they are moved); read only
+        kept = self._dish_pts.get(level)
+        if kept is None or kept[0] != pts:
+            arr = np.asarray(pts, float).reshape(-1, 2)
+            arr.flags.writeable = False
+            kept = self._dish_pts[level] = (pts, arr, [tuple(d) for d in arr.tolist()])
+        return kept[1], kept[2]
 
     def fits(self, level: str, x: float, y: float, others: list[tuple[float, float]] = ()) -> bool:
         """Whether a body may stand at (x, y): on free ground, out of the lanes, clear of ``others``."""
-        return (self.ground.is_free(level, x, y) and bool(self.clear_of_lanes(level, np.asarray([[x, y]]))[0])
+        return (self.ground.is_free(level, x, y) and self._clear_of_lanes_at(level, x, y)
                 and all(math.dist((x, y), o) >= PERSON_GAP + 0.05 for o in others))
 
     def clear_of_lanes(self, level: str, pts: np.ndarray) -> np.ndarray:
         """Which points (n, 2) keep the gap from the ways up and down the stairs and through the gate."""
-        lanes = self._lanes.get(level)
-        if lanes is None:       # (the points kept out of, per level: fixed by the reading)
-            lanes = self._lanes[level] = np.asarray([(kx, ky) for kx, ky, kl in self.keepout if kl == level]).reshape(-1, 2)
+        lanes = self._lanes_of(level)[0]
         d2 = (pts[:, None, 0] - lanes[None, :, 0]) ** 2 + (pts[:, None, 1] - lanes[None, :, 1]) ** 2
-        return (d2 >= GAP ** 2).all(axis=1)
+        return np.logical_and.reduce(d2 >= GAP ** 2, axis=1)
+
+    def _clear_of_lanes_at(self, level: str, x: float, y: float) -> bool:
+        """:meth:`clear_of_lanes` for one point (x, y)."""
+        lanes = self._lanes_of(level)[1]
+        return not lanes or _least_d2(x, y, lanes) >= GAP ** 2
+
+    def _lanes_of(self, level: str) -> tuple[np.ndarray, list]:
+        """The points of ``keepout`` on a level, (n, 2), and as pairs of numbers (fixed by the reading: made once)."""
+        lanes = self._lanes.get(level)
+        if lanes is None:
+            arr = np.asarray([(kx, ky) for kx, ky, kl in self.keepout if kl == level]).reshape(-1, 2)
+            lanes = self._lanes[level] = (arr, arr.tolist())
+        return lanes
 
     def _stops_after(self, me: Body, t: float, level: str, horizon: float = 180.0) -> list[tuple[float, float]]:
         """Where others are already planned to stop between t and t + horizon (so nobody takes the spot)."""
         out = []
         n = len(self.state.by_slot)
-        for j in np.flatnonzero(self.state.track_index.last_t[:n] >= t).tolist():   # whose tracks go on after t
+        last_t = self.state.track_index.last_times()
+        for j in [i for i in range(n) if last_t[i] >= t]:     # whose tracks go on after t
             b = self.state.by_slot[j]
             keys = b.keys
             if b is me or not keys:
@@ -331,7 +382,7 @@ class Occupancy:
         hi = (float(xy_hi[0]) + BROAD, float(xy_hi[1]) + BROAD)      # quicker so than as arrays)
         near = self.state.track_index.near(lo, hi, t0, t1)
         bodies = self.state.by_slot
-        return [bodies[i] for i in np.flatnonzero(near).tolist() if bodies[i] is not me]
+        return [bodies[i] for i in near.nonzero()[0].tolist() if bodies[i] is not me]
 
     def conflict(self, me: Body, pts: list[tuple[float, float, float, float]],
                  among: list[Body] | None = None, extra: float = 0.0) -> tuple[str, float] | None:
@@ -344,14 +395,14 @@ class Occupancy:
         t0, t1 = arr[0, 0], arr[-1, 0]
         ts = np.arange(t0, t1 + 1e-9, 0.1)
         if among is None:       # only those whose tracks come near, from the index
-            among = self.near_tracks(me, arr[:, 1:3].min(0), arr[:, 1:3].max(0), t0, t1)
+            among = self.near_tracks(me, np.minimum.reduce(arr[:, 1:3]), np.maximum.reduce(arr[:, 1:3]), t0, t1)
         met = self.may_meet(me, arr[:, 1:3], among, t0, t1, extra)
         if not met:
             return None
         # everyone met sampled on the same grid (met, samples), tested all at once
         mine = [np.interp(ts, arr[:, 0], arr[:, j]) for j in (1, 2, 3)]
-        bx, by, bz = (np.stack([np.interp(ts, k[:, 0], k[:, j]) for _, k in met]) for j in (1, 2, 3))
-        gap = GAP + extra + np.stack([_beyond(k, ts) for _, k in met])
+        bx, by, bz = (np.array([np.interp(ts, k[:, 0], k[:, j]) for _, k in met]) for j in (1, 2, 3))
+        gap = GAP + extra + np.array([_beyond(k, ts) for _, k in met])
         bad = _too_close(mine[0] - bx, mine[1] - by, np.abs(mine[2] - bz) < SAME_LEVEL, gap)
         hit = bad.any(axis=1)
         if not hit.any():
@@ -405,7 +456,7 @@ class Occupancy:
         stretches = []
         for a, b in by_stretch:
             seg = k[a:b]
-            s_lo, s_hi = seg[:, 1:3].min(0), seg[:, 1:3].max(0)
+            s_lo, s_hi = np.minimum.reduce(seg[:, 1:3]), np.maximum.reduce(seg[:, 1:3])
             if not (s_hi[0] < lo[0] or s_lo[0] > hi[0] or s_hi[1] < lo[1] or s_lo[1] > hi[1]):
                 stretches.append(((a, b), seg))
         if not stretches:
@@ -414,7 +465,7 @@ class Occupancy:
         # each start's samples in a block of its own, the blocks end to end (a stretch's together), tested at
         # once: the last sample of a block is then tested as the last (not as leading into the next block)
         met, blocks, parts = [], [], []
-        for (ab, seg), f in zip(stretches, far):
+        for (ab, seg), f in zip(stretches, far.tolist()):
             if f:
                 continue
             mine = [np.arange(starts[j], ends[j] + 1e-9, 0.1) for j in by_stretch[ab]]
@@ -436,7 +487,7 @@ class Occupancy:
         """Those of ``among`` whose tracks between t0 and t1 come within the gap of a way (points (n, 2)),
         with that part of each track: (body, keys).  Who is left out for a time window is left out for any
         window inside it too (his track there is part of this one)."""
-        lo, hi = (way.min(0) - BROAD).tolist(), (way.max(0) + BROAD).tolist()
+        lo, hi = (np.minimum.reduce(way) - BROAD).tolist(), (np.maximum.reduce(way) + BROAD).tolist()
         near = []
         for b in among:
             if b is me or not b.keys:
@@ -448,7 +499,7 @@ class Occupancy:
                 continue
             near.append((b, seg))
         apart = self._apart(way, [seg for _, seg in near], extra)
-        return [bs for bs, far in zip(near, apart) if not far]
+        return [bs for bs, far in zip(near, apart.tolist()) if not far]
 
     def _apart(self, way: np.ndarray, segs: list[np.ndarray], extra: float = 0.0) -> np.ndarray:
         """Which of the stretches of track (rows t, x, y, …) never come within the gap of a way (points
@@ -493,7 +544,7 @@ class Occupancy:
             return None
         pts = np.asarray(from_here(body, t0, first))          # (t, x, y, z) setting out at once
         span = float(pts[-1, 0] - t0)
-        lo, hi = pts[:, 1:3].min(0), pts[:, 1:3].max(0)
+        lo, hi = np.minimum.reduce(pts[:, 1:3]), np.maximum.reduce(pts[:, 1:3])
         among = self.near_tracks(body, lo, hi, t0, t0 + delays[-1] + span + 0.1)   # met on the way
         end = pts[-1]
         windows = None
@@ -512,11 +563,11 @@ class Occupancy:
         g0, g1 = grid[0], grid[-1]
         segs = [b.window(g0, g1) for b in among]
         # where his way over every wait tried never comes within the gap of mine, no wait meets him
-        for seg, far in zip(segs, self._apart(pts[:, 1:3], segs)):
+        for seg, far in zip(segs, self._apart(pts[:, 1:3], segs).tolist()):
             if not far:
                 others.append([*(np.interp(grid, seg[:, 0], seg[:, j]) for j in (1, 2, 3)), GAP + _beyond(seg, grid)])
         if others:
-            OX, OY, OZ, OG = (np.stack([o[j] for o in others]) for j in range(4))    # (bodies, grid)
+            OX, OY, OZ, OG = (np.array([o[j] for o in others]) for j in range(4))    # (bodies, grid)
             mine = [np.interp(t0 + rel, pts[:, 0], pts[:, j]) for j in (1, 2, 3)]
         for delay, m in zip(delays, shifts):
             if windows is not None and len(windows):      # (the cheaper test first)
@@ -577,7 +628,7 @@ class Occupancy:
             s1 = np.minimum(np.maximum(np.where(moving, (-bq + root) / (2 * a_safe), 1.0), 0.0), 1.0)
             hit = level & np.where(moving, disc > 0, c < 0) & (s1 > s0 + 1e-9)
             dt = B[:, 0] - A[:, 0]
-            for i in np.flatnonzero(hit):
+            for i in np.flatnonzero(hit).tolist():
                 spans.append((A[i, 0] + s0[i] * dt[i], A[i, 0] + s1[i] * dt[i]))
                 names.append(owners[i])
         out = np.asarray(spans, dtype=float).reshape(-1, 2)

@@ -7,6 +7,7 @@ uses); people standing still are added as discs when a route would cross them.
 """
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -195,13 +196,6 @@ class Ground:
         """hall or court for a height alone (above half the hall's height: the hall)."""
         return HALL if z > self.reading.hall_height / 2 else COURT
 
-    def levels_at(self, x: np.ndarray, y: np.ndarray, z: np.ndarray) -> np.ndarray:
-        """:meth:`level_at` for many points at once (arrays of x, y, z): each one's index in LEVELS."""
-        out = np.where(z > self.reading.hall_height / 2, LEVELS.index(HALL), LEVELS.index(COURT))
-        for s in self.reading.stairs.values():
-            out[_on_stair(s, x, y, z)] = LEVELS.index(STAIR)
-        return out
-
     def foot(self, stair: Stair, lane: float = 0.0) -> tuple[float, float]:
         """Where one stands in the court to climb: in front of the lowest step (lane: east offset)."""
         return stair.x + lane, -stair.run - self.radius - CLEARANCE - 0.15
@@ -260,7 +254,7 @@ class Ground:
         segs = shapely.linestrings(np.stack([pts[i], pts[j]], axis=1))
         ok = shapely.covers(level.prepared, segs)
         level.edges = np.stack([i[ok], j[ok]], axis=1)
-        level.weights = np.hypot(*(pts[i[ok]] - pts[j[ok]]).T)
+        level.weights = _lengths(pts[i[ok]] - pts[j[ok]])
         # shortest ways between all corners, once: a route nobody stands in the way of is read off these
         m = csr_matrix((np.maximum(level.weights, 1e-9), (level.edges[:, 0], level.edges[:, 1])),
                        shape=(len(pts), len(pts)))
@@ -290,9 +284,10 @@ class Ground:
         lv = self.levels[level]
         # A person standing closer than PERSON_GAP to the start or the goal is kept at the distance
         # he already is (or will be) from it; everyone else at PERSON_GAP.
-        sp = np.asarray(standing, dtype=float).reshape(-1, 2)
-        radii = np.minimum(PERSON_GAP + ROUTE_MARGIN,
-                           np.minimum(np.hypot(*(sp - start).T), np.hypot(*(sp - goal).T)) - 0.01)
+        sp = _pairs_array(standing)
+        sx, sy = sp[:, 0], sp[:, 1]
+        radii = np.minimum(PERSON_GAP + ROUTE_MARGIN, np.minimum(np.hypot(sx - start[0], sy - start[1]),
+                                                                 np.hypot(sx - goal[0], sy - goal[1])) - 0.01)
         keep = radii >= 0.45
         centres, radii = sp[keep], radii[keep]
         xy, rr = centres.tolist(), radii.tolist()
@@ -309,9 +304,10 @@ class Ground:
             # only those nearer the way's box than their radius can come near the way itself (the box is
             # never farther than the way: the 1e-3 the test below keeps is far more than any rounding)
             xs, ys = zip(*path)        # the box from the corners as they are (a few: no array made of them)
-            lo, hi = np.array((min(xs), min(ys)), float), np.array((max(xs), max(ys)), float)
-            off = np.maximum(np.maximum(lo - centres, centres - hi), 0.0)
-            cand = np.nonzero(np.hypot(off[:, 0], off[:, 1]) < radii)[0]
+            cx, cy = centres[:, 0], centres[:, 1]
+            off_x = np.maximum(np.maximum(min(xs) - cx, cx - max(xs)), 0.0)
+            off_y = np.maximum(np.maximum(min(ys) - cy, cy - max(ys)), 0.0)
+            cand = np.nonzero(np.hypot(off_x, off_y) < radii)[0]
             if not len(cand):
                 return []
             # how far they are from the way worked out here (a few corners, a few people: quicker than making
@@ -334,8 +330,8 @@ class Ground:
         for attempt in range(10):
             idx = hits(path)
             if idx and attempt < 5:   # those standing next to the ones hit are in the way of any way round them too
-                near = np.hypot(centres[:, None, 0] - centres[None, idx, 0],
-                                centres[:, None, 1] - centres[None, idx, 1]).min(axis=1) < NEIGHBOURS
+                near = np.minimum.reduce(np.hypot(centres[:, None, 0] - centres[None, idx, 0],
+                                                  centres[:, None, 1] - centres[None, idx, 1]), axis=1) < NEIGHBOURS
                 idx = sorted(set(idx) | set(np.flatnonzero(near).tolist()))
             elif idx:     # five ways round still meet someone: a long file or row (24 衆賓 standing three 尺 apart).
                 # Nobody passes between two standing closer than NEIGHBOURS, so the whole chain of those
@@ -369,8 +365,8 @@ class Ground:
         vs, vg = self._visible(lv, s_xy), self._visible(lv, g_xy)
         if not len(vs) or not len(vg):
             raise ValueError(f"no way from ({start[0]:.2f}, {start[1]:.2f}) to ({goal[0]:.2f}, {goal[1]:.2f})")
-        ds = np.hypot(*(lv.nodes[vs] - s_xy).T)
-        dg = np.hypot(*(lv.nodes[vg] - g_xy).T)
+        ds = _lengths(lv.nodes[vs] - s_xy)
+        dg = _lengths(lv.nodes[vg] - g_xy)
         total = ds[:, None] + lv.dist[np.ix_(vs, vg)] + dg[None, :]
         i, j = np.unravel_index(int(np.argmin(total)), total.shape)
         if not np.isfinite(total[i, j]):
@@ -379,7 +375,7 @@ class Ground:
         way = [b]
         while way[-1] != a:
             way.append(int(lv.pred[a, way[-1]]))
-        return tuple(tuple(map(float, lv.nodes[k])) for k in reversed(way))
+        return tuple(map(tuple, lv.nodes[way[::-1]].tolist()))
 
     def _visible(self, lv: Level, p: np.ndarray) -> np.ndarray:
         """Indices of the static nodes visible from a point (cached: people stand on the same spots)."""
@@ -422,13 +418,14 @@ class Ground:
         # the rest is checked here
         need = ok & (b_idx >= nb)
         if need.any():
-            segs = shapely.linestrings(np.stack([pts[a_idx[need]], pts[b_idx[need]]], axis=1))
+            # (each link's two points side by side, as np.stack(…, axis=1) makes them without its Python steps)
+            segs = shapely.linestrings(np.concatenate([pts[a_idx[need]], pts[b_idx[need]]], axis=1).reshape(-1, 2, 2))
             ok[np.flatnonzero(need)] = shapely.covers(lv.prepared, segs)
         a_idx, b_idx = a_idx[ok], b_idx[ok]
         known = (rp.known_a, rp.known_b, rp.known_w) if extent != "all" else (_NONE, _NONE, _NONE_W)
         r, c, w = _one_link_each(np.concatenate([lv.edges[static, 0], known[0], a_idx]),
                                  np.concatenate([lv.edges[static, 1], known[1], b_idx]),
-                                 np.concatenate([lv.weights[static], known[2], np.hypot(*(pts[a_idx] - pts[b_idx]).T)]))
+                                 np.concatenate([lv.weights[static], known[2], _lengths(pts[a_idx] - pts[b_idx])]))
         dist, pred = dijkstra(_way_graph(r, c, np.maximum(w, 1e-9), n), indices=s_i, return_predecessors=True)
         if not np.isfinite(dist[g_i]):
             if local:
@@ -458,7 +455,7 @@ class Ground:
             if len(known_a):
                 ok = people.clear(pts[known_a], pts[known_b])
                 known_a, known_b = known_a[ok], known_b[ok]
-        known_w = np.hypot(*(pts[known_a] - pts[known_b]).T)
+        known_w = _lengths(pts[known_a] - pts[known_b])
         static_clear = np.ones(len(lv.edges), bool)   # the fixtures' links that keep clear of them all
         if info:
             static_clear[np.concatenate([d.cuts for d in info])] = False
@@ -501,7 +498,7 @@ class Ground:
         lo_b = np.minimum(np.minimum(s_xy, g_xy), rp.lo) - 6.0
         hi_b = np.maximum(np.maximum(s_xy, g_xy), rp.hi) + 6.0
         lo, hi = lv.edge_box
-        return rp.static_clear & (lo >= lo_b).all(axis=1) & (hi <= hi_b).all(axis=1)
+        return rp.static_clear & np.logical_and.reduce(lo >= lo_b, axis=1) & np.logical_and.reduce(hi <= hi_b, axis=1)
 
     def _known_links(self, lv: Level, ids, info, numbers, keep, new_index,
                      people: "_Discs") -> tuple[np.ndarray, np.ndarray]:
@@ -517,7 +514,7 @@ class Ground:
         known_a, known_b = [la[la >= 0]], [sb[la >= 0]]
         cr = (radii + 0.03) / math.cos(math.pi / 8)        # how far a disc's corners lie from its centre
         pi, qi = _pairs(len(info), 0)
-        reach = np.hypot(*(centres[pi] - centres[qi]).T) < 4.0 + cr[pi] + cr[qi] + 1e-6
+        reach = _lengths(centres[pi] - centres[qi]) < 4.0 + cr[pi] + cr[qi] + 1e-6
         ida, idb = np.asarray(ids)[pi[reach]], np.asarray(ids)[qi[reach]]
         lo_id, hi_id = np.minimum(ida, idb).tolist(), np.maximum(ida, idb).tolist()
         links = self._disc_links(lv, list(zip(lo_id, hi_id)))
@@ -543,7 +540,7 @@ class Ground:
         vs, vg = self._visible(lv, s_xy), self._visible(lv, g_xy)
         pairs_a, pairs_b = [np.full(len(vs), s_i), np.full(len(vg), g_i)], [vs, vg]
         new_pts = pts[nb:]
-        is_end = np.minimum(np.hypot(*(new_pts - s_xy).T), np.hypot(*(new_pts - g_xy).T)) < END_REACH
+        is_end = np.minimum(_lengths(new_pts - s_xy), _lengths(new_pts - g_xy)) < END_REACH
         if extent == "all":
             is_end[:] = True
         if extent != "near":      # to the fixtures' corners they see, however far (cached per point)
@@ -621,7 +618,7 @@ class Ground:
         ga = np.concatenate(ii) + np.repeat(first_p, counts)
         gb = np.concatenate(jj) + np.repeat(first_q, counts)
         a, b = self._corner_xy[ga], self._corner_xy[gb]
-        ok = np.hypot(*(a - b).T) < 4.0
+        ok = _lengths(a - b) < 4.0
         ga_, gb_ = ga[ok], gb[ok]
         ok[ok] = ~(_cuts(a[ok], b[ok], self._corner_centre[ga_], self._corner_radius[ga_])
                    | _cuts(b[ok], a[ok], self._corner_centre[gb_], self._corner_radius[gb_]))
@@ -647,6 +644,20 @@ def _way_graph(r: np.ndarray, c: np.ndarray, w: np.ndarray, n: int) -> csr_matri
     np.cumsum(np.bincount(rows, minlength=n), out=indptr[1:])
     return csr_matrix((np.concatenate([w, w])[order], np.concatenate([c, r]).astype(np.int32)[order], indptr),
                       shape=(n, n))
+
+
+def _pairs_array(pairs) -> np.ndarray:
+    """Pairs of numbers (x, y) as an (n, 2) array of floats, as ``np.asarray(pairs, float)`` makes it, read
+    as one flat run of numbers (numpy then does not have to find out the nesting of a list of tuples, half
+    the time for the few dozen people standing that every route is given)."""
+    return np.fromiter(itertools.chain.from_iterable(pairs), float, 2 * len(pairs)).reshape(-1, 2)
+
+
+def _lengths(d: np.ndarray) -> np.ndarray:
+    """The length of each vector (n, 2): numpy's hypot of its columns, taken as slices (unpacking the
+    transposed array, ``np.hypot(*d.T)``, gives the same numbers, but goes through Python's sequence protocol,
+    which is slow for numpy arrays)."""
+    return np.hypot(d[:, 0], d[:, 1])
 
 
 def _from_way(path, x: float, y: float) -> float:

@@ -284,7 +284,7 @@ class Walking:
         """Where to stand to reach (x, y): the nearest spot, unless people around box the way to it in;
         then the side of the thing (or person) that can be walked up to."""
         standing = self.occupancy.standing(body, body.t, level)
-        sides = [(x + within * math.sin(a), y + within * math.cos(a)) for a in _RING[::2]]
+        sides = [(x + within * math.sin(a), y + within * math.cos(a)) for a in _RING[::2].tolist()]
         sides.sort(key=lambda p: math.dist(p, (body.x, body.y)))       # the near sides first
         for gx, gy in [first, *sides]:
             if not self.ground.is_free(level, gx, gy) or any(math.dist((gx, gy), o) < GAP + 0.05 for o in standing):
