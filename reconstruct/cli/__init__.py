@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from ..errors import InputError
-from ..model.defaults import FPS, FRAME_MAX, FRAME_SIZE, FRAME_SIZES, size_text
+from ..model.defaults import FPS, FRAME_MAX, FRAME_SIZE, FRAME_SIZES, STILL_VIEWS, size_text
 
 
 
@@ -42,19 +42,17 @@ def cmd_layout(a: argparse.Namespace) -> int:
 
 
 def cmd_still(a: argparse.Namespace) -> int:
-    from ..render.still import render_still
-
     from ..outputs import safe_name
-    from ..render.still import BUILTIN_VIEWS
 
     outputs_ok(a.out)
     reading = load_reading(a.layout)
     if a.object:
         return _object_plate(a, reading)
     name = a.view.removeprefix("reading:")
-    if a.view not in BUILTIN_VIEWS and name not in reading.views:
-        raise InputError("--view", a.view, f"no such view; one of {', '.join(BUILTIN_VIEWS)}"
-                         + "".join(f", {v}" for v in reading.views))
+    if a.view not in STILL_VIEWS and name not in reading.views:
+        raise InputError("--view", a.view, f"no such view; one of {', '.join(STILL_VIEWS)}"
+                         + "".join(f", {v}" for v in reading.views if v not in STILL_VIEWS))
+    from ..render.still import render_still      # (the renderer loaded once the view is known: seconds)
     out = a.out or OUT / f"{Path(reading.file).stem}_{safe_name(a.view)}{'_evidence' if a.evidence else ''}.png"
     outputs_ok(out)
     render_still(reading, out, view=a.view, size=a.size, labels=not a.no_labels, evidence=a.evidence)
@@ -463,7 +461,7 @@ def _object_plate(a: argparse.Namespace, reading) -> int:
 def _still_parser(sub) -> None:
     sp = sub.add_parser("still", help="render a still PNG of the ground")
     _with_layout(sp)
-    sp.add_argument("--view", default="overview", help="overview | plan | hall | range | a view named in the reading")
+    sp.add_argument("--view", default="overview", help=f"{' | '.join(STILL_VIEWS)} | a view named in the reading")
     sp.add_argument("--out", type=Path)
     sp.add_argument("--size", type=parse_size, default=FRAME_SIZE, metavar="WxH",
                     help=f"image size: any even WxH up to {size_text(FRAME_MAX)} (default {size_text(FRAME_SIZE)})")

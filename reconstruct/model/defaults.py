@@ -1,4 +1,4 @@
-"""Defaults and limits every stage shares, declared once: the frame's size and rate, the 尺's length and
+"""Defaults and limits every stage shares, declared once: the frame's size and rate, a still's views, the 尺's length and
 bounds, how many 衆賓 and 大夫 a cast may have.  The command line, the loaders and the renderers import
 them from here."""
 from __future__ import annotations
@@ -15,6 +15,8 @@ ZHONGBIN = 3                                    # 衆賓 when the rite script do
 DAFU = 1                                        # 大夫 when the rite script does not say
 ZHONGBIN_RANGE: tuple[int, int] = (1, 500)      # how many 衆賓 a cast may have
 DAFU_RANGE: tuple[int, int] = (0, 500)          # how many 大夫
+
+STILL_VIEWS: tuple[str, ...] = ("overview", "plan", "hall", "range")   # a still's own views (a reading may add more)
 
 
 def size_text(size: tuple[int, int]) -> str:

@@ -28,14 +28,12 @@ from PIL import Image, ImageDraw
 
 from . import offscreen as O
 from .painter import Painter as _Painter
-from ..model.defaults import FRAME_SIZE
+from ..model.defaults import FRAME_SIZE, STILL_VIEWS as BUILTIN_VIEWS
 from ..scene.ground import FIELD_COLOR, NEUTRAL, GroundPart, build_ground, evidence_parts, field_mesh
 from .evidence import draw_legend
 from ..text.names import traditional
 from ..outputs import atomic_path
 from ..model.reading import Reading
-
-BUILTIN_VIEWS = ("overview", "plan", "hall", "range")
 
 # which landmarks each view labels, most important first
 LABELS = {
