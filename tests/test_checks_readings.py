@@ -16,14 +16,15 @@ pytestmark = pytest.mark.xdist_group("readings_checked")
 
 
 @lru_cache(maxsize=None)
-def checked(name: str) -> list:
-    """``render.py check``'s results (run_check: every statement of the shipped catalogue) on a reading's plan,
-    measured once per process (the default reading's were measured twice, by run_check and evaluate_all)."""
+def checked(name: str, part: str = "passage") -> list:
+    """``render.py check``'s results (run_check: every statement of the shipped catalogue) on a reading's plan of
+    a part of the chapter (the passage, or the whole), measured once per process (the default reading's were
+    measured twice, by run_check and evaluate_all)."""
     from conftest import planned          # each reading planned once per session
 
     from reconstruct.checks.report import run_check
 
-    return run_check(planned(name))
+    return run_check(planned(name, part=part))
 
 
 def results(name: str) -> dict[str, str]:
@@ -93,16 +94,6 @@ def test_other_readings_miss_a_claim_only_where_their_sources_differ(name):
 # ---------------------------------------------------------------------------------------------------------------
 # The whole chapter (--part whole): the first half's statements as well, on each reading's own plan of the whole.
 
-@lru_cache(maxsize=None)
-def checked_whole(name: str) -> list:
-    """``render.py check --part whole``'s results on a reading's plan of the whole chapter (planned once per run)."""
-    from conftest import planned
-
-    from reconstruct.checks.report import run_check
-
-    return run_check(planned(name, part="whole"))
-
-
 # the first half's statements a reading's sources answer otherwise (the twins of DIFFERENCES above, and the 庠's
 # way to the marks): (reading, statement, why)
 WHOLE_DIFFERENCES = [
@@ -146,7 +137,7 @@ def test_whole_chapter_misses_a_claim_only_where_listed(name):
     """On each reading's plan of the whole chapter, the claimed statements not met are exactly its sources'
     differences (DIFFERENCES, WHOLE_DIFFERENCES) and the misses listed as known (KNOWN_MISSES, WHOLE_KNOWN_MISSES):
     none may be added silently, and one mended is struck from the lists."""
-    missed = {r.statement.id for r in checked_whole(name) if r.failed_required}
+    missed = {r.statement.id for r in checked(name, part="whole") if r.failed_required}
     differ = {sid for n, sid, there, _, _ in DIFFERENCES if n == name and there == "fail"}
     differ |= {sid for n, sid, _ in WHOLE_DIFFERENCES if n == name}
     known = {sid for n, sid in KNOWN_MISSES if n == name} | {sid for n, sid in WHOLE_KNOWN_MISSES if n == name}

@@ -24,7 +24,6 @@ class TrackIndex:
         # the least over buckets bounds both corners at once (see :meth:`near`)
         self.box = np.full((64, n, 4), np.inf)
         self._last_t = np.full(n, -np.inf)
-        self._last_xyz = np.zeros((n, 3))     # where each track ends
         self._last_box = np.zeros((n, 4))     # … as a box of its own (x, y, -x, -y)
         self.version = 0                 # counts changes, so answers derived from the tracks can be kept
         self._latest = (-1, -math.inf)   # (version, when the last of all tracks ends)
@@ -41,8 +40,8 @@ class TrackIndex:
     def _write_ends(self) -> None:
         """Write the ends moved since into the arrays (each as its plain numbers have it now)."""
         for i in self._moved:
-            x, y, z = self._ends[i]
-            self._last_t[i], self._last_xyz[i], self._last_box[i] = self._last[i], (x, y, z), (x, y, -x, -y)
+            x, y, _ = self._ends[i]
+            self._last_t[i], self._last_box[i] = self._last[i], (x, y, -x, -y)
         self._moved.clear()
 
     @property
@@ -54,10 +53,8 @@ class TrackIndex:
 
     @property
     def last_xyz(self) -> np.ndarray:
-        """(people, 3): where each track ends."""
-        if self._moved:
-            self._write_ends()
-        return self._last_xyz
+        """(people, 3): where each track ends (an array made of :meth:`ends`; the planner reads those)."""
+        return np.asarray(self._ends, float).reshape(-1, 3)
 
     # the same as plain numbers, for those who read a few dozen people one by one (quicker than from the
     # arrays); lists of the index's own, read only
@@ -80,7 +77,6 @@ class TrackIndex:
             self._write_ends()
             self.box = np.concatenate([self.box, np.full((len(self.box), more, 4), np.inf)], axis=1)
             self._last_t = np.r_[self._last_t, np.full(more, -np.inf)]
-            self._last_xyz = np.vstack([self._last_xyz, np.zeros((more, 3))])
             self._last_box = np.vstack([self._last_box, np.zeros((more, 4))])
             self._boxes += [{} for _ in range(more)]
             self._last += [-math.inf] * more
