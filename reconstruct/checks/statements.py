@@ -19,7 +19,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, NoReturn
+from typing import Any, Callable, NoReturn, Sequence
+
+import numpy as np
 
 from ..errors import InputError
 from ..inputs import parse_yaml, read_text
@@ -339,14 +341,19 @@ class PlanView:
 
     def state(self, kind: str, ident: str, t: float | None) -> tuple[float, float, float, float | None, str | None]:
         """(x, y, z, heading, posture) at time t (a landmark's place, with no posture)."""
+        return self.states(kind, ident, [t])[0]
+
+    def states(self, kind: str, ident: str, times: Sequence[float | None]) -> list[tuple]:
+        """:meth:`state` at each of the times, the track read once for them all (a clause measured ``any`` or
+        ``all`` of its moments asks at a hundred times or more)."""
         if kind == "landmarks":
             lm = self.plan.landmarks[ident]
-            return (*lm.position, lm.heading, None)
+            return [(*lm.position, lm.heading, None)] * len(times)
         tr = self.plan.track(ident)
-        tt = [0.0 if t is None else t]
+        tt = np.array([0.0 if t is None else t for t in times], float)
         xyz, h = tr.at(tt)
-        x, y, z = xyz[0].tolist()
-        return x, y, z, float(h[0]), str(tr.posture_at(tt)[0])
+        postures = tr.posture_at(tt).tolist()
+        return [(x, y, z, hh, str(p)) for (x, y, z), hh, p in zip(xyz.tolist(), h.tolist(), postures)]
 
     def events_for(self, span: tuple[int, int], part: str = "passage") -> list[Event]:
         """The events that perform a span (of the passage, or of the first half: ``part``): those whose span
@@ -489,8 +496,12 @@ def _measure(s: Statement, view: PlanView, subj, ref, times: list[float | None],
     """At the first time; or (``any``) the best moment of them, or (``all``) the worst."""
     best: Result | None = None
     worst = any_time == "all"
-    for t in times:
-        r = _measure_at(s, view, subj, ref, t)
+    if not any_time:
+        times = times[:1]
+    subj_at = view.states(*subj, times)
+    ref_at = view.states(*ref, times) if ref is not None else [None] * len(times)
+    for t, here, there in zip(times, subj_at, ref_at):
+        r = _measure_at(s, view, subj, ref, here, there)
         r.event, r.time = ev_id, None if t is None else round(t, 3)
         if best is None or (r.margin is not None and (best.margin is None or (r.margin < best.margin if worst
                                                                                else r.margin > best.margin))):
@@ -503,12 +514,13 @@ def _measure(s: Statement, view: PlanView, subj, ref, times: list[float | None],
     return best
 
 
-def _measure_at(s: Statement, view: PlanView, subj, ref, t: float | None) -> Result:
-    x, y, z, h, posture = view.state(*subj, t)
+def _measure_at(s: Statement, view: PlanView, subj, ref, here: tuple, there: tuple | None) -> Result:
+    """One moment: ``here`` the subject's state then (:meth:`PlanView.state`), ``there`` the reference's."""
+    x, y, z, h, posture = here
     who = subj[1]
     rel = s.relation
     if ref is not None:
-        rx, ry, rz, _, _ = view.state(*ref, t)
+        rx, ry, rz, _, _ = there
         dx, dy = x - rx, y - ry
         rname = ref[1]
     if rel in DIRECTIONAL:
@@ -589,9 +601,9 @@ def _path_side(s: Statement, view: PlanView, subj, ref, t0: float, t1: float, ev
     ts = _times(t0, t1, view.track(*subj), step=0.1)
     ux, uy = SIDES[s.side]
     crossings, closest, prev = [], None, None
-    for t in ts:
-        x, y, *_ = view.state(*subj, t)
-        rx, ry, *_ = view.state(*ref, t)
+    for t, here, there in zip(ts, view.states(*subj, ts), view.states(*ref, ts)):
+        x, y, *_ = here
+        rx, ry, *_ = there
         dx, dy = x - rx, y - ry
         off = dx * ux + dy * uy               # along the side
         across = dx * uy - dy * ux            # across it (signed)
