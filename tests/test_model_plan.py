@@ -85,3 +85,41 @@ def test_plan_of_a_saved_file_on_the_command_line(tmp_path):
     r = subprocess.run([sys.executable, "render.py", "check", "--plan", str(bad)], cwd=ROOT, capture_output=True,
                        text=True)
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
+
+
+# ---------------------------------------------------------------------------
+# a track's keys: checked column by column when well formed, key by key to name the one at fault
+
+GOOD_KEYS = [[0.0, 1.0, 2.0, 0.0, 90.0, "stand"], [1.5, 1.5, 2.0, 0.0, 90.0, "stand"], [3, 2, 2, 0, 180, "kneel"]]
+
+
+@pytest.mark.parametrize("i, key, what", [
+    (1, [1.5, 1.5, 2.0, 0.0, 90.0, "fly"], r"keys\[1\]: posture 'fly'"),
+    (2, [1.0, 2, 2, 0, 180, "kneel"], r"keys\[2\]: keys out of time order"),
+    (1, [1.5, float("nan"), 2.0, 0.0, 90.0, "stand"], r"keys\[1\]: expected a finite number"),
+    (2, [3, 2, 2, 1e8, 180, "kneel"], r"keys\[2\]: expected a finite number"),
+    (0, [True, 1.0, 2.0, 0.0, 90.0, "stand"], r"keys\[0\]: expected a finite number"),
+    (1, [1.5, "1.5", 2.0, 0.0, 90.0, "stand"], r"keys\[1\]: expected a finite number"),
+    (1, [1.5, 1.5, 2.0, 0.0, 90.0, ["stand"]], r"keys\[1\]: the posture is a word"),
+    (2, [3, 2, 2], r"keys\[2\]: a key is"),
+])
+def test_a_track_key_at_fault_is_named(i, key, what):
+    from reconstruct.model.plan_reader import PlanReader
+    rows = [list(k) for k in GOOD_KEYS]
+    rows[i] = key
+    with pytest.raises(InputError, match=what):
+        PlanReader("p.json").track(rows, "keys")
+
+
+def test_well_formed_keys_read_as_key_by_key():
+    """The column-by-column check lets through what the key-by-key one does, and the same track comes out;
+    a null heading (kept from the key before) goes key by key."""
+    from reconstruct.model.plan_reader import PlanReader, _keys_well_formed
+    from reconstruct.model.plan import POSTURES
+    assert _keys_well_formed(GOOD_KEYS, frozenset(POSTURES))
+    tr = PlanReader("p.json").track([list(k) for k in GOOD_KEYS], "keys")
+    assert tr.keys.tolist() == Track.from_rows(GOOD_KEYS).keys.tolist()
+    nulled = [list(k) for k in GOOD_KEYS]
+    nulled[1][4] = None
+    assert not _keys_well_formed(nulled, frozenset(POSTURES))
+    assert PlanReader("p.json").track(nulled, "keys").heading.tolist() == [90.0, 90.0, 180.0]

@@ -7,6 +7,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
+
 from ..errors import InputError
 from .defaults import CHI_M_RANGE
 from .plan import (GESTURE_KINDS, POSTURES, PROP_POSTURES, Actor, Event, Gesture, LayoutRef, Music, Piece, Plan,
@@ -21,6 +23,25 @@ __all__ = ["PlanReader", "MAX_ABS", "KNOWN"]
 MAX_ABS = 1e7      # seconds and metres of a plan: a passage of under four months, a ground under 10,000 km
 KNOWN = ("format", "layout", "text", "measures", "parameters", "options", "hall", "landmarks", "actors", "props",
          "events", "duration", "conflicts", "shots", "music", "score", "pieces")
+
+
+def _keys_well_formed(rows: list, postures: frozenset[str]) -> bool:
+    """Whether every key is ``[t, x, y, z, heading, posture]`` with finite numbers in time order and a known
+    posture: the keys of a plan the planner wrote, checked column by column (a plan holds some 70,000 keys,
+    which :meth:`PlanReader.track` otherwise checks number by number).  False sends them to the check key by key,
+    which names the first at fault (and accepts a null heading)."""
+    if not all(type(r) is list and len(r) == 6 for r in rows):
+        return False
+    cols = list(zip(*rows))
+    if not {type(v) for c in cols[:5] for v in c} <= {int, float}:      # not bool, not None, not text
+        return False
+    try:
+        if not all(p in postures for p in cols[5]):
+            return False
+    except TypeError:                   # a list or mapping where the posture is
+        return False
+    a = np.array(cols[:5], float)
+    return bool((np.abs(a) <= MAX_ABS).all() and (a[0, 1:] >= a[0, :-1]).all())   # NaN fails both
 
 
 class PlanReader:
@@ -177,6 +198,9 @@ class PlanReader:
     def track(self, rows: Any, where: str, postures: frozenset[str] = frozenset(POSTURES)) -> Track:
         if not isinstance(rows, list) or not rows:
             self.fail(where, "a track needs a list of keys [t, x, y, z, heading, posture]")
+        if _keys_well_formed(rows, postures):
+            return Track.from_rows(rows)
+        # something is wrong (or a heading is null): key by key, to name the first key at fault
         prev = -math.inf
         for i, r in enumerate(rows):
             w = f"{where}[{i}]"
