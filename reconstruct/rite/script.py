@@ -257,9 +257,10 @@ class Script:
         if not isinstance(decl, dict):
             raise self.err(decl, "tables: a mapping of names to expressions")
         for name, expr in decl.items():
-            self._name(name, decl, "table")
+            where = name if hasattr(name, "line") else decl        # the line of the name (a key read as text)
+            self._name(name, where, "table")
             if name in self.env:
-                raise self.err(decl, f"table {name!r}: already the name of a parameter or an option")
+                raise self.err(where, f"table {name!r}: already the name of a parameter or an option")
             if not isinstance(expr, str):
                 raise self.err(expr if hasattr(expr, "line") else decl, f"table {name!r}: an expression (a string)")
             self.env[name] = self.tpl.eval(expr, self.env, expr)
