@@ -29,7 +29,7 @@ POSTURES: tuple[str, ...] = tuple(Posture)
 HOLDS: tuple[str, ...] = ("plain", "both_hands", "bow")
 # the kinds of things held in both hands (the figures hold them before the chest)
 K = PropKind
-TWO_HANDED = frozenset({K.觯, K.爵, K.丰, K.荐, K.俎, K.瑟, K.旌, K.算})
+TWO_HANDED = frozenset({K.觯, K.爵, K.丰, K.荐, K.俎, K.瑟, K.旌, K.算, K.幂})
 # the cups: held in both hands, or in the right alone while the left holds a bow (鄭 on 立卒觶)
 CUPS = frozenset({K.觯, K.爵})
 del K

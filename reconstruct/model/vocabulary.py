@@ -125,6 +125,7 @@ class PropKind(StrEnum):
     侯 = "侯"       # the target (as a prop: taken down, 说侯)
     瑟 = "瑟"       # the musicians' zither (held before the chest)
     笙 = "笙"       # the mouth organ
+    幂 = "幂"       # the cover of the wine jars (記: 尊綌冪，賓至，徹之 — of coarse hemp-cloth, taken off when the guest comes)
     # the things set out before the guests come (乃席賓 … 乏參侯道): carried from where they are kept and laid
     # at their places, where they become the reading's fixtures (a prop named as its landmark: 宾席, 尊, 洗 …)
     席 = "席"       # a mat (宾席, 众宾席1, 主人席, 工席)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from ..model.vocabulary import GestureKind, Posture, PropKind
+from ..model.vocabulary import SET_OUT, GestureKind, Posture, PropKind
 from .bodies import Body
 from .custody import Custody
 from .geometry import _bearing, _turn_delta
@@ -143,6 +143,10 @@ class Handling:
         heading = None
         if own is not None:           # a thing laid at its own place (乃席賓, 設洗 …): there it is the fixture
             x, y, heading = float(own.position[0]), float(own.position[1]), own.heading or 0.0
+        elif on:                      # on a thing set out at its landmark (the 冪 over the 尊): lying as it lies
+            under = self.state.reading.landmarks.get(place.removesuffix("上"))
+            if under is not None and self.state.props[place.removesuffix("上")].kind in SET_OUT:
+                heading = under.heading or 0.0
         self._turn_to(b, x, y)
         b.gesture(b.t, b.t + P.handle, GestureKind.SET_DOWN, prop)
         self.moves.hold(b, P.handle)
@@ -155,12 +159,22 @@ class Handling:
         or at its foot on the side of the one who sets it down (丰下); (x, y, height above the floor)."""
         base = place[:-1] if place.endswith(("上", "下")) else place
         pr = self.state.props.get(base)
-        if pr is None or pr.kind not in TOPS or pr.carrier is not None:
+        top = None if pr is None or pr.carrier is not None else self.top_of(base)
+        if top is None:
             return x, y, 0.0
         if place.endswith("下"):
             d = math.hypot(b.x - pr.x, b.y - pr.y) or 1.0
             return pr.x + 0.28 * (b.x - pr.x) / d, pr.y + 0.28 * (b.y - pr.y) / d, 0.0
-        return pr.x, pr.y, TOPS[pr.kind]
+        return pr.x, pr.y, top
+
+    def top_of(self, prop: str) -> float | None:
+        """How high above the floor a thing set on the prop lies: a stand's top (TOPS), or the top of a thing
+        set out at its landmark (the 尊: its 冪 laid over the jars' mouths) at the height the reading gives it."""
+        pr = self.state.props[prop]
+        if pr.kind in TOPS:
+            return TOPS[pr.kind]
+        lm = self.state.reading.landmarks.get(prop) if pr.kind in SET_OUT else None
+        return float(lm.size[2]) if lm is not None and lm.size is not None else None
 
     def keep_stated_facing(self, b: Body) -> None:
         """Hand-overs are done facing the way the text says (北面拜受, 西面拜送), not face to face."""

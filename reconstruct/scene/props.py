@@ -17,14 +17,15 @@ __all__ = ["PROP_KINDS", "TWO_HANDED", "CUPS", "prop_kind", "prop_mesh", "prop_g
            "held_prop_transform"]
 
 PROP_KINDS: tuple[str, ...] = ("弓", "矢", "扑", "觯", "爵", "丰", "荐", "俎", "算", "旌", "瑟", "中", "楅", "侯",
-                               "笙", "席", "尊", "篚", "乏", "洗", "水", "县")
-_TRAD = {"觶": "觯", "豐": "丰", "薦": "荐", "筭": "算", "撲": "扑", "朴": "扑", "鹿中": "中", "福": "楅"}
+                               "笙", "幂", "席", "尊", "篚", "乏", "洗", "水", "县")
+_TRAD = {"觶": "觯", "豐": "丰", "薦": "荐", "筭": "算", "撲": "扑", "朴": "扑", "鹿中": "中", "福": "楅", "冪": "幂"}
 TWO_HANDED = footprint.TWO_HANDED      # held before the chest in both hands (the outlines of the planner agree)
 CUPS = footprint.CUPS
 _BRONZE = (0.42, 0.38, 0.24)
 _WOOD = (0.45, 0.30, 0.17)
 _LACQUER = (0.35, 0.09, 0.06)
 _BAMBOO = (0.76, 0.66, 0.42)
+_HEMP = (0.80, 0.76, 0.64)       # undyed coarse hemp cloth (綌)
 _SHAFT = (0.55, 0.42, 0.22)      # an arrow's shaft: darker than the 侯's cloth, so a hit shows
 
 
@@ -119,6 +120,8 @@ def _prop_mesh_cached(k: str, strung: bool) -> trimesh.Trimesh:
     if k == "笙":
         return _merge([_frustum(0.0, 0.08, 0.05, 0.05, 8, _LACQUER),
                        _frustum(0.08, 0.4, 0.045, 0.03, 8, _BAMBOO)])
+    if k == "幂":        # 尊綌冪 (記): a cloth of coarse hemp laid over the two jars' mouths
+        return _box((-0.30, -0.13, 0.0), (0.30, 0.13, 0.012), _HEMP)
     if k == "中":        # 鹿中髤，前足跪，鑿背容八算 (objects.deer_zhong)
         return OB.deer_zhong()
     if k == "楅":        # 楅長如笴，博三寸，厚寸有半，龍首，其中蛇交，韋當 (objects.rack_bi)
