@@ -446,6 +446,30 @@ def test_the_ground_is_set_out_by_hand(reading):
     assert len(drawn) < len(whole) and drawn < whole
 
 
+def test_the_wine_s_cover_lies_on_the_jars_until_the_guest_comes(reading):
+    """記 尊綌冪，賓至，徹之: the cover is carried up with the 尊 and lies over the jars' mouths (at the 尊's height,
+    turned as it is) from when the 尊 is set out until the guests come to the gate, when one takes it off by hand
+    and puts it away; and 羮定 (then 速賓) only once everything is set out (賈: 預前設)."""
+    plan = planned(part="first")
+    p = json.loads(plan.to_json())
+    ev = {e["id"]: e for e in p["events"]}
+    keys = p["props"]["幂"]["keys"]
+    lm = reading.landmarks["尊"]
+    on = [k for k in keys if k[5] == "rest" and abs(k[1] - lm.position[0]) + abs(k[2] - lm.position[1]) < 1e-3]
+    assert on, keys
+    assert abs(on[0][3] - (lm.position[2] + lm.size[2])) < 1e-3 and on[0][4] == round((lm.heading or 0.0) % 360, 2)
+    laid, lifted = on[0][0], on[-1][0]
+    assert ev["f2.zun"]["start"] <= laid <= ev["f2.zun"]["end"]
+    assert ev["f3.cong"]["start"] <= lifted <= ev["f3.cong"]["end"]
+    carriers = {c for _, c in p["props"]["幂"]["carrier"] if c}
+    assert carriers == {"赞者1"}
+    acts = [g[2] for g in p["actors"]["赞者1"]["gestures"] if g[3] == "幂"]
+    assert acts.count("set_down") == 2 and acts[-1] == "set_down", acts
+    assert keys[-1][3] == 0.0 and abs(keys[-1][0] - lifted) > 5         # put away on the ground, later
+    set_out = [e for i, e in ev.items() if i.startswith("f2.") and i != "f2.gengding"]
+    assert ev["f2.gengding"]["start"] >= max(e["end"] for e in set_out) <= ev["f3.su"]["start"]
+
+
 def test_first_half_sections_are_chapters_and_on_the_title_card():
     """A chapter mark per section of the first half (the events that begin one carry its title); the title card
     says which part of the chapter the film performs and lists its sections."""
