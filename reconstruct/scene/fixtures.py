@@ -100,12 +100,16 @@ def _chimes(l) -> tuple[trimesh.Trimesh, trimesh.Trimesh]:
 
 
 def _wine(l) -> tuple[trimesh.Trimesh, trimesh.Trimesh]:
-    """尊: two 壺 on a 禁 (stand); 玄酒 on the west."""
+    """尊: two 壺 on a 禁 (stand); 玄酒 on the west; 皆加勺, a ladle in each (lacquered like the stand), its handle
+    out over the front (CHOSEN: towards the one who pours, who stands before the 尊: 主人 … 尊南，北面 酌)."""
     W, D, Ht = l.size or (0.924, 0.462, 0.3465)
     jin_h = Ht * 0.25
+    ladles = [cat([cyl((sx * W / 4, 0.0, Ht - 0.05), (sx * W / 4, 0.0, Ht - 0.01), 0.035, 10),
+                   cyl((sx * W / 4, 0.0, Ht - 0.01), (sx * W / 4, D / 2, Ht + 0.03), 0.008, 6)])
+              for sx in (-1, 1)]
     stand = cat([box(-W / 2, W / 2, -D / 2, D / 2, jin_h - 0.04, jin_h)] +
                 [box(sx * (W / 2 - 0.05) - 0.04, sx * (W / 2 - 0.05) + 0.04, sy * (D / 2 - 0.05) - 0.04,
-                     sy * (D / 2 - 0.05) + 0.04, 0, jin_h - 0.04) for sx in (-1, 1) for sy in (-1, 1)])
+                     sy * (D / 2 - 0.05) + 0.04, 0, jin_h - 0.04) for sx in (-1, 1) for sy in (-1, 1)] + ladles)
     r = min(D * 0.8, W / 2 * 0.8)
     jars = []
     for sx in (-1, 1):
