@@ -112,13 +112,32 @@ def _safe_load(src: str, shown: str) -> Any:
             if loader is not None:
                 loader.dispose()
     try:
-        return yaml.safe_load(src)
+        return yaml.load(src, Loader=SafeLoader)
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         raise InputError(shown, f"{mark.line + 1}" if mark else "",
                          f"YAML syntax: {getattr(e, 'problem', None) or str(e).splitlines()[0][:160]}") from None
     except (RecursionError, ValueError) as e:
         raise InputError(shown, "", f"YAML: {str(e).splitlines()[0][:160] or 'nested too deep'}") from None
+
+
+class SafeLoader(yaml.SafeLoader):
+    """PyYAML's pure-Python safe loader, where a value its tag cannot be made of (``!!int`` or ``!!float`` of
+    nothing, ``!!bool x``, ``!!timestamp x``, ``!!seq x`` in the rite script) is a YAML error at its line: PyYAML's
+    constructors raise an IndexError, KeyError, AttributeError or TypeError there, which the command line took for
+    an internal error. (A ValueError, ``!!int x``, was one line already, and stays as it was.)"""
+
+    def construct_object(self, node, deep=False):
+        try:
+            return super().construct_object(node, deep)
+        except (AttributeError, IndexError, KeyError, TypeError):
+            if not isinstance(node, yaml.Node):
+                raise                   # a value inside a node that is not a collection: said for that node
+            made_of = (repr(node.value[:40]) if isinstance(node, yaml.ScalarNode)
+                       else "a mapping" if isinstance(node, yaml.MappingNode) else "a list")
+            raise yaml.constructor.ConstructorError(
+                None, None, f"{node.tag.replace('tag:yaml.org,2002:', '!!')} cannot be made of {made_of}",
+                node.start_mark) from None
 
 
 # libyaml's safe loader (its parser and composer in C, PyYAML's resolver and constructors in Python), or None when

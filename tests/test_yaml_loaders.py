@@ -64,7 +64,7 @@ def test_both_loaders_read_each_rite_file_alike_line_for_line(path, monkeypatch)
 def test_both_loaders_read_each_data_file_alike(path, monkeypatch):
     src = path.read_text(encoding="utf-8")
     by_python = shape(yaml.safe_load(src))
-    monkeypatch.setattr(inputs.yaml, "safe_load", _Refused)
+    monkeypatch.setattr(inputs, "SafeLoader", _Refused)
     assert shape(inputs._safe_load(src, path.name)) == by_python
 
 
@@ -151,6 +151,22 @@ def test_the_pure_python_loaders_messages_are_kept(monkeypatch, src, what):
     assert what in refused_alike(src, monkeypatch)
 
 
+@pytest.mark.parametrize("value", ["!!int", "!!float", "!!bool x", "!!timestamp x", "!!seq x", "!!map [1]"])
+def test_a_value_its_tag_cannot_be_made_of_is_refused_at_its_line(monkeypatch, value):
+    """PyYAML's constructors raise an IndexError, KeyError, AttributeError or TypeError on these (an internal error
+    before); the safe loader's own !!seq and !!map say what they expected, the rite's constructors did not."""
+    tag = value.split()[0]
+    assert refused_alike(f"a: 1\nb: {value}\n", monkeypatch).startswith(f"f.yaml:2: YAML error: {tag} cannot be made of")
+    if tag in ("!!seq", "!!map"):
+        return
+    for libyaml in (True, False):
+        with monkeypatch.context() as m:
+            if not libyaml:
+                m.setattr(inputs, "C_SAFE_LOADER", None)
+            with pytest.raises(InputError, match=f"^c.yaml:3: YAML syntax: {tag} cannot be made of"):
+                inputs._safe_load(f"- a: 1\n- b: 2\n- {value}\n", "c.yaml")
+
+
 def test_the_bounds_are_counted_on_libyamls_document_as_the_pure_python_loader_counts_them():
     compose = lambda s: yaml.compose(s, Loader=inputs.C_SAFE_LOADER or yaml.SafeLoader)    # noqa: E731
     within = lambda s: inputs.composed_within(compose(s), Y.MAX_DEPTH, Y.MAX_ALIASES)        # noqa: E731
@@ -189,7 +205,7 @@ def test_a_catalogue_keeps_its_messages_and_deep_documents_go_to_the_pure_python
     deeper = "- " + "[" * inputs.C_YAML_DEPTH + "]" * inputs.C_YAML_DEPTH + "\n"
     if LIBYAML:
         by_python = read(deep, False)
-        monkeypatch.setattr(inputs.yaml, "safe_load", _Refused)
+        monkeypatch.setattr(inputs, "SafeLoader", _Refused)
         assert read(deep, True) == by_python
         with pytest.raises(AssertionError, match="pure-Python"):
             read(deeper, True)

@@ -23,7 +23,7 @@ from typing import Any
 import yaml
 
 from ..errors import InputError
-from ..inputs import C_SAFE_LOADER, composed_within, libyaml_reads_alike, read_text
+from ..inputs import C_SAFE_LOADER, SafeLoader, composed_within, libyaml_reads_alike, read_text
 from ..resources import logical_name
 from .errors import RiteError
 
@@ -45,7 +45,7 @@ class LList(list):
     line: int = 0
 
 
-class _Loader(yaml.SafeLoader):
+class _Loader(SafeLoader):
     """The safe loader, keeping line numbers, with the bounds above."""
 
     def __init__(self, stream: str) -> None:
