@@ -213,6 +213,17 @@ def test_a_deep_yaml_document_is_one_line(rite_dir, capsys):
     refused(*check_rite(rite_dir / "rite.yaml", capsys)[::2], "rite.yaml:", "nested more than")
 
 
+@pytest.mark.parametrize("value,what", [("!!int", "!!int cannot be made of ''"), ("!!float", "!!float cannot be made"),
+                                        ("!!bool x", "!!bool cannot be made of 'x'"), ("!!timestamp x", "!!timestamp"),
+                                        ("!!seq x", "!!seq cannot be made of 'x'"), ("!!map [1]", "!!map cannot be made")])
+def test_a_value_its_tag_cannot_be_made_of_is_one_line_with_its_line(rite_dir, capsys, value, what):
+    """PyYAML's constructors raise an IndexError, KeyError, AttributeError or TypeError on these: an internal
+    error before."""
+    line = rite_dir.joinpath("rite.yaml").read_text(encoding="utf-8").split("groups:\n")[0].count("\n") + 1
+    edit(rite_dir / "rite.yaml", "groups:\n", f"x_tag: {value}\ngroups:\n")
+    refused(*check_rite(rite_dir / "rite.yaml", capsys)[::2], f"rite.yaml:{line}: ", what)
+
+
 def test_the_scripts_own_zhongbin_holds_without_the_option(rite_dir):
     """Verifies: zhongbin: 9 in rite.yaml is no longer overridden by the command line's default."""
     edit(rite_dir / "rite.yaml", "  zhongbin: 3 ", "  zhongbin: 9 ")
