@@ -20,6 +20,17 @@ def run(*args):
     return subprocess.run([sys.executable, "render.py", *map(str, args)], cwd=ROOT, capture_output=True, text=True)
 
 
+def run_here(capsys, *args) -> subprocess.CompletedProcess:
+    """The same command through its entry point in this process (reconstruct.cli.main, what render.py calls): the
+    first test of each command runs the script in a fresh interpreter, the others need not pay its imports again."""
+    from reconstruct import cli
+
+    capsys.readouterr()
+    rc = cli.main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return subprocess.CompletedProcess(["render.py", *map(str, args)], rc, out, err)
+
+
 def ground(name):
     return Plan.of_ground(load_reading(name))
 
@@ -36,21 +47,21 @@ def test_check_on_the_fixture_prints_the_table_and_fails_on_unperformed_claims(t
     assert "s24a" in data["failed_required"]
 
 
-def test_check_passes_when_every_claim_is_met(tmp_path):
+def test_check_passes_when_every_claim_is_met(tmp_path, capsys):
     cat = tmp_path / "c.yaml"
     cat.write_text("- {id: a, quote: 立于中南, subject: 司射, relation: south_of, ref: 中, lateral: 0.6, required: true}\n"
                    "- {id: b, quote: 北面视算, subject: 司射, relation: facing, value: 北, required: true}\n"
                    "- {id: c, quote: 先数右获, subject: 获者, relation: facing, value: 北, required: false}\n",
                    encoding="utf-8")
-    p = run("check", "--plan", FIXTURE, "--catalogue", cat)
+    p = run_here(capsys, "check", "--plan", FIXTURE, "--catalogue", cat)
     assert p.returncode == 0, p.stdout + p.stderr
     assert "claimed and not met: 0" in p.stdout
 
 
-def test_check_bad_plan_is_one_line(tmp_path):
+def test_check_bad_plan_is_one_line(tmp_path, capsys):
     f = tmp_path / "p.json"
     f.write_text("{not json", encoding="utf-8")
-    p = run("check", "--plan", f)
+    p = run_here(capsys, "check", "--plan", f)
     assert p.returncode == 2
     assert len(p.stderr.strip().splitlines()) == 1 and str(f) in p.stderr
 
@@ -114,8 +125,8 @@ def test_diagram_at_an_event_and_a_footnote(tmp_path):
     assert im.size[0] > 400 and im.size[1] > 400
 
 
-def test_diagram_booklet(tmp_path):
-    p = run("diagram", "--plan", FIXTURE, "--all", "--out", tmp_path)
+def test_diagram_booklet(tmp_path, capsys):
+    p = run_here(capsys, "diagram", "--plan", FIXTURE, "--all", "--out", tmp_path)
     assert p.returncode == 0, p.stderr
     html = next(tmp_path.glob("*.html")).read_text(encoding="utf-8")
     assert "¶1" in html and "<img" in html
