@@ -3,18 +3,16 @@ written back byte for byte."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from reconstruct import cli
 from reconstruct.errors import InputError
 from reconstruct.model.plan import Plan, Steps, Track
 
 FIXTURES = Path(__file__).parent / "fixtures"
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_golden_plan_reads_and_writes_back_byte_for_byte():
@@ -79,12 +77,14 @@ def test_time_of_a_point_of_the_passage(plan):
         plan.time_of("no-such-event")
 
 
-def test_plan_of_a_saved_file_on_the_command_line(tmp_path):
+def test_plan_of_a_saved_file_on_the_command_line(tmp_path, capsys):
     bad = tmp_path / "p.json"
     bad.write_text("[]", encoding="utf-8")
-    r = subprocess.run([sys.executable, "render.py", "check", "--plan", str(bad)], cwd=ROOT, capture_output=True,
-                       text=True)
-    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    # through render.py's entry point in this process (tests/test_checks_report.py runs check in a fresh one)
+    capsys.readouterr()
+    rc = cli.main(["check", "--plan", str(bad)])
+    err = capsys.readouterr().err
+    assert rc == 2 and len(err.strip().splitlines()) == 1, err
 
 
 # ---------------------------------------------------------------------------
