@@ -88,7 +88,12 @@ PART1 = ASSETS / "text" / "xiangshe_li_part1.txt"
 # to it before taking it up or setting it down (the 獲者's 旌 at 負侯西, the archers' bows behind them at p2.ming and
 # p15.ming, the 爵 from the 篚 behind the 司射 and 司馬); and the 司馬 stands 四尺 east of 負侯 for 西面拜送 (p5, CHOSEN:
 # at a step the 獲者 came up 0.7 m face to face and their forearms met); later events shift.
-PASSAGE_PLAN_SHA256 = "7bd6dda37ed13fb29a53f4505647db26ea0a00720e07ef658631216d0e7885eb"
+# And by the first half's review of its archery (2026-12-04), whose fixes of shared steps are written in the procedures
+# (a procedure written once: the 初 and the passage's 如初 alike): 及階，耦先升 (大夫射 jin: 鄭 在堂如上射之儀; 賈 謂耦先升
+# 是如上射先升法 — the 大夫 had gone up 2.4 s before his partner), 大夫升就席 by the mat's east end (大夫射 fan: 鄭 大夫
+# 升席由東方) and the 主人 onto his mat from its north (宾主人射 jiuxi: 賈 凡席升由下; 主人升席自北方); in p12 and p16,
+# later events shift (the passage 8 s longer).
+PASSAGE_PLAN_SHA256 = "2332204f5c32a3ba3bd189404ea9448a34388a5b0df0aca80192b277e4cae72a"
 # the first half's non-archery sections (戒賓 … 立司正, 末旅): characters [0, MINE) of part 1
 NON_ARCHERY_END = 1672
 
