@@ -97,20 +97,10 @@ def _safe_load(src: str, shown: str) -> Any:
     tag, no libyaml) is read by the pure-Python loader, whose messages and lines, and whose documents, are the ones
     this reader has always given: the two build the same document from the same text (the same resolver and
     constructors; tests/test_yaml_loaders.py, on every shipped YAML file and on damaged ones)."""
-    if C_SAFE_LOADER is not None and libyaml_reads_alike(src):
-        loader = None
-        try:
-            loader = C_SAFE_LOADER(src)
-            node = loader.get_single_node()
-            if node is None:
-                return None
-            if composed_within(node, C_YAML_DEPTH):
-                return loader.construct_document(node)
-        except Exception:               # noqa: BLE001 — whatever it is, said below by the pure-Python loader
-            pass
-        finally:
-            if loader is not None:
-                loader.dispose()
+    if C_SAFE_LOADER is not None:
+        doc = read_by_libyaml(src, C_SAFE_LOADER, C_YAML_DEPTH)
+        if doc is not NOT_READ:
+            return doc
     try:
         return yaml.load(src, Loader=SafeLoader)
     except yaml.YAMLError as e:
@@ -158,6 +148,32 @@ def libyaml_reads_alike(src: str) -> bool:
     a tag at a comma where PyYAML reads on); ``!=``, the rite's expressions' operator, is never a tag either reads
     as one it knows. Such a text is read by the pure-Python loader alone."""
     return "\t" not in src and src.find("\ufeff", 1) < 0 and src.count("!") == src.count("!=")
+
+
+NOT_READ = object()      # what read_by_libyaml answers when the pure-Python loader is to read the text
+
+
+def read_by_libyaml(src: str, loader_class: type, max_depth: int, max_aliases: int | None = None) -> Any:
+    """The document of ``src`` built by ``loader_class`` (one on libyaml's parser), when the text is one libyaml reads
+    as PyYAML's own parser does and it composes within the bounds (:func:`composed_within`) and builds without error;
+    else :data:`NOT_READ`: the caller's pure-Python loader reads it and says what is wrong, with its line (the
+    messages users have always seen).  One function for the statements' reader and the rite script's."""
+    if not libyaml_reads_alike(src):
+        return NOT_READ
+    loader = None
+    try:
+        loader = loader_class(src)
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        if composed_within(node, max_depth, max_aliases):
+            return loader.construct_document(node)
+    except Exception:                   # noqa: BLE001 — whatever it is, said by the pure-Python loader
+        pass
+    finally:
+        if loader is not None:
+            loader.dispose()
+    return NOT_READ
 
 
 def composed_within(root: yaml.Node, max_depth: int, max_aliases: int | None = None) -> bool:

@@ -23,7 +23,7 @@ from typing import Any
 import yaml
 
 from ..errors import InputError
-from ..inputs import C_SAFE_LOADER, SafeLoader, composed_within, libyaml_reads_alike, read_text
+from ..inputs import C_SAFE_LOADER, NOT_READ, SafeLoader, read_by_libyaml, read_text
 from ..resources import logical_name
 from .errors import RiteError
 
@@ -154,20 +154,10 @@ def _parse(src: str, shown: str) -> Any:
 def _load(src: str) -> Any:
     """The document of ``src``: libyaml's, when it composes the text within the bounds and builds it without
     error; else the pure-Python loader's document, or its error (the one users have always seen)."""
-    if C_SAFE_LOADER is not None and libyaml_reads_alike(src):
-        loader = None
-        try:
-            loader = _CLoader(src)
-            node = loader.get_single_node()
-            if node is None:
-                return None
-            if composed_within(node, MAX_DEPTH, MAX_ALIASES):
-                return loader.construct_document(node)
-        except Exception:               # noqa: BLE001 — whatever it is, said by the pure-Python loader, with its line
-            pass
-        finally:
-            if loader is not None:
-                loader.dispose()
+    if C_SAFE_LOADER is not None:
+        doc = read_by_libyaml(src, _CLoader, MAX_DEPTH, MAX_ALIASES)
+        if doc is not NOT_READ:
+            return doc
     return yaml.load(src, Loader=_Loader)
 
 
